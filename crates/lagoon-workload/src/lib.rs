@@ -6,6 +6,7 @@
 //! a trace in memory: they yield one [`IoRequest`] per line.
 
 pub mod error;
+mod num;
 pub mod stats;
 pub mod synthetic;
 pub mod trace;
@@ -33,3 +34,7 @@ pub struct IoRequest {
     /// Device / volume / disk number as recorded in the trace (0 when the format has none).
     pub device: u32,
 }
+
+pub use stats::TraceStats;
+pub use synthetic::{SyntheticGenerator, SyntheticSpec};
+pub use trace::{detect_format, open_trace, TraceFormat, TraceReader};

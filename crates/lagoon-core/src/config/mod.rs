@@ -1,0 +1,451 @@
+//! SSD configuration: serde structs that reject unknown keys, presets shipped as TOML
+//! files (`presets/*.toml`), and a geometry check that names the offending key.
+//!
+//! Every field has a documented unit in its name. Defaults are the `perf-optimized`
+//! preset (Venice Table 1) so a user file only lists what it changes.
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+pub mod presets;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("unknown SSD preset '{0}' (known presets: {1})")]
+    UnknownPreset(String, String),
+    #[error("{path}: {message}")]
+    Parse { path: String, message: String },
+    #[error("{path}: cannot read: {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error("invalid configuration: {key} = {value}: {reason}")]
+    Invalid { key: &'static str, value: String, reason: String },
+}
+
+fn invalid(key: &'static str, value: impl ToString, reason: impl ToString) -> ConfigError {
+    ConfigError::Invalid { key, value: value.to_string(), reason: reason.to_string() }
+}
+
+/// The whole drive.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SsdConfig {
+    /// Free-form name shown in reports.
+    pub name: String,
+    pub host: HostInterfaceConfig,
+    pub flash: FlashConfig,
+    pub ftl: FtlConfig,
+    pub cache: CacheConfig,
+    pub precondition: PreconditionConfig,
+}
+
+/// NVMe over PCIe (MQSim-class host interface).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct HostInterfaceConfig {
+    /// Per-lane PCIe bandwidth, GB/s (Gen4: ~2 GB/s, Venice Table 1 "8 GB/s, 4-lane Gen4").
+    pub pcie_lane_gb_s: f64,
+    pub pcie_lanes: u32,
+    /// NVMe I/O submission queue depth per flow: at most this many of a flow's requests are
+    /// inside the device at once; the rest wait in the host.
+    pub io_queue_depth: u32,
+    /// Most requests (over all flows) the controller holds at once; further submission
+    /// queue entries wait to be fetched (MQSim's Queue_Fetch_Size).
+    pub fetch_size: u32,
+    /// Largest PCIe transaction-layer packet payload, bytes (PCIe 4.0 Max_Payload_Size 128 B).
+    pub pcie_max_payload_bytes: u32,
+    /// Per-packet overhead on the wire: TLP header, sequence number, LCRC and framing, bytes.
+    pub pcie_packet_overhead_bytes: u32,
+    /// NVMe submission queue entry size (NVMe spec: 64 B) fetched over PCIe per command.
+    pub sqe_bytes: u32,
+    /// NVMe completion queue entry size (NVMe spec: 16 B) posted over PCIe per command.
+    pub cqe_bytes: u32,
+}
+
+/// Flash array geometry and timing.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FlashConfig {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    pub page_bytes: u32,
+    /// Array read time tR.
+    pub read_ns: f64,
+    /// Array program time tPROG.
+    pub program_ns: f64,
+    /// Block erase time tBERS.
+    pub erase_ns: f64,
+    /// Command (+address) transfer time on the flash interface; Venice §3.1: 10 ns.
+    pub command_ns: f64,
+    /// Flash channel I/O rate in MB/s (10^6 bytes/s); Venice Table 1: 1.2 GB/s.
+    pub channel_mb_s: f64,
+    /// Combine same-kind transactions to different planes of one die into one multi-plane
+    /// operation (one command, one tR/tPROG, one data transfer per plane).
+    pub multiplane: bool,
+}
+
+/// Static plane-allocation order (MQSim's CWDP family): which address bit-field varies fastest.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub enum AllocationScheme {
+    CWDP,
+    CWPD,
+    CDWP,
+    CDPW,
+    CPWD,
+    CPDW,
+    WCDP,
+    WCPD,
+    WDCP,
+    WDPC,
+    WPCD,
+    WPDC,
+    DCWP,
+    DCPW,
+    DWCP,
+    DWPC,
+    DPCW,
+    DPWC,
+    PCWD,
+    PCDW,
+    PWCD,
+    PWDC,
+    PDCW,
+    PDWC,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum GcPolicy {
+    /// Fewest valid pages (Venice §2 "least number of valid pages").
+    Greedy,
+    /// Uniformly random full block (a common baseline; seeded).
+    Random,
+    /// Oldest-written full block first (FIFO).
+    Fifo,
+}
+
+/// Page-level mapping table placement.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, tag = "type", rename_all = "lowercase")]
+pub enum MappingConfig {
+    /// The whole table always in controller DRAM: translation never touches flash.
+    Ideal,
+    /// Demand-based cached mapping table (DFTL / MQSim CMT): a miss reads the translation
+    /// page from flash; evicting a dirty entry writes its translation page back.
+    Demand {
+        /// CMT capacity in bytes of controller DRAM.
+        cmt_bytes: u64,
+        /// Bytes per cached entry (LPA + PPA, 4 B each).
+        entry_bytes: u32,
+    },
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FtlConfig {
+    /// Fraction of physical pages hidden from the host.
+    pub overprovisioning: f64,
+    pub allocation: AllocationScheme,
+    pub mapping: MappingConfig,
+    /// Start GC in a plane when its free blocks drop below this fraction of its blocks.
+    pub gc_threshold: f64,
+    /// Below this fraction GC transactions take priority over user writes in that plane.
+    pub gc_hard_threshold: f64,
+    pub gc_policy: GcPolicy,
+    /// false: GC transactions go before user I/O on their die (MQSim with preemptible GC
+    /// off). true: GC yields to user I/O until its plane falls below `gc_hard_threshold`.
+    pub gc_preemptible: bool,
+    /// Move GC pages with on-chip copyback (no channel transfer) instead of read + write.
+    pub copyback: bool,
+    /// Bytes of one mapping entry in a flash translation page (sets entries per page).
+    pub translation_entry_bytes: u32,
+}
+
+/// DRAM write-back data cache in the controller.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct CacheConfig {
+    pub enabled: bool,
+    pub capacity_bytes: u64,
+    /// DRAM access latency charged per cache access (row activate + CAS), ns.
+    pub dram_access_ns: f64,
+    /// DRAM bandwidth used to move request data in/out of the cache, MB/s.
+    pub dram_mb_s: f64,
+}
+
+/// State of the drive before the measured run.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PreconditionConfig {
+    /// Fraction of the logical space written (sequentially, plane by plane) before the run.
+    pub occupancy: f64,
+}
+
+/// Defaults are the perf-optimized preset; `presets/perf-optimized.toml` is tested equal to them.
+impl Default for SsdConfig {
+    fn default() -> Self {
+        Self {
+            name: "perf-optimized".into(),
+            host: Default::default(),
+            flash: Default::default(),
+            ftl: Default::default(),
+            cache: Default::default(),
+            precondition: Default::default(),
+        }
+    }
+}
+
+impl Default for HostInterfaceConfig {
+    fn default() -> Self {
+        Self {
+            pcie_lane_gb_s: 2.0,
+            pcie_lanes: 4,
+            io_queue_depth: 65535,
+            fetch_size: 512,
+            pcie_max_payload_bytes: 128,
+            pcie_packet_overhead_bytes: 28,
+            sqe_bytes: 64,
+            cqe_bytes: 16,
+        }
+    }
+}
+
+impl Default for FlashConfig {
+    fn default() -> Self {
+        Self {
+            channels: 8,
+            chips_per_channel: 8,
+            dies_per_chip: 1,
+            planes_per_die: 2,
+            blocks_per_plane: 1024,
+            pages_per_block: 768,
+            page_bytes: 4096,
+            read_ns: 3_000.0,
+            program_ns: 100_000.0,
+            erase_ns: 1_000_000.0,
+            command_ns: 10.0,
+            channel_mb_s: 1200.0,
+            multiplane: true,
+        }
+    }
+}
+
+impl Default for FtlConfig {
+    fn default() -> Self {
+        Self {
+            overprovisioning: 0.127,
+            allocation: AllocationScheme::CWDP,
+            mapping: MappingConfig::Demand { cmt_bytes: 2 * 1024 * 1024, entry_bytes: 8 },
+            gc_threshold: 0.05,
+            gc_hard_threshold: 0.005,
+            gc_policy: GcPolicy::Greedy,
+            gc_preemptible: false,
+            copyback: false,
+            translation_entry_bytes: 8,
+        }
+    }
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        Self { enabled: true, capacity_bytes: 256 * 1024 * 1024, dram_access_ns: 26.0, dram_mb_s: 200.0 }
+    }
+}
+
+impl Default for PreconditionConfig {
+    fn default() -> Self {
+        Self { occupancy: 0.7 }
+    }
+}
+
+impl SsdConfig {
+    /// A preset name (see [`presets::NAMES`]) or a path to a TOML file.
+    pub fn load(spec: &str) -> Result<Self, ConfigError> {
+        if let Some(c) = presets::by_name(spec) {
+            return Ok(c);
+        }
+        let p = Path::new(spec);
+        if spec.ends_with(".toml") || p.exists() {
+            return Self::from_file(p);
+        }
+        Err(ConfigError::UnknownPreset(spec.to_string(), presets::NAMES.join(", ")))
+    }
+
+    pub fn from_file(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| ConfigError::Io { path: path.display().to_string(), source })?;
+        Self::from_toml(&text, &path.display().to_string())
+    }
+
+    /// Parse TOML. A file may start from a preset with `base = "cost-optimized"`.
+    pub fn from_toml(text: &str, origin: &str) -> Result<Self, ConfigError> {
+        let perr = |m: String| ConfigError::Parse { path: origin.to_string(), message: m };
+        let mut value: toml::Table = text.parse().map_err(|e: toml::de::Error| perr(e.to_string()))?;
+        let base = match value.remove("base") {
+            None => presets::perf_optimized(),
+            Some(toml::Value::String(b)) => presets::by_name(&b)
+                .ok_or_else(|| ConfigError::UnknownPreset(b.clone(), presets::NAMES.join(", ")))?,
+            Some(other) => return Err(perr(format!("key 'base' must be a preset name, found {other}"))),
+        };
+        // Overlay the user's table on the base preset so omitted keys keep the preset's values.
+        let mut merged = toml::Table::try_from(&base).map_err(|e| perr(e.to_string()))?;
+        overlay(&mut merged, value);
+        let cfg: SsdConfig = toml::Value::Table(merged).try_into().map_err(|e: toml::de::Error| perr(e.to_string()))?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Reject impossible geometries and out-of-range fractions, naming the key.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let f = &self.flash;
+        for (key, v) in [
+            ("flash.channels", f.channels),
+            ("flash.chips_per_channel", f.chips_per_channel),
+            ("flash.dies_per_chip", f.dies_per_chip),
+            ("flash.planes_per_die", f.planes_per_die),
+            ("flash.blocks_per_plane", f.blocks_per_plane),
+            ("flash.pages_per_block", f.pages_per_block),
+            ("host.pcie_lanes", self.host.pcie_lanes),
+            ("host.io_queue_depth", self.host.io_queue_depth),
+            ("host.fetch_size", self.host.fetch_size),
+            ("host.pcie_max_payload_bytes", self.host.pcie_max_payload_bytes),
+        ] {
+            if v == 0 {
+                return Err(invalid(key, v, "must be at least 1"));
+            }
+        }
+        if f.planes_per_die > 16 {
+            return Err(invalid("flash.planes_per_die", f.planes_per_die, "at most 16 planes per die are modelled"));
+        }
+        if f.pages_per_block > 65_535 {
+            return Err(invalid("flash.pages_per_block", f.pages_per_block, "at most 65535"));
+        }
+        if f.page_bytes < 512 || f.page_bytes % 512 != 0 || f.page_bytes > 32768 {
+            return Err(invalid("flash.page_bytes", f.page_bytes, "must be a multiple of 512 between 512 and 32768"));
+        }
+        let pages = f.channels as u64
+            * f.chips_per_channel as u64
+            * f.dies_per_chip as u64
+            * f.planes_per_die as u64
+            * f.blocks_per_plane as u64
+            * f.pages_per_block as u64;
+        if pages >= u32::MAX as u64 / 2 {
+            return Err(invalid(
+                "flash (geometry)",
+                pages,
+                "more than 2^31 physical pages; use larger pages or fewer blocks",
+            ));
+        }
+        for (key, v) in [
+            ("flash.read_ns", f.read_ns),
+            ("flash.program_ns", f.program_ns),
+            ("flash.erase_ns", f.erase_ns),
+            ("flash.command_ns", f.command_ns),
+            ("cache.dram_access_ns", self.cache.dram_access_ns),
+        ] {
+            if !(v >= 0.0 && v.is_finite()) {
+                return Err(invalid(key, v, "must be a finite time >= 0"));
+            }
+        }
+        for (key, v) in [
+            ("flash.channel_mb_s", f.channel_mb_s),
+            ("host.pcie_lane_gb_s", self.host.pcie_lane_gb_s),
+            ("cache.dram_mb_s", self.cache.dram_mb_s),
+        ] {
+            if !(v > 0.0 && v.is_finite()) {
+                return Err(invalid(key, v, "must be a finite rate > 0"));
+            }
+        }
+        let ftl = &self.ftl;
+        if !(0.0..0.9).contains(&ftl.overprovisioning) {
+            return Err(invalid("ftl.overprovisioning", ftl.overprovisioning, "must be in [0, 0.9)"));
+        }
+        if !(0.0..=1.0).contains(&self.precondition.occupancy) {
+            return Err(invalid("precondition.occupancy", self.precondition.occupancy, "must be in [0, 1]"));
+        }
+        // GC needs at least two free blocks per plane (user and GC write frontiers) to make progress.
+        let gc_blocks = (ftl.gc_threshold * f.blocks_per_plane as f64).floor() as u64;
+        if !(0.0..0.5).contains(&ftl.gc_threshold) || gc_blocks < 2 {
+            return Err(invalid(
+                "ftl.gc_threshold",
+                ftl.gc_threshold,
+                format!("must leave 2..{} blocks per plane (blocks_per_plane = {})", f.blocks_per_plane / 2, f.blocks_per_plane),
+            ));
+        }
+        if !(0.0..=ftl.gc_threshold).contains(&ftl.gc_hard_threshold) {
+            return Err(invalid("ftl.gc_hard_threshold", ftl.gc_hard_threshold, "must be in [0, gc_threshold]"));
+        }
+        let logical_per_plane = ((f.blocks_per_plane as f64 * f.pages_per_block as f64) * (1.0 - ftl.overprovisioning)) as u64;
+        let usable = (f.blocks_per_plane as u64 - gc_blocks - 1) * f.pages_per_block as u64;
+        if logical_per_plane > usable {
+            return Err(invalid(
+                "ftl.overprovisioning",
+                ftl.overprovisioning,
+                format!("the logical space ({logical_per_plane} pages per plane) does not fit beside the GC reserve ({gc_blocks} blocks); raise it"),
+            ));
+        }
+        if ftl.translation_entry_bytes == 0 || ftl.translation_entry_bytes > f.page_bytes {
+            return Err(invalid("ftl.translation_entry_bytes", ftl.translation_entry_bytes, "must be in 1..=page_bytes"));
+        }
+        if let MappingConfig::Demand { cmt_bytes, entry_bytes } = ftl.mapping {
+            if entry_bytes == 0 || cmt_bytes < entry_bytes as u64 {
+                return Err(invalid("ftl.mapping.cmt_bytes", cmt_bytes, "must hold at least one entry"));
+            }
+        }
+        if self.cache.enabled && self.cache.capacity_bytes < f.page_bytes as u64 * (f.planes_per_die as u64) {
+            return Err(invalid("cache.capacity_bytes", self.cache.capacity_bytes, "must hold at least one multi-plane page group"));
+        }
+        Ok(())
+    }
+}
+
+fn overlay(base: &mut toml::Table, user: toml::Table) {
+    for (k, v) in user {
+        match (base.get_mut(&k), v) {
+            // A tagged enum (e.g. ftl.mapping) is replaced whole when its type changes.
+            (Some(toml::Value::Table(b)), toml::Value::Table(u))
+                if !(u.contains_key("type") && b.get("type") != u.get("type")) =>
+            {
+                overlay(b, u)
+            }
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_key_is_named() {
+        let e = SsdConfig::from_toml("[flash]\nchanels = 4\n", "my.toml").unwrap_err().to_string();
+        assert!(e.contains("my.toml") && e.contains("chanels"), "{e}");
+    }
+
+    #[test]
+    fn overlay_keeps_preset_values() {
+        let c = SsdConfig::from_toml("base = \"cost-optimized\"\n[flash]\nchannels = 4\n", "x.toml").unwrap();
+        assert_eq!(c.flash.channels, 4);
+        assert_eq!(c.flash.page_bytes, 16384);
+    }
+
+    #[test]
+    fn impossible_geometry_is_named() {
+        let e = SsdConfig::from_toml("[flash]\nplanes_per_die = 0\n", "x.toml").unwrap_err().to_string();
+        assert!(e.contains("flash.planes_per_die"), "{e}");
+        let e = SsdConfig::from_toml("[ftl]\noverprovisioning = 0.0\n", "x.toml").unwrap_err().to_string();
+        assert!(e.contains("ftl.overprovisioning"), "{e}");
+    }
+
+    #[test]
+    fn unknown_preset_lists_known() {
+        let e = SsdConfig::load("perf-optimised").unwrap_err().to_string();
+        assert!(e.contains("perf-optimized"), "{e}");
+    }
+}

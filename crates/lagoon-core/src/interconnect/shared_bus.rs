@@ -1,0 +1,107 @@
+//! Shared flash channels (ONFI-style buses), one FC per channel.
+//!
+//! A channel carries one transfer at a time; transfers that find it busy wait in FIFO order
+//! of readiness (ties in event order). `baseline` puts `chips_per_channel` chips on each of
+//! `channels` buses; `ideal` (Venice §5's path-conflict-free SSD) gives every chip its own bus
+//! and FC, so no transfer ever waits.
+
+use super::{Interconnect, InterconnectStats, NetEvent, Transfer};
+use crate::config::SsdConfig;
+use crate::engine::EventQueue;
+use crate::sim::Event;
+use crate::time::{ns, transfer_time, to_ns_f64, Ps};
+use std::collections::VecDeque;
+
+pub struct SharedBus {
+    name: &'static str,
+    chips_per_bus: u32,
+    command: Ps,
+    bytes_per_s: f64,
+    busy: Vec<bool>,
+    waiting: Vec<VecDeque<(Ps, Transfer)>>,
+    busy_time: Vec<Ps>,
+    transfers: u64,
+    conflicted: u64,
+    wait: Ps,
+}
+
+impl SharedBus {
+    fn new(name: &'static str, buses: u32, chips_per_bus: u32, cfg: &SsdConfig, rate_factor: f64) -> Self {
+        Self {
+            name,
+            chips_per_bus,
+            command: ns(cfg.flash.command_ns),
+            bytes_per_s: cfg.flash.channel_mb_s * 1e6 * rate_factor,
+            busy: vec![false; buses as usize],
+            waiting: (0..buses).map(|_| VecDeque::with_capacity(chips_per_bus as usize * 4)).collect(),
+            busy_time: vec![0; buses as usize],
+            transfers: 0,
+            conflicted: 0,
+            wait: 0,
+        }
+    }
+
+    pub fn baseline(cfg: &SsdConfig) -> Self {
+        Self::new("baseline", cfg.flash.channels, cfg.flash.chips_per_channel, cfg, 1.0)
+    }
+
+    pub fn ideal(cfg: &SsdConfig) -> Self {
+        Self::new("ideal", cfg.flash.channels * cfg.flash.chips_per_channel, 1, cfg, 1.0)
+    }
+
+    /// Bus occupancy of a transfer: command cycles then data at the channel rate.
+    pub fn duration(&self, t: &Transfer) -> Ps {
+        t.commands as Ps * self.command + transfer_time(t.bytes as u64, self.bytes_per_s)
+    }
+
+    fn start(&mut self, now: Ps, ready: Ps, t: Transfer, q: &mut EventQueue<Event>) {
+        let bus = (t.chip / self.chips_per_bus) as usize;
+        let d = self.duration(&t);
+        self.busy[bus] = true;
+        self.busy_time[bus] += d;
+        self.transfers += 1;
+        let conflict = now > ready;
+        if conflict {
+            self.conflicted += 1;
+            self.wait += now - ready;
+        }
+        q.schedule(now + d, Event::TransferDone { die: t.die, conflict });
+        q.schedule(now + d, Event::Net(NetEvent::ChannelFree { channel: bus as u32 }));
+    }
+}
+
+impl Interconnect for SharedBus {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn submit(&mut self, now: Ps, t: Transfer, q: &mut EventQueue<Event>) {
+        let bus = (t.chip / self.chips_per_bus) as usize;
+        if self.busy[bus] {
+            self.waiting[bus].push_back((now, t));
+        } else {
+            self.start(now, now, t, q);
+        }
+    }
+
+    fn on_event(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
+        let NetEvent::ChannelFree { channel } = ev;
+        let bus = channel as usize;
+        self.busy[bus] = false;
+        if let Some((ready, t)) = self.waiting[bus].pop_front() {
+            self.start(now, ready, t, q);
+        }
+    }
+
+    fn stats(&self, sim_time: Ps) -> InterconnectStats {
+        let util: Vec<f64> =
+            self.busy_time.iter().map(|&b| if sim_time > 0 { b as f64 / sim_time as f64 } else { 0.0 }).collect();
+        InterconnectStats {
+            transfers: self.transfers,
+            conflicted_transfers: self.conflicted,
+            conflict_wait_ns: to_ns_f64(self.wait),
+            mean_channel_utilization: util.iter().sum::<f64>() / util.len().max(1) as f64,
+            channel_utilization: util,
+        }
+    }
+}

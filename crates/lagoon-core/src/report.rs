@@ -1,0 +1,239 @@
+//! What a run reports, as a documented serde struct (JSON) and a readable summary.
+//! Rates use the exact simulated time (first arrival at 0 to last completion), never a
+//! truncated one.
+
+use crate::interconnect::InterconnectStats;
+use crate::sim::{FlashCounters, Outcome};
+use crate::ssd::ftl::FtlCounters;
+use crate::stats::{FlowLatency, LatencySummary, ALL, READ, WRITE};
+use crate::time::{to_ns_f64, PS_PER_S};
+use serde::Serialize;
+use std::fmt::Write as _;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowReport {
+    pub name: String,
+    pub replay: String,
+    pub requests: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub iops: f64,
+    pub bandwidth_mb_s: f64,
+    pub latency_ns: LatencySummary,
+    pub read_latency_ns: LatencySummary,
+    pub write_latency_ns: LatencySummary,
+    pub device_latency_ns: LatencySummary,
+    pub path_conflict_fraction: f64,
+    /// Arrivals earlier than the previous one in the trace (replayed in order).
+    pub reordered_arrivals: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct WearReport {
+    pub min_erases: u32,
+    pub mean_erases: f64,
+    pub max_erases: u32,
+}
+
+/// The full result of one run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub ssd: String,
+    pub arch: String,
+    pub workload: String,
+    pub replay: String,
+    pub seed: u64,
+    pub requests: u64,
+    pub reads: u64,
+    pub writes: u64,
+    /// First arrival (time 0) to last completion.
+    pub sim_time_ns: f64,
+    pub iops: f64,
+    /// 10^6 bytes per second.
+    pub bandwidth_mb_s: f64,
+    /// End to end: host arrival to completion seen by the host.
+    pub latency_ns: LatencySummary,
+    pub read_latency_ns: LatencySummary,
+    pub write_latency_ns: LatencySummary,
+    /// Device: submission queue entry to completion (excludes host-side waiting for a full queue).
+    pub device_latency_ns: LatencySummary,
+    pub device_read_latency_ns: LatencySummary,
+    pub device_write_latency_ns: LatencySummary,
+    /// Requests at least one of whose flash transfers waited for its FC or path.
+    pub path_conflict_fraction: f64,
+    pub interconnect: InterconnectStats,
+    /// Mean over dies of the time an operation occupied the die (including its transfers).
+    pub die_utilization: f64,
+    /// Mean over dies of the time the flash array was busy (tR/tPROG/tBERS).
+    pub die_array_utilization: f64,
+    pub flash: FlashCounters,
+    pub ftl: FtlCounters,
+    /// Flash page programs per page written by the host to flash.
+    pub write_amplification: f64,
+    pub wear: WearReport,
+    pub cache_read_hits: u64,
+    pub cache_write_merges: u64,
+    pub flows: Vec<FlowReport>,
+    pub wall_time_s: f64,
+    pub events: u64,
+    pub events_per_s: f64,
+    pub requests_per_wall_s: f64,
+    /// Bytes of FTL and in-flight state at the end of the run.
+    pub model_state_bytes: u64,
+    /// End-to-end latency CDFs (exported as CSV with `--cdf`, not part of the JSON).
+    #[serde(skip)]
+    pub latency_cdf: LatencyCdf,
+}
+
+/// (latency_ns, cumulative fraction) points.
+#[derive(Clone, Debug, Default)]
+pub struct LatencyCdf {
+    pub all: Vec<(u64, f64)>,
+    pub read: Vec<(u64, f64)>,
+    pub write: Vec<(u64, f64)>,
+}
+
+fn rate(n: f64, sim_time_s: f64) -> f64 {
+    if sim_time_s > 0.0 {
+        n / sim_time_s
+    } else {
+        0.0
+    }
+}
+
+impl Report {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(o: &Outcome, ssd: &str, arch: &str, workload: &str, seed: u64, wall_time_s: f64) -> Self {
+        let t = o.sim_time as f64 / PS_PER_S as f64;
+        let requests: u64 = o.flows.iter().map(|f| f.completed).sum();
+        let bytes: u64 = o.flows.iter().map(|f| f.bytes).sum();
+        let host_pages = o.ftl.host_page_writes.max(1) as f64;
+        let flows: Vec<FlowReport> = o
+            .flows
+            .iter()
+            .map(|f| FlowReport {
+                name: f.name.clone(),
+                replay: f.replay.to_string(),
+                requests: f.completed,
+                reads: f.reads,
+                writes: f.writes,
+                iops: rate(f.completed as f64, t),
+                bandwidth_mb_s: rate(f.bytes as f64, t) / 1e6,
+                latency_ns: f.latency.e2e[ALL].summary(),
+                read_latency_ns: f.latency.e2e[READ].summary(),
+                write_latency_ns: f.latency.e2e[WRITE].summary(),
+                device_latency_ns: f.latency.device[ALL].summary(),
+                path_conflict_fraction: if f.completed > 0 { f.conflicted as f64 / f.completed as f64 } else { 0.0 },
+                reordered_arrivals: f.reordered_arrivals,
+            })
+            .collect();
+        let l: &FlowLatency = &o.latency;
+        Report {
+            ssd: ssd.to_string(),
+            arch: arch.to_string(),
+            workload: workload.to_string(),
+            replay: flows.iter().map(|f| f.replay.clone()).collect::<Vec<_>>().join(","),
+            seed,
+            requests,
+            reads: o.flows.iter().map(|f| f.reads).sum(),
+            writes: o.flows.iter().map(|f| f.writes).sum(),
+            sim_time_ns: to_ns_f64(o.sim_time),
+            iops: rate(requests as f64, t),
+            bandwidth_mb_s: rate(bytes as f64, t) / 1e6,
+            latency_ns: l.e2e[ALL].summary(),
+            read_latency_ns: l.e2e[READ].summary(),
+            write_latency_ns: l.e2e[WRITE].summary(),
+            device_latency_ns: l.device[ALL].summary(),
+            device_read_latency_ns: l.device[READ].summary(),
+            device_write_latency_ns: l.device[WRITE].summary(),
+            path_conflict_fraction: if requests > 0 { o.conflicted_requests as f64 / requests as f64 } else { 0.0 },
+            interconnect: o.interconnect.clone(),
+            die_utilization: o.die_busy_fraction,
+            die_array_utilization: o.die_array_fraction,
+            flash: o.flash.clone(),
+            ftl: o.ftl.clone(),
+            write_amplification: if o.ftl.host_page_writes > 0 { o.flash.page_programs as f64 / host_pages } else { 0.0 },
+            wear: WearReport { min_erases: o.wear.0, mean_erases: o.wear.1, max_erases: o.wear.2 },
+            cache_read_hits: o.cache_read_hits,
+            cache_write_merges: o.cache_write_merges,
+            flows,
+            wall_time_s,
+            events: o.events,
+            events_per_s: rate(o.events as f64, wall_time_s),
+            requests_per_wall_s: rate(requests as f64, wall_time_s),
+            model_state_bytes: o.state_bytes as u64,
+            latency_cdf: LatencyCdf { all: l.e2e[ALL].cdf(), read: l.e2e[READ].cdf(), write: l.e2e[WRITE].cdf() },
+        }
+    }
+
+    /// JSON without the wall-clock fields, for byte-identical determinism checks.
+    pub fn deterministic_json(&self) -> String {
+        let mut v = serde_json::to_value(self).expect("report serializes");
+        for k in ["wall_time_s", "events_per_s", "requests_per_wall_s"] {
+            v.as_object_mut().unwrap().remove(k);
+        }
+        serde_json::to_string_pretty(&v).unwrap()
+    }
+
+    /// A readable summary.
+    pub fn summary(&self) -> String {
+        let us = |v: f64| v / 1000.0;
+        let mut s = String::new();
+        let _ = writeln!(s, "Lagoon run: ssd={} arch={} replay={} seed={}", self.ssd, self.arch, self.replay, self.seed);
+        let _ = writeln!(s, "workload     {}", self.workload);
+        let _ = writeln!(s, "requests     {} ({} reads, {} writes)", self.requests, self.reads, self.writes);
+        let _ = writeln!(s, "sim time     {:.3} ms", self.sim_time_ns / 1e6);
+        let _ = writeln!(s, "IOPS         {:.0}    bandwidth {:.1} MB/s", self.iops, self.bandwidth_mb_s);
+        let _ = writeln!(s, "latency (us)      mean      p50      p90      p99    p99.9   p99.99      max");
+        for (name, l) in [("all", &self.latency_ns), ("read", &self.read_latency_ns), ("write", &self.write_latency_ns), ("device", &self.device_latency_ns)] {
+            if l.count == 0 {
+                continue;
+            }
+            let _ = writeln!(
+                s,
+                "  {:<8} {:>9.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1}",
+                name,
+                us(l.mean),
+                us(l.p50 as f64),
+                us(l.p90 as f64),
+                us(l.p99 as f64),
+                us(l.p999 as f64),
+                us(l.p9999 as f64),
+                us(l.max as f64)
+            );
+        }
+        let _ = writeln!(
+            s,
+            "path conflicts  {:.2} % of requests, {:.2} % of transfers; channel utilization {:.1} %",
+            100.0 * self.path_conflict_fraction,
+            100.0 * self.interconnect.conflicted_transfers as f64 / self.interconnect.transfers.max(1) as f64,
+            100.0 * self.interconnect.mean_channel_utilization
+        );
+        let _ = writeln!(
+            s,
+            "dies            {:.1} % busy, {:.1} % array busy",
+            100.0 * self.die_utilization,
+            100.0 * self.die_array_utilization
+        );
+        let f = &self.flash;
+        let _ = writeln!(
+            s,
+            "flash commands  {} read ({} mapping), {} program ({} mapping), {} erase; {} multi-plane",
+            f.read_commands, f.mapping_reads, f.program_commands, f.mapping_writes, f.erase_commands, f.multiplane_commands
+        );
+        let _ = writeln!(
+            s,
+            "FTL             {} GC runs, {} pages moved, write amplification {:.3}, {} unwritten-page reads",
+            self.ftl.gc_runs, self.ftl.gc_page_moves, self.write_amplification, self.ftl.unwritten_page_reads
+        );
+        let _ = writeln!(
+            s,
+            "simulator       {} events in {:.3} s wall ({:.0} requests/s, {:.2} M events/s)",
+            self.events,
+            self.wall_time_s,
+            self.requests_per_wall_s,
+            self.events_per_s / 1e6
+        );
+        s
+    }
+}

@@ -1,0 +1,1135 @@
+//! The simulation: host flows, NVMe host interface, DRAM write buffer, FTL with cached
+//! mapping table and GC, per-die transaction scheduling, flash dies, and an interconnect,
+//! driven by one event queue.
+//!
+//! Life of a request (events in capitals):
+//! ```text
+//! host ARRIVAL ─▶ submission queue ─▶ fetch (PCIe: SQE [+ write data]) ─▶ FETCHED
+//!   write: buffer pages in DRAM ─▶ DRAM_DONE ─▶ CQE ─▶ COMPLETED   (pages destaged later)
+//!   read : per page: cache hit (DRAM) | CMT lookup [─▶ mapping read] ─▶ die queue
+//! die: command TRANSFER_DONE ─▶ ARRAY_DONE (tR/tPROG/tBERS) [─▶ data-out TRANSFER_DONE]
+//!   all pages done ─▶ PCIe read data + CQE ─▶ COMPLETED
+//! ```
+//! Per-request and per-transaction state live in slabs addressed by `u32`; die queues are
+//! intrusive linked lists through the transaction slab, so the steady state allocates nothing.
+
+use crate::config::{MappingConfig, SsdConfig};
+use crate::engine::EventQueue;
+use crate::flash::{FlashOp, FlashTiming};
+use crate::host::{Flow, Replay};
+use crate::interconnect::{self, Arch, Interconnect, NetEvent, Transfer};
+use crate::ssd::cache::{Admit, DataCache};
+use crate::ssd::ftl::cmt::{Cmt, Evicted};
+use crate::ssd::ftl::{Ftl, Stream, MAP_TAG, NONE};
+use crate::ssd::hil::PcieLink;
+use crate::stats::FlowLatency;
+use crate::time::{Ps, PS_PER_NS};
+use lagoon_workload::{IoRequest, Op, WorkloadError};
+use std::collections::HashMap;
+
+/// Everything that can happen. Small and `Copy`: ordered by (time, sequence) in the queue.
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    /// The next request of a timed flow reaches the host's submission queue.
+    Arrival { flow: u16 },
+    /// A request's submission queue entry (and write data) reached the controller.
+    Fetched { req: u32 },
+    /// DRAM finished moving `pages` pages of a request (buffered write or cache-hit read).
+    DramDone { req: u32, pages: u32 },
+    /// An interconnect transfer of a die's current operation ended.
+    TransferDone { die: u32, conflict: bool },
+    /// A die's array operation (tR, tPROG, tBERS) ended.
+    ArrayDone { die: u32 },
+    /// The completion entry reached the host.
+    Completed { req: u32 },
+    /// Internal to the interconnect.
+    Net(NetEvent),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TxnKind {
+    UserRead,
+    UserWrite,
+    MapRead,
+    MapWrite,
+    /// Read of the sectors a partial-page write does not cover (read-modify-write).
+    RmwRead,
+    GcRead,
+    GcWrite,
+    Copyback,
+    Erase,
+}
+
+/// Die queues, by scheduling class.
+const Q_MAP_READ: usize = 0;
+const Q_READ: usize = 1;
+const Q_WRITE: usize = 2;
+const Q_GC_READ: usize = 3;
+const Q_GC_WRITE: usize = 4;
+const Q_ERASE: usize = 5;
+const NQ: usize = 6;
+/// GC first (MQSim PRIORITY_OUT_OF_ORDER with non-preemptible GC): mapping reads, GC, then user.
+const ORDER_GC_FIRST: [usize; NQ] = [Q_MAP_READ, Q_GC_READ, Q_GC_WRITE, Q_ERASE, Q_READ, Q_WRITE];
+/// User first (preemptible GC outside the hard threshold): reads before writes before GC.
+const ORDER_USER_FIRST: [usize; NQ] = [Q_MAP_READ, Q_READ, Q_WRITE, Q_GC_READ, Q_GC_WRITE, Q_ERASE];
+/// How far down a queue the scheduler looks for out-of-order or multi-plane partners.
+const SCAN_LIMIT: usize = 64;
+const MAX_PLANES: usize = 16;
+
+#[derive(Clone, Copy, Debug)]
+struct Txn {
+    kind: TxnKind,
+    /// Owning request, or NONE (cache destage, mapping and GC traffic).
+    req: u32,
+    /// Logical page; for GC moves the reverse-map tag; for mapping traffic the translation page.
+    lpa: u32,
+    /// Physical page read (reads, GC source) or written (after dispatch).
+    ppa: u32,
+    /// Plane the transaction executes on.
+    plane: u32,
+    /// Bytes moved over the interconnect for this page.
+    bytes: u32,
+    /// Next transaction in a die queue or waiting list.
+    next: u32,
+    /// RmwRead: the write it precedes.
+    link: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Request {
+    flow: u16,
+    is_read: bool,
+    conflict: bool,
+    arrival: Ps,
+    enqueued: Ps,
+    offset: u64,
+    size: u32,
+    /// Pages not yet done.
+    pending: u32,
+    /// Writes waiting for buffer space: next page to buffer.
+    next_page: u32,
+    /// Intrusive list link (submission queue, buffer wait list, free list).
+    next: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Idle,
+    Dispatching,
+    Command,
+    Array,
+    DataOut,
+}
+
+#[derive(Clone, Copy)]
+struct Die {
+    phase: Phase,
+    op: FlashOp,
+    txns: [u32; MAX_PLANES],
+    n: u8,
+    bytes: u32,
+    started: Ps,
+    busy_time: Ps,
+    array_time: Ps,
+}
+
+#[derive(Clone, Copy, Default)]
+struct List {
+    head: u32,
+    tail: u32,
+}
+
+impl List {
+    const EMPTY: List = List { head: NONE, tail: NONE };
+}
+
+struct FlowState {
+    name: String,
+    source: crate::host::RequestSource,
+    replay: Replay,
+    /// The next request not yet in the submission queue and its host arrival time.
+    next: Option<(Ps, IoRequest)>,
+    /// Host is holding `next` because the submission queue is full.
+    held: bool,
+    t0_ns: Option<u64>,
+    last_arrival: Ps,
+    in_sq: u32,
+    sq: List,
+    /// Logical pages this flow addresses: [base, base + span).
+    lpa_base: u64,
+    lpa_span: u64,
+    latency: FlowLatency,
+    completed: u64,
+    reads: u64,
+    writes: u64,
+    bytes: u64,
+    conflicted: u64,
+    reordered_arrivals: u64,
+}
+
+/// Counters of flash commands.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct FlashCounters {
+    pub read_commands: u64,
+    pub program_commands: u64,
+    pub erase_commands: u64,
+    pub copyback_commands: u64,
+    pub multiplane_commands: u64,
+    pub page_reads: u64,
+    pub page_programs: u64,
+    pub mapping_reads: u64,
+    pub mapping_writes: u64,
+    pub rmw_reads: u64,
+    pub gc_reads: u64,
+    pub gc_writes: u64,
+}
+
+/// Raw results of a finished run; `report` turns them into the published statistics.
+pub struct Outcome {
+    pub sim_time: Ps,
+    pub events: u64,
+    pub flows: Vec<FlowOutcome>,
+    pub latency: FlowLatency,
+    pub flash: FlashCounters,
+    pub ftl: crate::ssd::ftl::FtlCounters,
+    pub wear: (u32, f64, u32),
+    pub interconnect: interconnect::InterconnectStats,
+    pub interconnect_name: &'static str,
+    pub die_busy_fraction: f64,
+    pub die_array_fraction: f64,
+    pub cache_read_hits: u64,
+    pub cache_write_merges: u64,
+    pub conflicted_requests: u64,
+    pub state_bytes: usize,
+}
+
+pub struct FlowOutcome {
+    pub name: String,
+    pub replay: Replay,
+    pub completed: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub bytes: u64,
+    pub conflicted: u64,
+    pub reordered_arrivals: u64,
+    pub latency: FlowLatency,
+}
+
+pub struct Simulator {
+    q: EventQueue<Event>,
+    ftl: Ftl,
+    cmt: Option<Cmt>,
+    cache: Option<DataCache>,
+    net: Box<dyn Interconnect>,
+    timing: FlashTiming,
+    pcie: PcieLink,
+    cfg: SsdConfig,
+    txns: Vec<Txn>,
+    free_txn: u32,
+    reqs: Vec<Request>,
+    free_req: u32,
+    dies: Vec<Die>,
+    queues: Vec<[List; NQ]>,
+    flows: Vec<FlowState>,
+    /// Controller-wide requests fetched and not completed.
+    in_device: u32,
+    rr_flow: usize,
+    /// Writes waiting for a free buffer slot.
+    buffer_wait: List,
+    /// Translation page → transactions waiting for its read.
+    map_waiters: HashMap<u32, List>,
+    gc_moves: Vec<u32>,
+    gc_victim: Vec<u32>,
+    scratch: Vec<(u32, u32)>,
+    sectors_per_page: u32,
+    flash: FlashCounters,
+    latency: FlowLatency,
+    last_completion: Ps,
+    error: Option<WorkloadError>,
+}
+
+#[inline]
+fn sector_mask(first: u32, count: u32) -> u64 {
+    (if count >= 64 { u64::MAX } else { (1u64 << count) - 1 }) << first
+}
+
+impl Simulator {
+    pub fn new(cfg: &SsdConfig, arch: Arch, flows: Vec<Flow>, seed: u64) -> Self {
+        let ftl = Ftl::new(cfg, seed);
+        let g = ftl.geo.clone();
+        let cmt = match cfg.ftl.mapping {
+            MappingConfig::Ideal => None,
+            MappingConfig::Demand { cmt_bytes, entry_bytes } => Some(Cmt::new((cmt_bytes / entry_bytes as u64) as usize)),
+        };
+        let nflows = flows.len().max(1) as u64;
+        let span = ftl.logical_pages / nflows;
+        let flows = flows
+            .into_iter()
+            .enumerate()
+            .map(|(i, f)| FlowState {
+                name: f.name,
+                source: f.source,
+                replay: f.replay,
+                next: None,
+                held: false,
+                t0_ns: None,
+                last_arrival: 0,
+                in_sq: 0,
+                sq: List::EMPTY,
+                lpa_base: i as u64 * span,
+                lpa_span: span,
+                latency: FlowLatency::default(),
+                completed: 0,
+                reads: 0,
+                writes: 0,
+                bytes: 0,
+                conflicted: 0,
+                reordered_arrivals: 0,
+            })
+            .collect();
+        let spp = g.page_bytes / 512;
+        Self {
+            q: EventQueue::new(),
+            cmt,
+            cache: cfg.cache.enabled.then(|| DataCache::new(&cfg.cache, g.page_bytes)),
+            net: interconnect::build(arch, cfg),
+            timing: FlashTiming::new(&cfg.flash),
+            pcie: PcieLink::new(&cfg.host),
+            txns: Vec::with_capacity(4096),
+            free_txn: NONE,
+            reqs: Vec::with_capacity(1024),
+            free_req: NONE,
+            dies: vec![
+                Die { phase: Phase::Idle, op: FlashOp::Read, txns: [NONE; MAX_PLANES], n: 0, bytes: 0, started: 0, busy_time: 0, array_time: 0 };
+                g.dies as usize
+            ],
+            queues: vec![[List::EMPTY; NQ]; g.dies as usize],
+            flows,
+            in_device: 0,
+            rr_flow: 0,
+            buffer_wait: List::EMPTY,
+            map_waiters: HashMap::with_capacity(1024),
+            gc_moves: vec![0; g.planes as usize],
+            gc_victim: vec![NONE; g.planes as usize],
+            scratch: Vec::with_capacity(g.pages_per_block as usize),
+            sectors_per_page: spp,
+            flash: FlashCounters::default(),
+            latency: FlowLatency::default(),
+            last_completion: 0,
+            error: None,
+            cfg: cfg.clone(),
+            ftl,
+        }
+    }
+
+    /// Logical page capacity one flow addresses, in bytes (for sizing synthetic workloads).
+    pub fn flow_capacity_bytes(cfg: &SsdConfig, nflows: usize) -> u64 {
+        let ftl_pages = {
+            let g = crate::flash::Geometry::new(&cfg.flash, cfg.ftl.allocation);
+            (g.pages_per_plane as f64 * (1.0 - cfg.ftl.overprovisioning)) as u64 * g.planes as u64
+        };
+        ftl_pages / nflows.max(1) as u64 * cfg.flash.page_bytes as u64
+    }
+
+    pub fn ftl(&self) -> &Ftl {
+        &self.ftl
+    }
+
+    /// Run to completion (every request of every flow served), calling `progress` with the
+    /// number of completed requests now and then.
+    pub fn run(mut self, mut progress: impl FnMut(u64)) -> Result<Outcome, WorkloadError> {
+        for f in 0..self.flows.len() {
+            self.start_flow(f);
+        }
+        let mut completed_seen = 0u64;
+        while let Some((now, ev)) = self.q.pop() {
+            match ev {
+                Event::Arrival { flow } => self.on_arrival(now, flow as usize),
+                Event::Fetched { req } => self.on_fetched(now, req),
+                Event::DramDone { req, pages } => self.request_pages_done(now, req, pages),
+                Event::TransferDone { die, conflict } => self.on_transfer_done(now, die, conflict),
+                Event::ArrayDone { die } => self.on_array_done(now, die),
+                Event::Completed { req } => self.on_completed(now, req),
+                Event::Net(e) => self.net.on_event(now, e, &mut self.q),
+            }
+            if self.error.is_some() {
+                break;
+            }
+            if self.q.events_processed() & 0xffff == 0 {
+                let done: u64 = self.flows.iter().map(|f| f.completed).sum();
+                if done != completed_seen {
+                    completed_seen = done;
+                    progress(done);
+                }
+            }
+        }
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        Ok(self.finish())
+    }
+
+    // ---------------------------------------------------------------- host side
+
+    fn pull(&mut self, f: usize) -> Option<IoRequest> {
+        match self.flows[f].source.next() {
+            Some(Ok(r)) => Some(r),
+            Some(Err(e)) => {
+                self.error = Some(e);
+                None
+            }
+            None => None,
+        }
+    }
+
+    fn start_flow(&mut self, f: usize) {
+        match self.flows[f].replay {
+            Replay::Closed { depth } => {
+                for _ in 0..depth {
+                    match self.pull(f) {
+                        Some(r) => self.submit(0, f, 0, r),
+                        None => break,
+                    }
+                }
+            }
+            Replay::Timed { .. } => self.advance_timed(0, f),
+        }
+    }
+
+    /// Read the flow's next request and schedule its arrival.
+    fn advance_timed(&mut self, now: Ps, f: usize) {
+        let Some(r) = self.pull(f) else { return };
+        let fl = &mut self.flows[f];
+        let Replay::Timed { speedup } = fl.replay else { unreachable!() };
+        let t0 = *fl.t0_ns.get_or_insert(r.arrival_ns);
+        let mut t = ((r.arrival_ns.saturating_sub(t0)) as f64 * PS_PER_NS as f64 / speedup) as Ps;
+        if t < fl.last_arrival || r.arrival_ns < t0 {
+            fl.reordered_arrivals += 1;
+            t = t.max(fl.last_arrival);
+        }
+        fl.last_arrival = t;
+        fl.next = Some((t, r));
+        self.q.schedule(t.max(now), Event::Arrival { flow: f as u16 });
+    }
+
+    fn on_arrival(&mut self, now: Ps, f: usize) {
+        let fl = &mut self.flows[f];
+        if fl.in_sq >= self.cfg.host.io_queue_depth {
+            fl.held = true;
+            return;
+        }
+        let (t, r) = fl.next.take().expect("arrival without a pending request");
+        self.submit(now, f, t, r);
+        self.advance_timed(now, f);
+    }
+
+    /// Put a request into its flow's submission queue and ring the doorbell.
+    fn submit(&mut self, now: Ps, f: usize, arrival: Ps, r: IoRequest) {
+        let fl = &mut self.flows[f];
+        let page = self.ftl.geo.page_bytes as u64;
+        // Flow-relative address, wrapped into the flow's share of the logical space.
+        let first_lpa = r.offset_bytes / page;
+        let offset = (first_lpa % fl.lpa_span) * page + r.offset_bytes % page;
+        let req = Request {
+            flow: f as u16,
+            is_read: r.op == Op::Read,
+            conflict: false,
+            arrival,
+            enqueued: now,
+            offset,
+            size: r.size_bytes.max(1),
+            pending: 0,
+            next_page: 0,
+            next: NONE,
+        };
+        fl.in_sq += 1;
+        let id = self.alloc_req(req);
+        let fl = &mut self.flows[f];
+        push_back_req(&mut self.reqs, &mut fl.sq, id);
+        self.fetch(now);
+    }
+
+    /// The controller fetches submission queue entries round-robin over flows while it has room.
+    fn fetch(&mut self, now: Ps) {
+        let n = self.flows.len();
+        while self.in_device < self.cfg.host.fetch_size {
+            let mut found = None;
+            for k in 0..n {
+                let f = (self.rr_flow + k) % n;
+                if self.flows[f].sq.head != NONE {
+                    found = Some(f);
+                    break;
+                }
+            }
+            let Some(f) = found else { return };
+            self.rr_flow = (f + 1) % n;
+            let id = pop_front_req(&mut self.reqs, &mut self.flows[f].sq);
+            self.in_device += 1;
+            let r = self.reqs[id as usize];
+            let mut t = self.pcie.to_device(now, self.cfg.host.sqe_bytes);
+            if !r.is_read {
+                t = self.pcie.to_device(t, r.size);
+            }
+            self.q.schedule(t, Event::Fetched { req: id });
+        }
+    }
+
+    fn on_completed(&mut self, now: Ps, id: u32) {
+        let r = self.reqs[id as usize];
+        let e2e = (now - r.arrival) / PS_PER_NS;
+        let dev = (now - r.enqueued) / PS_PER_NS;
+        let f = r.flow as usize;
+        self.latency.record(r.is_read, e2e, dev);
+        let fl = &mut self.flows[f];
+        fl.latency.record(r.is_read, e2e, dev);
+        fl.completed += 1;
+        fl.bytes += r.size as u64;
+        if r.is_read {
+            fl.reads += 1;
+        } else {
+            fl.writes += 1;
+        }
+        if r.conflict {
+            fl.conflicted += 1;
+        }
+        fl.in_sq -= 1;
+        self.in_device -= 1;
+        self.last_completion = now;
+        self.free_req(id);
+        match self.flows[f].replay {
+            Replay::Closed { .. } => {
+                if let Some(r) = self.pull(f) {
+                    self.submit(now, f, now, r);
+                }
+            }
+            Replay::Timed { .. } => {
+                if self.flows[f].held {
+                    self.flows[f].held = false;
+                    self.on_arrival(now, f);
+                }
+            }
+        }
+        self.fetch(now);
+    }
+
+    // ------------------------------------------------------------ controller front end
+
+    fn on_fetched(&mut self, now: Ps, id: u32) {
+        let r = self.reqs[id as usize];
+        let page = self.ftl.geo.page_bytes as u64;
+        let first = r.offset / page;
+        let last = (r.offset + r.size as u64 - 1) / page;
+        self.reqs[id as usize].pending = (last - first + 1) as u32;
+        if r.is_read {
+            let mut hit_pages = 0;
+            let mut hit_bytes = 0u64;
+            for i in 0..=(last - first) {
+                let (lpa, mask) = self.page_of(&r, first + i);
+                if let Some(c) = &mut self.cache {
+                    if c.sectors(lpa) & mask == mask {
+                        c.read_hits += 1;
+                        hit_pages += 1;
+                        hit_bytes += mask.count_ones() as u64 * 512;
+                        continue;
+                    }
+                }
+                let t = self.alloc_txn(TxnKind::UserRead, id, lpa as u32, NONE, NONE, mask.count_ones() * 512);
+                self.translate(now, t);
+            }
+            if hit_pages > 0 {
+                let end = self.cache.as_mut().unwrap().dram_access(now, hit_bytes);
+                self.q.schedule(end, Event::DramDone { req: id, pages: hit_pages });
+            }
+        } else if self.cache.is_some() {
+            self.buffer_write(now, id);
+        } else {
+            for i in 0..=(last - first) {
+                let (lpa, mask) = self.page_of(&r, first + i);
+                let t = self.alloc_txn(TxnKind::UserWrite, id, lpa as u32, NONE, NONE, mask.count_ones() * 512);
+                self.translate(now, t);
+            }
+        }
+    }
+
+    /// Logical page number (device-wide) and sector mask of the `k`-th page of a request.
+    #[inline]
+    fn page_of(&self, r: &Request, page_index: u64) -> (u64, u64) {
+        let page = self.ftl.geo.page_bytes as u64;
+        let fl = &self.flows[r.flow as usize];
+        let lpa = fl.lpa_base + page_index % fl.lpa_span;
+        let start = r.offset.max(page_index * page);
+        let end = (r.offset + r.size as u64).min((page_index + 1) * page);
+        let first_sector = ((start % page) / 512) as u32;
+        let sectors = (end - start).div_ceil(512) as u32;
+        (lpa, sector_mask(first_sector, sectors.min(self.sectors_per_page - first_sector)))
+    }
+
+    /// Buffer a write's pages in DRAM, as far as slots allow.
+    fn buffer_write(&mut self, now: Ps, id: u32) {
+        let r = self.reqs[id as usize];
+        let page = self.ftl.geo.page_bytes as u64;
+        let first = r.offset / page;
+        let n = r.pending;
+        let mut k = r.next_page;
+        while k < n {
+            let (lpa, mask) = self.page_of(&r, first + k as u64);
+            let cache = self.cache.as_mut().unwrap();
+            match cache.admit(lpa, mask) {
+                Admit::Full => {
+                    self.reqs[id as usize].next_page = k;
+                    push_back_req(&mut self.reqs, &mut self.buffer_wait, id);
+                    return;
+                }
+                Admit::Merged => {}
+                Admit::NeedsProgram => {
+                    let t = self.alloc_txn(TxnKind::UserWrite, NONE, lpa as u32, NONE, NONE, 0);
+                    self.translate(now, t);
+                }
+            }
+            k += 1;
+        }
+        self.reqs[id as usize].next_page = n;
+        let end = self.cache.as_mut().unwrap().dram_access(now, r.size as u64);
+        self.q.schedule(end, Event::DramDone { req: id, pages: n });
+    }
+
+    fn request_pages_done(&mut self, now: Ps, id: u32, pages: u32) {
+        let r = &mut self.reqs[id as usize];
+        debug_assert!(r.pending >= pages);
+        r.pending -= pages;
+        if r.pending > 0 {
+            return;
+        }
+        let (is_read, size) = (r.is_read, r.size);
+        let mut t = now;
+        if is_read {
+            t = self.pcie.to_host(t, size);
+        }
+        t = self.pcie.to_host(t, self.cfg.host.cqe_bytes);
+        self.q.schedule(t, Event::Completed { req: id });
+    }
+
+    // ------------------------------------------------------------------ translation
+
+    /// Resolve a user transaction's mapping entry, reading its translation page on a miss.
+    fn translate(&mut self, now: Ps, t: u32) {
+        let lpa = self.txns[t as usize].lpa as u64;
+        let Some(cmt) = &mut self.cmt else {
+            return self.route(now, t);
+        };
+        if cmt.hit(lpa) {
+            return self.route(now, t);
+        }
+        let tvpn = self.ftl.translation_page_of(lpa);
+        if let Some(list) = self.map_waiters.get_mut(&tvpn) {
+            push_back_txn(&mut self.txns, list, t);
+            return;
+        }
+        let mut list = List::EMPTY;
+        push_back_txn(&mut self.txns, &mut list, t);
+        self.map_waiters.insert(tvpn, list);
+        let ppa = self.ftl.translation_page_location(tvpn);
+        // One sector holds the entry (ECC codeword granularity); MQSim reads the same.
+        let m = self.alloc_txn(TxnKind::MapRead, NONE, tvpn, ppa, self.ftl.geo.plane_of_ppa(ppa), 512.min(self.ftl.geo.page_bytes));
+        self.enqueue(now, m, Q_MAP_READ);
+    }
+
+    fn cmt_insert(&mut self, now: Ps, lpa: u64, dirty: bool) {
+        let Some(cmt) = &mut self.cmt else { return };
+        if let Evicted::Dirty { lpa: victim } = cmt.insert(lpa, dirty) {
+            // Write the evicted entry's translation page back (Demand FTL write-back).
+            let tvpn = self.ftl.translation_page_of(victim);
+            let plane = self.ftl.plane_of_translation_page(tvpn);
+            let t = self.alloc_txn(TxnKind::MapWrite, NONE, tvpn, NONE, plane, self.ftl.geo.page_bytes);
+            self.enqueue(now, t, Q_WRITE);
+        }
+    }
+
+    /// Send a translated user transaction to its die queue.
+    fn route(&mut self, now: Ps, t: u32) {
+        let x = self.txns[t as usize];
+        match x.kind {
+            TxnKind::UserRead => {
+                let ppa = self.ftl.lookup(x.lpa as u64);
+                let tx = &mut self.txns[t as usize];
+                tx.ppa = ppa;
+                tx.plane = self.ftl.geo.plane_of_ppa(ppa);
+                self.enqueue(now, t, Q_READ);
+            }
+            TxnKind::UserWrite => {
+                let lpa = x.lpa as u64;
+                let page = self.ftl.geo.page_bytes;
+                // Bytes of new data: the buffered sectors (destage) or the request's (no cache).
+                let covered = match &self.cache {
+                    Some(c) if x.req == NONE => c.sectors(lpa).count_ones() * 512,
+                    _ => x.bytes,
+                };
+                let plane = self.ftl.plane_of_lpa(lpa);
+                self.txns[t as usize].plane = plane;
+                if covered < page && self.ftl.has_data(lpa) {
+                    // Partial page over existing data: read the missing sectors first, then
+                    // program the merged full page (read-modify-write).
+                    self.txns[t as usize].bytes = page;
+                    let old = self.ftl.lookup(lpa);
+                    let rd = self.alloc_txn(TxnKind::RmwRead, NONE, x.lpa, old, self.ftl.geo.plane_of_ppa(old), page - covered);
+                    self.txns[rd as usize].link = t;
+                    self.enqueue(now, rd, Q_READ);
+                } else {
+                    self.txns[t as usize].bytes = covered;
+                    self.enqueue(now, t, Q_WRITE);
+                }
+            }
+            _ => unreachable!("only user transactions are translated"),
+        }
+    }
+
+    // ------------------------------------------------------------- die scheduling
+
+    fn enqueue(&mut self, now: Ps, t: u32, q: usize) {
+        let die = self.ftl.geo.die_of_plane(self.txns[t as usize].plane) as usize;
+        push_back_txn(&mut self.txns, &mut self.queues[die][q], t);
+        self.try_dispatch(now, die);
+    }
+
+    fn gc_first(&self, die: usize) -> bool {
+        if !self.cfg.ftl.gc_preemptible {
+            return true;
+        }
+        let p0 = die as u32 * self.ftl.geo.planes_per_die;
+        (p0..p0 + self.ftl.geo.planes_per_die).any(|p| self.ftl.gc_urgent(p))
+    }
+
+    /// If the die is idle, start its next operation: the first queue in priority order that
+    /// has an executable transaction, plus same-kind partners on the die's other planes.
+    fn try_dispatch(&mut self, now: Ps, die: usize) {
+        if self.dies[die].phase != Phase::Idle {
+            return;
+        }
+        // Block re-entry while scanning: dropping a stale GC move can enqueue an erase here.
+        self.dies[die].phase = Phase::Dispatching;
+        let mut dropped = false;
+        let order = if self.gc_first(die) { ORDER_GC_FIRST } else { ORDER_USER_FIRST };
+        for q in order {
+            if self.queues[die][q].head == NONE {
+                continue;
+            }
+            let mut picked = [NONE; MAX_PLANES];
+            let mut n = 0usize;
+            let mut used_planes = 0u32;
+            let multi = self.cfg.flash.multiplane && q != Q_ERASE;
+            let mut prev = NONE;
+            let mut cur = self.queues[die][q].head;
+            let mut scanned = 0;
+            while cur != NONE && scanned < SCAN_LIMIT {
+                scanned += 1;
+                let x = self.txns[cur as usize];
+                let next = x.next;
+                if matches!(x.kind, TxnKind::GcRead | TxnKind::GcWrite | TxnKind::Copyback)
+                    && !self.ftl.is_current(x.lpa, x.ppa)
+                {
+                    // The page was overwritten since GC chose it: nothing to move.
+                    remove_txn(&mut self.txns, &mut self.queues[die][q], prev, cur);
+                    self.free_txn(cur);
+                    self.gc_move_done(now, x.plane);
+                    dropped = true;
+                    cur = next;
+                    continue;
+                }
+                let local = x.plane % self.ftl.geo.planes_per_die;
+                let ok = used_planes & (1 << local) == 0
+                    && match x.kind {
+                        TxnKind::UserWrite | TxnKind::MapWrite => self.ftl.can_allocate(x.plane, Stream::User),
+                        TxnKind::GcWrite | TxnKind::Copyback => self.ftl.can_allocate(x.plane, Stream::Gc),
+                        _ => true,
+                    };
+                if ok {
+                    remove_txn(&mut self.txns, &mut self.queues[die][q], prev, cur);
+                    picked[n] = cur;
+                    n += 1;
+                    used_planes |= 1 << local;
+                    if !multi || n == self.ftl.geo.planes_per_die as usize {
+                        break;
+                    }
+                } else {
+                    prev = cur;
+                }
+                cur = next;
+            }
+            if n > 0 {
+                self.start_op(now, die, &picked[..n]);
+                return;
+            }
+        }
+        self.dies[die].phase = Phase::Idle;
+        if dropped {
+            self.try_dispatch(now, die);
+        }
+    }
+
+    fn start_op(&mut self, now: Ps, die: usize, picked: &[u32]) {
+        let kind = self.txns[picked[0] as usize].kind;
+        let op = match kind {
+            TxnKind::UserRead | TxnKind::MapRead | TxnKind::RmwRead | TxnKind::GcRead => FlashOp::Read,
+            TxnKind::UserWrite | TxnKind::MapWrite | TxnKind::GcWrite => FlashOp::Program,
+            TxnKind::Copyback => FlashOp::Copyback,
+            TxnKind::Erase => FlashOp::Erase,
+        };
+        self.dies[die].phase = Phase::Command;
+        let mut bytes = 0u32;
+        for &t in picked {
+            let x = self.txns[t as usize];
+            // Writes get their physical page now, when the die is ready to program it.
+            let ppa = match x.kind {
+                TxnKind::UserWrite => {
+                    let lpa = x.lpa as u64;
+                    let ppa = self.ftl.write(lpa);
+                    if let Some(c) = &mut self.cache {
+                        if x.req == NONE {
+                            c.program_started(lpa);
+                        }
+                    }
+                    self.cmt_insert(now, lpa, true);
+                    self.maybe_gc(now, x.plane);
+                    ppa
+                }
+                TxnKind::MapWrite => {
+                    let ppa = self.ftl.write_translation_page(x.lpa);
+                    self.maybe_gc(now, x.plane);
+                    ppa
+                }
+                TxnKind::GcWrite | TxnKind::Copyback => {
+                    let ppa = self.ftl.relocate(x.lpa, x.ppa);
+                    if x.lpa & MAP_TAG == 0 {
+                        if let Some(c) = &mut self.cmt {
+                            c.mark_dirty(x.lpa as u64);
+                        }
+                    }
+                    ppa
+                }
+                _ => x.ppa,
+            };
+            self.txns[t as usize].ppa = ppa;
+            bytes += x.bytes;
+        }
+        let c = &mut self.flash;
+        match op {
+            FlashOp::Read => {
+                c.read_commands += 1;
+                c.page_reads += picked.len() as u64;
+            }
+            FlashOp::Program => {
+                c.program_commands += 1;
+                c.page_programs += picked.len() as u64;
+            }
+            FlashOp::Erase => c.erase_commands += 1,
+            FlashOp::Copyback => {
+                c.copyback_commands += 1;
+                c.page_reads += picked.len() as u64;
+                c.page_programs += picked.len() as u64;
+            }
+        }
+        if picked.len() > 1 {
+            c.multiplane_commands += 1;
+        }
+        let d = &mut self.dies[die];
+        d.phase = Phase::Command;
+        d.op = op;
+        d.n = picked.len() as u8;
+        d.txns[..picked.len()].copy_from_slice(picked);
+        d.bytes = bytes;
+        d.started = now;
+        let chip = self.ftl.geo.chip_of_die(die as u32);
+        // Programs carry their data with the command; reads send data after tR.
+        let payload = if op == FlashOp::Program { bytes } else { 0 };
+        self.net.submit(now, Transfer { die: die as u32, chip, commands: 1, bytes: payload }, &mut self.q);
+    }
+
+    fn mark_conflict(&mut self, die: usize) {
+        let d = self.dies[die];
+        for &t in &d.txns[..d.n as usize] {
+            let r = self.txns[t as usize].req;
+            if r != NONE {
+                self.reqs[r as usize].conflict = true;
+            }
+        }
+    }
+
+    fn on_transfer_done(&mut self, now: Ps, die: u32, conflict: bool) {
+        let die = die as usize;
+        if conflict {
+            self.mark_conflict(die);
+        }
+        let d = &mut self.dies[die];
+        match d.phase {
+            Phase::Command => {
+                d.phase = Phase::Array;
+                let t = self.timing.array_time(d.op);
+                d.array_time += t;
+                self.q.schedule(now + t, Event::ArrayDone { die: die as u32 });
+            }
+            Phase::DataOut => self.finish_op(now, die),
+            p => unreachable!("transfer done in phase {p:?}"),
+        }
+    }
+
+    fn on_array_done(&mut self, now: Ps, die: u32) {
+        let die = die as usize;
+        let d = &mut self.dies[die];
+        if d.op == FlashOp::Read {
+            d.phase = Phase::DataOut;
+            let t = Transfer { die: die as u32, chip: self.ftl.geo.chip_of_die(die as u32), commands: 0, bytes: d.bytes };
+            self.net.submit(now, t, &mut self.q);
+        } else {
+            self.finish_op(now, die);
+        }
+    }
+
+    fn finish_op(&mut self, now: Ps, die: usize) {
+        let d = self.dies[die];
+        for &t in &d.txns[..d.n as usize] {
+            self.complete_txn(now, t);
+        }
+        let d = &mut self.dies[die];
+        d.busy_time += now - d.started;
+        d.phase = Phase::Idle;
+        d.n = 0;
+        self.try_dispatch(now, die);
+    }
+
+    fn complete_txn(&mut self, now: Ps, t: u32) {
+        let x = self.txns[t as usize];
+        self.free_txn(t);
+        match x.kind {
+            TxnKind::UserRead => self.request_pages_done(now, x.req, 1),
+            TxnKind::RmwRead => {
+                self.flash.rmw_reads += 1;
+                self.enqueue(now, x.link, Q_WRITE);
+            }
+            TxnKind::MapRead => {
+                self.flash.mapping_reads += 1;
+                let list = self.map_waiters.remove(&x.lpa).expect("mapping read without waiters");
+                let mut w = list.head;
+                while w != NONE {
+                    let next = self.txns[w as usize].next;
+                    self.cmt_insert(now, self.txns[w as usize].lpa as u64, false);
+                    self.route(now, w);
+                    w = next;
+                }
+            }
+            TxnKind::UserWrite => {
+                if x.req != NONE {
+                    self.request_pages_done(now, x.req, 1);
+                } else if self.cache.as_mut().unwrap().program_done(x.lpa as u64) {
+                    let n = self.alloc_txn(TxnKind::UserWrite, NONE, x.lpa, NONE, NONE, 0);
+                    self.translate(now, n);
+                } else {
+                    self.wake_buffer_waiters(now);
+                }
+            }
+            TxnKind::MapWrite => self.flash.mapping_writes += 1,
+            TxnKind::GcRead => {
+                self.flash.gc_reads += 1;
+                let g = self.alloc_txn(TxnKind::GcWrite, NONE, x.lpa, x.ppa, x.plane, self.ftl.geo.page_bytes);
+                self.enqueue(now, g, Q_GC_WRITE);
+            }
+            TxnKind::GcWrite | TxnKind::Copyback => {
+                self.flash.gc_writes += 1;
+                self.gc_move_done(now, x.plane);
+            }
+            TxnKind::Erase => {
+                self.ftl.erase_done(x.plane, self.ftl.geo.block_of_ppa(x.ppa));
+                self.gc_victim[x.plane as usize] = NONE;
+                self.maybe_gc(now, x.plane);
+            }
+        }
+    }
+
+    fn wake_buffer_waiters(&mut self, now: Ps) {
+        while self.buffer_wait.head != NONE {
+            let id = self.buffer_wait.head;
+            let r = self.reqs[id as usize];
+            let page = self.ftl.geo.page_bytes as u64;
+            let (lpa, _) = self.page_of(&r, r.offset / page + r.next_page as u64);
+            if !self.cache.as_ref().unwrap().has_room(lpa) {
+                return;
+            }
+            pop_front_req(&mut self.reqs, &mut self.buffer_wait);
+            self.buffer_write(now, id);
+        }
+    }
+
+    // ------------------------------------------------------------------------ GC
+
+    fn maybe_gc(&mut self, now: Ps, plane: u32) {
+        if !self.ftl.gc_due(plane) {
+            return;
+        }
+        let Some(victim) = self.ftl.start_gc(plane) else { return };
+        self.gc_victim[plane as usize] = victim;
+        let mut moves = std::mem::take(&mut self.scratch);
+        moves.clear();
+        self.ftl.for_each_valid(plane, victim, |ppa, tag| moves.push((ppa, tag)));
+        self.gc_moves[plane as usize] = moves.len() as u32;
+        let copyback = self.cfg.ftl.copyback;
+        for &(ppa, tag) in &moves {
+            let (kind, q, bytes) = if copyback {
+                (TxnKind::Copyback, Q_GC_WRITE, 0)
+            } else {
+                (TxnKind::GcRead, Q_GC_READ, self.ftl.geo.page_bytes)
+            };
+            let t = self.alloc_txn(kind, NONE, tag, ppa, plane, bytes);
+            self.enqueue(now, t, q);
+        }
+        let none = moves.is_empty();
+        self.scratch = moves;
+        if none {
+            self.issue_erase(now, plane);
+        }
+    }
+
+    fn gc_move_done(&mut self, now: Ps, plane: u32) {
+        let m = &mut self.gc_moves[plane as usize];
+        *m -= 1;
+        if *m == 0 {
+            self.issue_erase(now, plane);
+        }
+    }
+
+    fn issue_erase(&mut self, now: Ps, plane: u32) {
+        let victim = self.gc_victim[plane as usize];
+        debug_assert_eq!(self.ftl.valid_pages(plane, victim), 0);
+        let ppa = self.ftl.geo.ppa(plane, victim, 0);
+        let t = self.alloc_txn(TxnKind::Erase, NONE, NONE, ppa, plane, 0);
+        self.enqueue(now, t, Q_ERASE);
+    }
+
+    // ---------------------------------------------------------------------- slabs
+
+    fn alloc_txn(&mut self, kind: TxnKind, req: u32, lpa: u32, ppa: u32, plane: u32, bytes: u32) -> u32 {
+        let x = Txn { kind, req, lpa, ppa, plane, bytes, next: NONE, link: NONE };
+        if self.free_txn != NONE {
+            let t = self.free_txn;
+            self.free_txn = self.txns[t as usize].next;
+            self.txns[t as usize] = x;
+            t
+        } else {
+            self.txns.push(x);
+            (self.txns.len() - 1) as u32
+        }
+    }
+
+    fn free_txn(&mut self, t: u32) {
+        self.txns[t as usize].next = self.free_txn;
+        self.free_txn = t;
+    }
+
+    fn alloc_req(&mut self, r: Request) -> u32 {
+        if self.free_req != NONE {
+            let id = self.free_req;
+            self.free_req = self.reqs[id as usize].next;
+            self.reqs[id as usize] = r;
+            id
+        } else {
+            self.reqs.push(r);
+            (self.reqs.len() - 1) as u32
+        }
+    }
+
+    fn free_req(&mut self, id: u32) {
+        self.reqs[id as usize].next = self.free_req;
+        self.free_req = id;
+    }
+
+    // -------------------------------------------------------------------- results
+
+    fn finish(self) -> Outcome {
+        let sim_time = self.last_completion;
+        let nd = self.dies.len() as f64;
+        let frac = |x: Ps| if sim_time > 0 { x as f64 / sim_time as f64 } else { 0.0 };
+        let die_busy_fraction = self.dies.iter().map(|d| frac(d.busy_time)).sum::<f64>() / nd;
+        let die_array_fraction = self.dies.iter().map(|d| frac(d.array_time)).sum::<f64>() / nd;
+        let conflicted_requests = self.flows.iter().map(|f| f.conflicted).sum();
+        let (hits, merges) = self.cache.as_ref().map_or((0, 0), |c| (c.read_hits, c.write_merges));
+        Outcome {
+            sim_time,
+            events: self.q.events_processed(),
+            interconnect: self.net.stats(sim_time),
+            interconnect_name: self.net.name(),
+            flash: self.flash,
+            ftl: self.ftl.counters.clone(),
+            wear: self.ftl.wear(),
+            die_busy_fraction,
+            die_array_fraction,
+            cache_read_hits: hits,
+            cache_write_merges: merges,
+            conflicted_requests,
+            state_bytes: self.ftl.state_bytes() + self.txns.capacity() * std::mem::size_of::<Txn>() + self.reqs.capacity() * std::mem::size_of::<Request>(),
+            latency: self.latency,
+            flows: self
+                .flows
+                .into_iter()
+                .map(|f| FlowOutcome {
+                    name: f.name,
+                    replay: f.replay,
+                    completed: f.completed,
+                    reads: f.reads,
+                    writes: f.writes,
+                    bytes: f.bytes,
+                    conflicted: f.conflicted,
+                    reordered_arrivals: f.reordered_arrivals,
+                    latency: f.latency,
+                })
+                .collect(),
+        }
+    }
+
+    /// Run a closure over the FTL after the run, for invariant checks in tests.
+    pub fn check_ftl(&self) -> Result<(), String> {
+        self.ftl.check_consistency()
+    }
+}
+
+// Intrusive lists through the slabs' `next` fields.
+
+fn push_back_txn(txns: &mut [Txn], l: &mut List, t: u32) {
+    txns[t as usize].next = NONE;
+    if l.tail == NONE {
+        l.head = t;
+    } else {
+        txns[l.tail as usize].next = t;
+    }
+    l.tail = t;
+}
+
+fn remove_txn(txns: &mut [Txn], l: &mut List, prev: u32, t: u32) {
+    let next = txns[t as usize].next;
+    if prev == NONE {
+        l.head = next;
+    } else {
+        txns[prev as usize].next = next;
+    }
+    if l.tail == t {
+        l.tail = prev;
+    }
+    txns[t as usize].next = NONE;
+}
+
+fn push_back_req(reqs: &mut [Request], l: &mut List, id: u32) {
+    reqs[id as usize].next = NONE;
+    if l.tail == NONE {
+        l.head = id;
+    } else {
+        reqs[l.tail as usize].next = id;
+    }
+    l.tail = id;
+}
+
+fn pop_front_req(reqs: &mut [Request], l: &mut List) -> u32 {
+    let id = l.head;
+    l.head = reqs[id as usize].next;
+    if l.head == NONE {
+        l.tail = NONE;
+    }
+    id
+}
+

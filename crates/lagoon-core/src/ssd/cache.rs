@@ -1,0 +1,128 @@
+//! DRAM write buffer in the controller (MQSim-class data cache, write-cache mode).
+//!
+//! Policy (documented choice): a host write completes once its data is in DRAM; every newly
+//! buffered page is queued for programming at once (eager destage, as real drives drain their
+//! write buffer and as MQSim does for first writes to a page), and its slot is released when
+//! the program finishes. A page rewritten while buffered is merged: one more program is queued
+//! only if the earlier one already left for the flash. Reads that find every requested sector
+//! buffered are served from DRAM. When every slot holds data not yet programmed, new writes
+//! wait: this is the back-pressure that makes write latency follow the flash under load.
+//!
+//! DRAM is one FIFO channel: an access costs `dram_access_ns` plus bytes at `dram_mb_s`.
+
+use super::lru::Lru;
+use crate::config::CacheConfig;
+use crate::time::{ns, transfer_time, Ps};
+
+/// Program state of a buffered page.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub enum Destage {
+    /// A program is queued and has not started: later writes merge into it.
+    #[default]
+    Queued,
+    /// A program is under way; the buffered data is the same.
+    InFlight,
+    /// A program is under way and newer data arrived: another program is needed after it.
+    InFlightDirty,
+}
+
+#[derive(Clone, Copy, Default)]
+pub struct Slot {
+    /// Buffered sectors of the page (bit i = sector i).
+    pub sectors: u64,
+    pub destage: Destage,
+}
+
+pub struct DataCache {
+    slots: Lru<Slot>,
+    dram_free_at: Ps,
+    access: Ps,
+    bytes_per_s: f64,
+    pub read_hits: u64,
+    pub write_merges: u64,
+}
+
+/// Result of buffering one page of a write.
+pub enum Admit {
+    /// Buffered; a new program must be queued for it.
+    NeedsProgram,
+    /// Merged into a queued or running program (none to add now).
+    Merged,
+    /// No free slot: the write must wait.
+    Full,
+}
+
+impl DataCache {
+    pub fn new(cfg: &CacheConfig, page_bytes: u32) -> Self {
+        Self {
+            slots: Lru::new((cfg.capacity_bytes / page_bytes as u64) as usize),
+            dram_free_at: 0,
+            access: ns(cfg.dram_access_ns),
+            bytes_per_s: cfg.dram_mb_s * 1e6,
+            read_hits: 0,
+            write_merges: 0,
+        }
+    }
+
+    /// Occupy the DRAM channel for `bytes` starting no earlier than `now`; returns the end time.
+    pub fn dram_access(&mut self, now: Ps, bytes: u64) -> Ps {
+        let start = now.max(self.dram_free_at);
+        self.dram_free_at = start + self.access + transfer_time(bytes, self.bytes_per_s);
+        self.dram_free_at
+    }
+
+    pub fn has_room(&self, lpa: u64) -> bool {
+        !self.slots.is_full() || self.slots.contains(lpa)
+    }
+
+    pub fn admit(&mut self, lpa: u64, sectors: u64) -> Admit {
+        if let Some(s) = self.slots.get_mut(lpa) {
+            s.sectors |= sectors;
+            self.write_merges += 1;
+            return match s.destage {
+                Destage::Queued | Destage::InFlightDirty => Admit::Merged,
+                Destage::InFlight => {
+                    s.destage = Destage::InFlightDirty;
+                    Admit::Merged
+                }
+            };
+        }
+        if self.slots.is_full() {
+            return Admit::Full;
+        }
+        self.slots.insert(lpa, Slot { sectors, destage: Destage::Queued });
+        Admit::NeedsProgram
+    }
+
+    /// Buffered sectors of a page (0 if absent).
+    pub fn sectors(&self, lpa: u64) -> u64 {
+        self.slots.peek(lpa).map_or(0, |s| s.sectors)
+    }
+
+    /// The page's program was dispatched to a die.
+    pub fn program_started(&mut self, lpa: u64) {
+        if let Some(s) = self.slots.get_mut(lpa) {
+            s.destage = Destage::InFlight;
+        }
+    }
+
+    /// The page's program finished. Returns true if newer data needs another program;
+    /// otherwise the slot is released.
+    pub fn program_done(&mut self, lpa: u64) -> bool {
+        match self.slots.peek(lpa).map(|s| s.destage) {
+            Some(Destage::InFlightDirty) => {
+                self.slots.get_mut(lpa).unwrap().destage = Destage::Queued;
+                true
+            }
+            Some(_) => {
+                self.slots.remove(lpa);
+                false
+            }
+            None => false,
+        }
+    }
+
+    pub fn occupied_pages(&self) -> usize {
+        self.slots.len()
+    }
+}

@@ -1,0 +1,611 @@
+//! Page-level flash translation layer: mapping, block management, allocation and the
+//! garbage-collection victim choice. Timing lives elsewhere (the transaction scheduler);
+//! this module only keeps the drive's state right.
+//!
+//! Invariant (checked by [`Ftl::check_consistency`] and the property tests): every
+//! logical page that exists maps to exactly one valid physical page, and every block's
+//! valid-page counter equals the number of pages in it that their logical page maps to.
+
+pub mod cmt;
+pub mod mapping;
+
+use crate::config::{FtlConfig, GcPolicy, SsdConfig};
+use crate::flash::Geometry;
+use mapping::{L2pMap, IMPLICIT};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+pub const NONE: u32 = u32::MAX;
+/// Tag bit in a reverse-map entry: the page holds a translation page (its number below).
+pub const MAP_TAG: u32 = 1 << 31;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockState {
+    Free,
+    Open,
+    Full,
+    /// Chosen by GC: its valid pages are being moved, then it is erased.
+    Victim,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Block {
+    valid: u32,
+    /// Pages programmed (or, for precondition blocks, counted as programmed).
+    written: u32,
+    erase_count: u32,
+    /// Index of this block's reverse-map buffer in the pool, or NONE for precondition blocks
+    /// (their contents follow from the home-location formula).
+    p2l: u32,
+    state: BlockState,
+    /// When the block was opened (FIFO victim policy).
+    opened_seq: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    User,
+    Gc,
+}
+
+struct PlaneAlloc {
+    free: Vec<u32>,
+    user: u32,
+    gc: u32,
+    gc_active: bool,
+}
+
+/// Counters kept by the FTL.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct FtlCounters {
+    pub host_page_writes: u64,
+    pub gc_page_moves: u64,
+    pub translation_page_writes: u64,
+    pub erases: u64,
+    pub gc_runs: u64,
+    /// Reads of logical pages never written (served as if written in preconditioning).
+    pub unwritten_page_reads: u64,
+}
+
+pub struct Ftl {
+    pub geo: Geometry,
+    l2p: L2pMap,
+    /// Global translation directory: physical page of each translation page, or IMPLICIT.
+    gtd: Vec<u32>,
+    blocks: Vec<Block>,
+    planes: Vec<PlaneAlloc>,
+    p2l_pool: Vec<u32>,
+    p2l_free: Vec<u32>,
+    pub logical_pages_per_plane: u64,
+    pub logical_pages: u64,
+    pub precondition_pages_per_plane: u64,
+    pub entries_per_translation_page: u64,
+    gc_start_blocks: u32,
+    gc_urgent_blocks: u32,
+    policy: GcPolicy,
+    rng: Xoshiro256PlusPlus,
+    seq: u64,
+    pub counters: FtlCounters,
+}
+
+impl Ftl {
+    pub fn new(cfg: &SsdConfig, seed: u64) -> Self {
+        let geo = Geometry::new(&cfg.flash, cfg.ftl.allocation);
+        let f: &FtlConfig = &cfg.ftl;
+        let ppb = geo.pages_per_block;
+        let logical_pages_per_plane = (geo.pages_per_plane as f64 * (1.0 - f.overprovisioning)) as u64;
+        let logical_pages = logical_pages_per_plane * geo.planes as u64;
+        let pre = ((logical_pages_per_plane as f64) * cfg.precondition.occupancy).round() as u64;
+        let pre_blocks = pre.div_ceil(ppb as u64) as u32;
+        let mut blocks = Vec::with_capacity(geo.planes as usize * geo.blocks_per_plane as usize);
+        let mut planes = Vec::with_capacity(geo.planes as usize);
+        for _ in 0..geo.planes {
+            for b in 0..geo.blocks_per_plane {
+                blocks.push(if b < pre_blocks {
+                    let valid = (pre - b as u64 * ppb as u64).min(ppb as u64) as u32;
+                    Block { valid, written: ppb, erase_count: 0, p2l: NONE, state: BlockState::Full, opened_seq: 0 }
+                } else {
+                    Block { valid: 0, written: 0, erase_count: 0, p2l: NONE, state: BlockState::Free, opened_seq: 0 }
+                });
+            }
+            // Free list popped from the end: lowest block index first.
+            planes.push(PlaneAlloc { free: (pre_blocks..geo.blocks_per_plane).rev().collect(), user: NONE, gc: NONE, gc_active: false });
+        }
+        let entries = (geo.page_bytes / f.translation_entry_bytes) as u64;
+        let gc_start_blocks = (f.gc_threshold * geo.blocks_per_plane as f64).floor() as u32;
+        let gc_urgent_blocks = ((f.gc_hard_threshold * geo.blocks_per_plane as f64).floor() as u32).max(1);
+        Self {
+            gtd: vec![IMPLICIT; logical_pages.div_ceil(entries) as usize],
+            l2p: L2pMap::new(logical_pages),
+            blocks,
+            planes,
+            p2l_pool: Vec::new(),
+            p2l_free: Vec::new(),
+            logical_pages_per_plane,
+            logical_pages,
+            precondition_pages_per_plane: pre,
+            entries_per_translation_page: entries,
+            gc_start_blocks,
+            gc_urgent_blocks,
+            policy: f.gc_policy,
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x6c61_676f_6f6e),
+            seq: 0,
+            counters: FtlCounters::default(),
+            geo,
+        }
+    }
+
+    #[inline]
+    fn block_index(&self, plane: u32, block: u32) -> usize {
+        (plane * self.geo.blocks_per_plane + block) as usize
+    }
+
+    /// Home (precondition) location of a logical page; `true` if it was actually written
+    /// in preconditioning. Pages beyond the occupancy are served from a page of their plane
+    /// as if preconditioned (SPEC 1.2), but hold no space.
+    #[inline]
+    fn home(&self, lpa: u64) -> (u32, bool) {
+        let (plane, k) = self.geo.locate(lpa);
+        let ppb = self.geo.pages_per_block as u64;
+        if k < self.precondition_pages_per_plane {
+            (self.geo.ppa(plane, (k / ppb) as u32, (k % ppb) as u32), true)
+        } else {
+            let k = if self.precondition_pages_per_plane > 0 { k % self.precondition_pages_per_plane } else { 0 };
+            (self.geo.ppa(plane, (k / ppb) as u32, (k % ppb) as u32), false)
+        }
+    }
+
+    /// Physical page to read for a logical page.
+    #[inline]
+    pub fn lookup(&mut self, lpa: u64) -> u32 {
+        let p = self.l2p.get(lpa);
+        if p != IMPLICIT {
+            return p;
+        }
+        let (ppa, written) = self.home(lpa);
+        if !written {
+            self.counters.unwritten_page_reads += 1;
+        }
+        ppa
+    }
+
+    /// Whether a logical page holds data (written in the run or in preconditioning).
+    pub fn has_data(&self, lpa: u64) -> bool {
+        self.l2p.get(lpa) != IMPLICIT || self.home(lpa).1
+    }
+
+    /// Plane a logical page is written to (static allocation).
+    #[inline]
+    pub fn plane_of_lpa(&self, lpa: u64) -> u32 {
+        self.geo.locate(lpa).0
+    }
+
+    /// Translation page holding the mapping entry of `lpa`.
+    #[inline]
+    pub fn translation_page_of(&self, lpa: u64) -> u32 {
+        (lpa / self.entries_per_translation_page) as u32
+    }
+
+    /// Plane a translation page is written to (static allocation over translation page numbers).
+    #[inline]
+    pub fn plane_of_translation_page(&self, tvpn: u32) -> u32 {
+        self.geo.locate(tvpn as u64).0
+    }
+
+    /// Physical page of a translation page. Precondition copies live in a reserved area of
+    /// their plane that is not part of the data blocks (a 1/entries_per_page share of space).
+    pub fn translation_page_location(&self, tvpn: u32) -> u32 {
+        let p = self.gtd[tvpn as usize];
+        if p != IMPLICIT {
+            p
+        } else {
+            self.geo.ppa(self.plane_of_translation_page(tvpn), 0, 0)
+        }
+    }
+
+    /// Whether a user (or translation) write could be placed in `plane` right now; user
+    /// writes leave the last free block to GC so collection can always make progress.
+    pub fn can_allocate(&self, plane: u32, stream: Stream) -> bool {
+        let pa = &self.planes[plane as usize];
+        let frontier = match stream {
+            Stream::User => pa.user,
+            Stream::Gc => pa.gc,
+        };
+        if frontier != NONE && self.blocks[self.block_index(plane, frontier)].written < self.geo.pages_per_block {
+            return true;
+        }
+        match stream {
+            Stream::User => pa.free.len() > 1,
+            Stream::Gc => !pa.free.is_empty(),
+        }
+    }
+
+    fn alloc_page(&mut self, plane: u32, stream: Stream) -> u32 {
+        debug_assert!(self.can_allocate(plane, stream));
+        let ppb = self.geo.pages_per_block;
+        let pa = &self.planes[plane as usize];
+        let mut frontier = match stream {
+            Stream::User => pa.user,
+            Stream::Gc => pa.gc,
+        };
+        if frontier == NONE || self.blocks[self.block_index(plane, frontier)].written == ppb {
+            frontier = self.open_block(plane);
+            let pa = &mut self.planes[plane as usize];
+            match stream {
+                Stream::User => pa.user = frontier,
+                Stream::Gc => pa.gc = frontier,
+            }
+        }
+        let bi = self.block_index(plane, frontier);
+        let b = &mut self.blocks[bi];
+        let page = b.written;
+        b.written += 1;
+        if b.written == ppb {
+            b.state = BlockState::Full;
+        }
+        self.geo.ppa(plane, frontier, page)
+    }
+
+    /// Take the least-erased free block (dynamic wear levelling).
+    fn open_block(&mut self, plane: u32) -> u32 {
+        let base = (plane * self.geo.blocks_per_plane) as usize;
+        let free = &mut self.planes[plane as usize].free;
+        let mut best = free.len() - 1;
+        for i in (0..free.len()).rev() {
+            if self.blocks[base + free[i] as usize].erase_count < self.blocks[base + free[best] as usize].erase_count {
+                best = i;
+            }
+        }
+        let block = free.swap_remove(best);
+        let buf = match self.p2l_free.pop() {
+            Some(b) => b,
+            None => {
+                let b = (self.p2l_pool.len() / self.geo.pages_per_block as usize) as u32;
+                self.p2l_pool.resize(self.p2l_pool.len() + self.geo.pages_per_block as usize, NONE);
+                b
+            }
+        };
+        self.seq += 1;
+        let blk = &mut self.blocks[base + block as usize];
+        debug_assert_eq!(blk.state, BlockState::Free);
+        *blk = Block { valid: 0, written: 0, erase_count: blk.erase_count, p2l: buf, state: BlockState::Open, opened_seq: self.seq };
+        block
+    }
+
+    #[inline]
+    fn set_p2l(&mut self, ppa: u32, tag: u32) {
+        let bi = self.block_index(self.geo.plane_of_ppa(ppa), self.geo.block_of_ppa(ppa));
+        let b = &mut self.blocks[bi];
+        b.valid += 1;
+        let off = (b.p2l as usize) * self.geo.pages_per_block as usize + (ppa % self.geo.pages_per_block) as usize;
+        self.p2l_pool[off] = tag;
+    }
+
+    #[inline]
+    fn invalidate(&mut self, ppa: u32) {
+        let bi = self.block_index(self.geo.plane_of_ppa(ppa), self.geo.block_of_ppa(ppa));
+        debug_assert!(self.blocks[bi].valid > 0);
+        self.blocks[bi].valid -= 1;
+    }
+
+    fn invalidate_current(&mut self, lpa: u64) {
+        let old = self.l2p.get(lpa);
+        if old != IMPLICIT {
+            self.invalidate(old);
+        } else {
+            let (ppa, written) = self.home(lpa);
+            if written {
+                self.invalidate(ppa);
+            }
+        }
+    }
+
+    /// Write a logical page out of place (user stream). Caller checked `can_allocate`.
+    pub fn write(&mut self, lpa: u64) -> u32 {
+        let plane = self.plane_of_lpa(lpa);
+        let ppa = self.alloc_page(plane, Stream::User);
+        self.invalidate_current(lpa);
+        self.l2p.set(lpa, ppa);
+        self.set_p2l(ppa, lpa as u32);
+        self.counters.host_page_writes += 1;
+        ppa
+    }
+
+    /// Write a translation page back (user stream of its plane).
+    pub fn write_translation_page(&mut self, tvpn: u32) -> u32 {
+        let plane = self.plane_of_translation_page(tvpn);
+        let ppa = self.alloc_page(plane, Stream::User);
+        let old = self.gtd[tvpn as usize];
+        if old != IMPLICIT {
+            self.invalidate(old);
+        }
+        self.gtd[tvpn as usize] = ppa;
+        self.set_p2l(ppa, MAP_TAG | tvpn);
+        self.counters.translation_page_writes += 1;
+        ppa
+    }
+
+    /// Reverse-map tag of a physical page if it is valid (the logical page, or
+    /// `MAP_TAG | translation page`), else `None`.
+    pub fn valid_tag(&self, ppa: u32) -> Option<u32> {
+        let plane = self.geo.plane_of_ppa(ppa);
+        let block = self.geo.block_of_ppa(ppa);
+        let b = &self.blocks[self.block_index(plane, block)];
+        let page = ppa % self.geo.pages_per_block;
+        if page >= b.written {
+            return None;
+        }
+        if b.p2l == NONE {
+            let k = block as u64 * self.geo.pages_per_block as u64 + page as u64;
+            if b.state == BlockState::Free || k >= self.precondition_pages_per_plane {
+                return None;
+            }
+            let lpa = self.geo.lpa_of(plane, k);
+            return (self.l2p.get(lpa) == IMPLICIT).then_some(lpa as u32);
+        }
+        let tag = self.p2l_pool[b.p2l as usize * self.geo.pages_per_block as usize + page as usize];
+        self.is_current(tag, ppa).then_some(tag)
+    }
+
+    /// Whether `tag`'s current location is `ppa` (a GC move is still needed).
+    #[inline]
+    pub fn is_current(&self, tag: u32, ppa: u32) -> bool {
+        if tag == NONE {
+            return false;
+        }
+        if tag & MAP_TAG != 0 {
+            return self.gtd[(tag & !MAP_TAG) as usize] == ppa;
+        }
+        let cur = self.l2p.get(tag as u64);
+        if cur != IMPLICIT {
+            cur == ppa
+        } else {
+            let (home, written) = self.home(tag as u64);
+            written && home == ppa
+        }
+    }
+
+    /// Move a still-valid page during GC to the GC frontier of its plane.
+    pub fn relocate(&mut self, tag: u32, from: u32) -> u32 {
+        debug_assert!(self.is_current(tag, from));
+        let plane = self.geo.plane_of_ppa(from);
+        let ppa = self.alloc_page(plane, Stream::Gc);
+        self.invalidate(from);
+        if tag & MAP_TAG != 0 {
+            self.gtd[(tag & !MAP_TAG) as usize] = ppa;
+        } else {
+            self.l2p.set(tag as u64, ppa);
+        }
+        self.set_p2l(ppa, tag);
+        self.counters.gc_page_moves += 1;
+        ppa
+    }
+
+    pub fn free_blocks(&self, plane: u32) -> u32 {
+        self.planes[plane as usize].free.len() as u32
+    }
+
+    /// GC is due in `plane` (free blocks below the threshold) and not already running.
+    pub fn gc_due(&self, plane: u32) -> bool {
+        let pa = &self.planes[plane as usize];
+        !pa.gc_active && (pa.free.len() as u32) < self.gc_start_blocks
+    }
+
+    /// Free blocks so low that GC work takes priority over user I/O on this plane.
+    pub fn gc_urgent(&self, plane: u32) -> bool {
+        (self.planes[plane as usize].free.len() as u32) < self.gc_urgent_blocks
+    }
+
+    /// Choose a victim block and mark GC active. Returns `None` if no full block would free
+    /// any space (every candidate fully valid).
+    pub fn start_gc(&mut self, plane: u32) -> Option<u32> {
+        let base = (plane * self.geo.blocks_per_plane) as usize;
+        let ppb = self.geo.pages_per_block;
+        let candidates = (0..self.geo.blocks_per_plane).filter(|&b| {
+            let blk = &self.blocks[base + b as usize];
+            blk.state == BlockState::Full && blk.valid < ppb
+        });
+        let victim = match self.policy {
+            // Venice §2: the block with the least valid pages; ties to the least worn.
+            GcPolicy::Greedy => candidates.min_by_key(|&b| (self.blocks[base + b as usize].valid, self.blocks[base + b as usize].erase_count)),
+            GcPolicy::Fifo => candidates.min_by_key(|&b| self.blocks[base + b as usize].opened_seq),
+            GcPolicy::Random => {
+                let n = candidates.clone().count();
+                if n == 0 {
+                    None
+                } else {
+                    let pick = self.rng.random_range(0..n);
+                    candidates.clone().nth(pick)
+                }
+            }
+        }?;
+        self.blocks[base + victim as usize].state = BlockState::Victim;
+        self.planes[plane as usize].gc_active = true;
+        self.counters.gc_runs += 1;
+        Some(victim)
+    }
+
+    /// Visit the valid pages of a block as (ppa, tag).
+    pub fn for_each_valid(&self, plane: u32, block: u32, mut f: impl FnMut(u32, u32)) {
+        for page in 0..self.geo.pages_per_block {
+            let ppa = self.geo.ppa(plane, block, page);
+            if let Some(tag) = self.valid_tag(ppa) {
+                f(ppa, tag);
+            }
+        }
+    }
+
+    pub fn valid_pages(&self, plane: u32, block: u32) -> u32 {
+        self.blocks[self.block_index(plane, block)].valid
+    }
+
+    /// Erase finished: the block is free again; GC of its plane is done.
+    pub fn erase_done(&mut self, plane: u32, block: u32) {
+        let bi = self.block_index(plane, block);
+        let b = &mut self.blocks[bi];
+        debug_assert_eq!(b.valid, 0, "erasing a block with valid pages");
+        if b.p2l != NONE {
+            let off = b.p2l as usize * self.geo.pages_per_block as usize;
+            self.p2l_pool[off..off + self.geo.pages_per_block as usize].fill(NONE);
+            self.p2l_free.push(b.p2l);
+        }
+        *b = Block { valid: 0, written: 0, erase_count: b.erase_count + 1, p2l: NONE, state: BlockState::Free, opened_seq: 0 };
+        self.planes[plane as usize].free.push(block);
+        self.planes[plane as usize].gc_active = false;
+        self.counters.erases += 1;
+    }
+
+    /// Erase counts over all blocks: (min, mean, max).
+    pub fn wear(&self) -> (u32, f64, u32) {
+        let (mut lo, mut hi, mut sum) = (u32::MAX, 0, 0u64);
+        for b in &self.blocks {
+            lo = lo.min(b.erase_count);
+            hi = hi.max(b.erase_count);
+            sum += b.erase_count as u64;
+        }
+        (lo, sum as f64 / self.blocks.len() as f64, hi)
+    }
+
+    /// Bytes of mapping and block state (for memory reporting).
+    pub fn state_bytes(&self) -> usize {
+        self.l2p.bytes()
+            + self.gtd.len() * 4
+            + self.blocks.len() * std::mem::size_of::<Block>()
+            + self.p2l_pool.capacity() * 4
+            + self.planes.iter().map(|p| p.free.capacity() * 4).sum::<usize>()
+    }
+
+    /// Full scan of the mapping invariant. O(physical pages): for tests and `--check`.
+    pub fn check_consistency(&self) -> Result<(), String> {
+        let g = &self.geo;
+        let mut valid_total = 0u64;
+        for plane in 0..g.planes {
+            for block in 0..g.blocks_per_plane {
+                let b = &self.blocks[self.block_index(plane, block)];
+                let mut n = 0;
+                self.for_each_valid(plane, block, |_, _| n += 1);
+                if n != b.valid {
+                    return Err(format!("plane {plane} block {block}: counter says {} valid pages, scan finds {n}", b.valid));
+                }
+                if b.state == BlockState::Free && n != 0 {
+                    return Err(format!("plane {plane} block {block}: free block holds {n} valid pages"));
+                }
+                valid_total += n as u64;
+            }
+        }
+        // Every logical page in the preconditioned range or written since has exactly one
+        // valid physical page: count them independently of the scan above.
+        let mut expected = 0u64;
+        for plane in 0..g.planes {
+            for k in 0..self.precondition_pages_per_plane {
+                if self.l2p.get(g.lpa_of(plane, k)) == IMPLICIT {
+                    expected += 1;
+                }
+            }
+        }
+        for (lpa, ppa) in self.l2p.written() {
+            if self.valid_tag(ppa) != Some(lpa as u32) {
+                return Err(format!("logical page {lpa} maps to physical page {ppa}, which does not hold it"));
+            }
+            expected += 1;
+        }
+        for (t, &ppa) in self.gtd.iter().enumerate() {
+            if ppa != IMPLICIT {
+                if self.valid_tag(ppa) != Some(MAP_TAG | t as u32) {
+                    return Err(format!("translation page {t} maps to physical page {ppa}, which does not hold it"));
+                }
+                expected += 1;
+            }
+        }
+        if expected != valid_total {
+            return Err(format!("{expected} live logical/translation pages but {valid_total} valid physical pages"));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    pub(crate) fn tiny_config() -> SsdConfig {
+        let mut c = SsdConfig::default();
+        c.flash.channels = 2;
+        c.flash.chips_per_channel = 2;
+        c.flash.dies_per_chip = 1;
+        c.flash.planes_per_die = 2;
+        c.flash.blocks_per_plane = 64;
+        c.flash.pages_per_block = 16;
+        c.ftl.overprovisioning = 0.2;
+        c.ftl.gc_threshold = 0.1;
+        c.precondition.occupancy = 0.7;
+        c
+    }
+
+    /// Drive GC synchronously (no timing): move every valid page, then erase.
+    fn collect(ftl: &mut Ftl, plane: u32) {
+        if let Some(v) = ftl.start_gc(plane) {
+            let mut moves = Vec::new();
+            ftl.for_each_valid(plane, v, |ppa, tag| moves.push((ppa, tag)));
+            for (ppa, tag) in moves {
+                if ftl.is_current(tag, ppa) {
+                    ftl.relocate(tag, ppa);
+                }
+            }
+            ftl.erase_done(plane, v);
+        }
+    }
+
+    #[test]
+    fn precondition_is_consistent_and_counts_space() {
+        let c = tiny_config();
+        let ftl = Ftl::new(&c, 1);
+        ftl.check_consistency().unwrap();
+        // 64*16 pages * 0.8 = 819 logical per plane; 70 % = 573 -> 36 blocks (last partial)
+        assert_eq!(ftl.logical_pages_per_plane, 819);
+        assert_eq!(ftl.precondition_pages_per_plane, 573);
+        assert_eq!(ftl.free_blocks(0), 64 - 36);
+    }
+
+    #[test]
+    fn overwrite_invalidates_home_page() {
+        let c = tiny_config();
+        let mut ftl = Ftl::new(&c, 1);
+        let home = ftl.lookup(0);
+        assert_eq!(ftl.valid_tag(home), Some(0));
+        let p = ftl.write(0);
+        assert_ne!(p, home);
+        assert_eq!(ftl.valid_tag(home), None);
+        assert_eq!(ftl.lookup(0), p);
+        ftl.check_consistency().unwrap();
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        /// Random overwrites forcing many GC cycles never lose or duplicate a logical page.
+        #[test]
+        fn no_logical_page_lost_under_gc(seed in 0u64..1000, hot in 1u64..4) {
+            let c = tiny_config();
+            let mut ftl = Ftl::new(&c, seed);
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let span = ftl.logical_pages / hot;
+            for i in 0..20_000u32 {
+                let lpa = rng.random_range(0..span);
+                let plane = ftl.plane_of_lpa(lpa);
+                while ftl.gc_due(plane) || !ftl.can_allocate(plane, Stream::User) {
+                    collect(&mut ftl, plane);
+                }
+                if i % 97 == 0 {
+                    let t = ftl.translation_page_of(lpa);
+                    let tp = ftl.plane_of_translation_page(t);
+                    while !ftl.can_allocate(tp, Stream::User) { collect(&mut ftl, tp); }
+                    ftl.write_translation_page(t);
+                }
+                ftl.write(lpa);
+            }
+            prop_assert!(ftl.counters.erases > 50, "only {} erases", ftl.counters.erases);
+            prop_assert_eq!(ftl.check_consistency(), Ok(()));
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! Run statistics: latency distributions (HDR histograms, 3 significant digits), and the
+//! report structs written as JSON. Field names carry their unit.
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+/// Latency distribution summary, nanoseconds.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct LatencySummary {
+    pub count: u64,
+    pub mean: f64,
+    pub min: u64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub p999: u64,
+    pub p9999: u64,
+    pub max: u64,
+}
+
+/// A latency histogram in nanoseconds.
+#[derive(Clone)]
+pub struct Latency {
+    h: Histogram<u64>,
+}
+
+impl Default for Latency {
+    fn default() -> Self {
+        Self { h: Histogram::new(3).expect("3 significant digits is valid") }
+    }
+}
+
+impl Latency {
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        // Auto-resizing histogram: recording never fails for u64 values.
+        self.h.saturating_record(ns.max(1));
+    }
+
+    pub fn summary(&self) -> LatencySummary {
+        let h = &self.h;
+        if h.is_empty() {
+            return LatencySummary::default();
+        }
+        LatencySummary {
+            count: h.len(),
+            mean: h.mean(),
+            min: h.min(),
+            p50: h.value_at_quantile(0.5),
+            p90: h.value_at_quantile(0.9),
+            p99: h.value_at_quantile(0.99),
+            p999: h.value_at_quantile(0.999),
+            p9999: h.value_at_quantile(0.9999),
+            max: h.max(),
+        }
+    }
+
+    /// Cumulative distribution: (latency_ns, fraction of requests at or below it), one point
+    /// per distinct recorded bucket.
+    pub fn cdf(&self) -> Vec<(u64, f64)> {
+        let n = self.h.len() as f64;
+        let mut acc = 0u64;
+        self.h
+            .iter_recorded()
+            .map(|v| {
+                acc += v.count_at_value();
+                (self.h.highest_equivalent(v.value_iterated_to()), acc as f64 / n)
+            })
+            .collect()
+    }
+
+    pub fn merge(&mut self, other: &Latency) {
+        self.h.add(&other.h).expect("auto-resizing histograms always merge");
+    }
+}
+
+/// End-to-end (host arrival → completion seen by host) and device (submission queue entry →
+/// completion) latency, for all requests, reads and writes.
+#[derive(Clone, Default)]
+pub struct FlowLatency {
+    pub e2e: [Latency; 3],
+    pub device: [Latency; 3],
+}
+
+pub const ALL: usize = 0;
+pub const READ: usize = 1;
+pub const WRITE: usize = 2;
+
+impl FlowLatency {
+    #[inline]
+    pub fn record(&mut self, is_read: bool, e2e_ns: u64, device_ns: u64) {
+        let k = if is_read { READ } else { WRITE };
+        self.e2e[ALL].record(e2e_ns);
+        self.e2e[k].record(e2e_ns);
+        self.device[ALL].record(device_ns);
+        self.device[k].record(device_ns);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_of_known_distribution() {
+        let mut l = Latency::default();
+        for v in 1..=1000 {
+            l.record(v);
+        }
+        let s = l.summary();
+        assert_eq!(s.count, 1000);
+        assert_eq!(s.p50, 500);
+        assert_eq!(s.p90, 900);
+        assert_eq!(s.p99, 990);
+        assert_eq!(s.max, 1000);
+        assert!((s.mean - 500.5).abs() < 0.01);
+        let cdf = l.cdf();
+        assert_eq!(cdf.last().unwrap().1, 1.0);
+        assert_eq!(cdf.len(), 1000);
+    }
+}

@@ -1,0 +1,761 @@
+//! Streamed block-trace readers.
+//!
+//! A [`TraceReader`] reads one line at a time through a `BufRead`, reusing a single
+//! line buffer, and yields one [`IoRequest`] per request line: memory use does not
+//! grow with the length of the trace.
+//!
+//! Common rules for every format:
+//! - blank lines and lines whose first non-blank character is `#` are skipped silently;
+//! - a malformed line is an error naming the file and its 1-based line number
+//!   (strict mode, the reader then stops), or is skipped and counted (lenient mode);
+//! - a zero-size request is malformed (strict) or skipped and counted (lenient);
+//! - request sizes must fit in `u32` bytes;
+//! - times are converted to nanoseconds exactly (decimal fractions are not rounded
+//!   through floating point); they are not shifted to start at 0.
+//!
+//! Formats, one module each: [`mqsim`], [`msr`], [`msr_ms`], [`fiu`], [`blkparse`], [`umass`].
+//! [`detect_format`] guesses the format from the first lines of a file.
+
+pub mod blkparse;
+mod detect;
+pub mod fiu;
+pub mod mqsim;
+pub mod msr;
+pub mod msr_ms;
+pub mod umass;
+
+pub use detect::{detect_format, detect_format_reader};
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader};
+use std::path::Path;
+use std::str::FromStr;
+
+use crate::num::{parse_scaled, parse_u32, parse_u64};
+use crate::{IoRequest, Op, WorkloadError};
+
+/// The supported trace formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum TraceFormat {
+    /// MQSim / DiskSim ASCII: `arrival_ns device start_sector(512 B) size_sectors type(1=read,0=write)`.
+    #[serde(rename = "mqsim")]
+    Mqsim,
+    /// MSR Cambridge CSV: `Timestamp(100 ns ticks),Hostname,DiskNumber,Type(Read|Write),Offset(B),Size(B),ResponseTime`.
+    #[serde(rename = "msr")]
+    Msr,
+    /// LinnOS/Heimdall cut of MSR traces: `arrival_ms(float) device offset_bytes size_bytes type(1=read,0=write)`.
+    #[serde(rename = "msr-ms")]
+    MsrMs,
+    /// FIU: `timestamp_ns pid process lba(512 B) size_blocks(512 B) R|W major minor md5`.
+    #[serde(rename = "fiu")]
+    Fiu,
+    /// `blkparse` default text output; only `Q` (queued) events become requests.
+    #[serde(rename = "blkparse")]
+    Blkparse,
+    /// UMass / SPC: `ASU,LBA(512 B),Size(B),Opcode(r|w),Timestamp(s float)[,...]`.
+    #[serde(rename = "umass")]
+    Umass,
+}
+
+impl TraceFormat {
+    /// Every format, in the order they are listed in help texts.
+    pub const ALL: [TraceFormat; 6] = [
+        TraceFormat::Mqsim,
+        TraceFormat::Msr,
+        TraceFormat::MsrMs,
+        TraceFormat::Fiu,
+        TraceFormat::Blkparse,
+        TraceFormat::Umass,
+    ];
+
+    /// The name used on the command line (`mqsim`, `msr`, `msr-ms`, `fiu`, `blkparse`, `umass`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TraceFormat::Mqsim => "mqsim",
+            TraceFormat::Msr => "msr",
+            TraceFormat::MsrMs => "msr-ms",
+            TraceFormat::Fiu => "fiu",
+            TraceFormat::Blkparse => "blkparse",
+            TraceFormat::Umass => "umass",
+        }
+    }
+
+    /// A one-line description of the line layout.
+    pub fn description(self) -> &'static str {
+        match self {
+            TraceFormat::Mqsim => "arrival_ns device start_sector(512 B) size_sectors type(1=read,0=write)",
+            TraceFormat::Msr => "Timestamp(100 ns),Hostname,DiskNumber,Type(Read|Write),Offset(B),Size(B),ResponseTime",
+            TraceFormat::MsrMs => "arrival_ms device offset_bytes size_bytes type(1=read,0=write)",
+            TraceFormat::Fiu => "timestamp_ns pid process lba(512 B) size_blocks(512 B) R|W major minor md5",
+            TraceFormat::Blkparse => "blkparse default output; Q events: dev cpu seq time_s pid Q rwbs sector + nblocks",
+            TraceFormat::Umass => "ASU,LBA(512 B),Size(B),Opcode(r|w),Timestamp(s)",
+        }
+    }
+
+    /// Parses one non-blank, non-comment, trimmed line.
+    /// `Ok(None)` means a line that carries no request (a header, a non-`Q` blkparse event).
+    pub(crate) fn parse_line(self, line: &str) -> Result<Option<IoRequest>, LineError<'_>> {
+        let parsed = match self {
+            TraceFormat::Mqsim => mqsim::parse_line(line),
+            TraceFormat::Msr => msr::parse_line(line),
+            TraceFormat::MsrMs => msr_ms::parse_line(line),
+            TraceFormat::Fiu => fiu::parse_line(line),
+            TraceFormat::Blkparse => blkparse::parse_line(line),
+            TraceFormat::Umass => umass::parse_line(line),
+        }?;
+        match parsed {
+            Some(req) if req.size_bytes == 0 => Err(LineError::ZeroSize),
+            other => Ok(other),
+        }
+    }
+}
+
+impl fmt::Display for TraceFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for TraceFormat {
+    type Err = WorkloadError;
+
+    /// Accepts the names of [`TraceFormat::name`], case-insensitively
+    /// (`msr_ms` is accepted as a spelling of `msr-ms`).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        TraceFormat::ALL
+            .into_iter()
+            .find(|f| {
+                t.eq_ignore_ascii_case(f.name())
+                    || (t.eq_ignore_ascii_case("msr_ms") && *f == TraceFormat::MsrMs)
+            })
+            .ok_or_else(|| WorkloadError::UnknownFormat(s.to_string()))
+    }
+}
+
+/// Why one line could not be parsed. Borrows from the line so that lenient mode
+/// never allocates for a skipped line; rendered to a message only in strict mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LineError<'a> {
+    FieldCount {
+        expected: &'static str,
+        found: usize,
+    },
+    Invalid {
+        field: &'static str,
+        value: &'a str,
+        expected: &'static str,
+    },
+    TooLarge {
+        field: &'static str,
+        value: &'a str,
+    },
+    SizeTooLarge {
+        bytes: u64,
+    },
+    ZeroSize,
+    NotUtf8,
+}
+
+impl fmt::Display for LineError<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LineError::FieldCount { expected, found } => {
+                write!(f, "expected {expected}, found {found}")
+            }
+            LineError::Invalid {
+                field,
+                value,
+                expected,
+            } => {
+                write!(f, "invalid {field} `{}` (expected {expected})", clip(value))
+            }
+            LineError::TooLarge { field, value } => {
+                write!(f, "{field} `{}` is out of range", clip(value))
+            }
+            LineError::SizeTooLarge { bytes } => {
+                write!(
+                    f,
+                    "request size {bytes} bytes is too large (limit 4 GiB - 1)"
+                )
+            }
+            LineError::ZeroSize => f.write_str("zero-size request"),
+            LineError::NotUtf8 => f.write_str("line is not valid UTF-8 text"),
+        }
+    }
+}
+
+/// Keeps error messages one short line even for garbage input.
+fn clip(s: &str) -> &str {
+    const MAX: usize = 48;
+    if s.len() <= MAX {
+        return s;
+    }
+    let mut end = MAX;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+// ---- small helpers shared by the format modules ----
+
+/// Takes exactly `N` fields from `it`; otherwise reports how many there were.
+pub(crate) fn exact_fields<'a, const N: usize>(
+    mut it: impl Iterator<Item = &'a str>,
+    expected: &'static str,
+) -> Result<[&'a str; N], LineError<'a>> {
+    let mut out = [""; N];
+    let mut n = 0;
+    for slot in out.iter_mut() {
+        match it.next() {
+            Some(f) => {
+                *slot = f;
+                n += 1;
+            }
+            None => return Err(LineError::FieldCount { expected, found: n }),
+        }
+    }
+    let extra = it.count();
+    if extra > 0 {
+        return Err(LineError::FieldCount {
+            expected,
+            found: N + extra,
+        });
+    }
+    Ok(out)
+}
+
+/// Takes the first `N` fields from `it` and ignores the rest.
+pub(crate) fn leading_fields<'a, const N: usize>(
+    mut it: impl Iterator<Item = &'a str>,
+    expected: &'static str,
+) -> Result<[&'a str; N], LineError<'a>> {
+    let mut out = [""; N];
+    for (i, slot) in out.iter_mut().enumerate() {
+        *slot = it
+            .next()
+            .ok_or(LineError::FieldCount { expected, found: i })?;
+    }
+    Ok(out)
+}
+
+pub(crate) fn uint<'a>(field: &'static str, value: &'a str) -> Result<u64, LineError<'a>> {
+    parse_u64(value).ok_or_else(|| {
+        if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+            LineError::TooLarge { field, value }
+        } else {
+            LineError::Invalid {
+                field,
+                value,
+                expected: "an unsigned integer",
+            }
+        }
+    })
+}
+
+pub(crate) fn uint32<'a>(field: &'static str, value: &'a str) -> Result<u32, LineError<'a>> {
+    parse_u32(value).ok_or_else(|| {
+        if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+            LineError::TooLarge { field, value }
+        } else {
+            LineError::Invalid {
+                field,
+                value,
+                expected: "an unsigned integer",
+            }
+        }
+    })
+}
+
+/// An unsigned integer count of `unit`-byte units, converted to bytes.
+pub(crate) fn units_to_bytes<'a>(
+    field: &'static str,
+    value: &'a str,
+    unit: u64,
+) -> Result<u64, LineError<'a>> {
+    uint(field, value)?
+        .checked_mul(unit)
+        .ok_or(LineError::TooLarge { field, value })
+}
+
+/// A non-negative decimal time, converted exactly to integer units of `10^-scale`.
+pub(crate) fn decimal_time<'a>(
+    field: &'static str,
+    value: &'a str,
+    scale: u32,
+    expected: &'static str,
+) -> Result<u64, LineError<'a>> {
+    parse_scaled(value, scale).ok_or(LineError::Invalid {
+        field,
+        value,
+        expected,
+    })
+}
+
+pub(crate) fn request_size(bytes: u64) -> Result<u32, LineError<'static>> {
+    u32::try_from(bytes).map_err(|_| LineError::SizeTooLarge { bytes })
+}
+
+/// `1` = read, `0` = write (MQSim, msr-ms).
+pub(crate) fn op_01<'a>(field: &'static str, value: &'a str) -> Result<Op, LineError<'a>> {
+    match value {
+        "1" => Ok(Op::Read),
+        "0" => Ok(Op::Write),
+        _ => Err(LineError::Invalid {
+            field,
+            value,
+            expected: "1 (read) or 0 (write)",
+        }),
+    }
+}
+
+/// Linux `MKDEV(major, minor)`: `major << 20 | minor`.
+pub(crate) fn mkdev<'a>(major: &'a str, minor: &'a str) -> Result<u32, LineError<'a>> {
+    let ma = uint32("device major", major)?;
+    let mi = uint32("device minor", minor)?;
+    if ma >= 1 << 12 {
+        return Err(LineError::TooLarge {
+            field: "device major",
+            value: major,
+        });
+    }
+    if mi >= 1 << 20 {
+        return Err(LineError::TooLarge {
+            field: "device minor",
+            value: minor,
+        });
+    }
+    Ok(ma << 20 | mi)
+}
+
+// ---- the reader ----
+
+/// Streams [`IoRequest`]s out of a trace, one line at a time.
+///
+/// Strict mode (`lenient = false`) yields `Err` for the first malformed line and then
+/// ends. Lenient mode skips malformed and zero-size lines and counts them
+/// ([`skipped_lines`](Self::skipped_lines)). An I/O error always ends the stream.
+pub struct TraceReader<R: BufRead = BufReader<File>> {
+    reader: R,
+    name: String,
+    format: TraceFormat,
+    lenient: bool,
+    buf: Vec<u8>,
+    lines_read: u64,
+    skipped: u64,
+    zero_size: u64,
+    done: bool,
+}
+
+/// Opens a trace file for streaming. With `format = None` the format is detected
+/// from the first lines ([`detect_format`]). Error messages name the file as `path`
+/// is spelled here.
+pub fn open_trace(
+    path: &Path,
+    format: Option<TraceFormat>,
+    lenient: bool,
+) -> Result<TraceReader, WorkloadError> {
+    let name = path.display().to_string();
+    let format = match format {
+        Some(f) => f,
+        None => detect_format(path)?,
+    };
+    let file = open_file(path)?;
+    Ok(TraceReader::from_reader(
+        BufReader::with_capacity(1 << 16, file),
+        name,
+        format,
+        lenient,
+    ))
+}
+
+pub(crate) fn open_file(path: &Path) -> Result<File, WorkloadError> {
+    let io_err = |source| WorkloadError::Io {
+        file: path.display().to_string(),
+        action: "cannot open trace".to_string(),
+        source,
+    };
+    let file = File::open(path).map_err(io_err)?;
+    match file.metadata() {
+        Ok(m) if m.is_dir() => Err(io_err(io::Error::other("is a directory"))),
+        _ => Ok(file),
+    }
+}
+
+impl<R: BufRead> TraceReader<R> {
+    /// Reads a trace from any `BufRead` (an in-memory string, stdin, a decompressor).
+    /// `name` is what error messages call the source.
+    pub fn from_reader(
+        reader: R,
+        name: impl Into<String>,
+        format: TraceFormat,
+        lenient: bool,
+    ) -> Self {
+        TraceReader {
+            reader,
+            name: name.into(),
+            format,
+            lenient,
+            buf: Vec::with_capacity(256),
+            lines_read: 0,
+            skipped: 0,
+            zero_size: 0,
+            done: false,
+        }
+    }
+
+    /// The format being parsed.
+    pub fn format(&self) -> TraceFormat {
+        self.format
+    }
+
+    /// The source name used in messages.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether malformed lines are skipped instead of reported.
+    pub fn is_lenient(&self) -> bool {
+        self.lenient
+    }
+
+    /// Lines read so far, including blank, comment, header and skipped lines.
+    pub fn lines_read(&self) -> u64 {
+        self.lines_read
+    }
+
+    /// Lines skipped in lenient mode because they were malformed or zero-size.
+    pub fn skipped_lines(&self) -> u64 {
+        self.skipped
+    }
+
+    /// Of [`skipped_lines`](Self::skipped_lines), those skipped only because the request had size 0.
+    pub fn zero_size_lines(&self) -> u64 {
+        self.zero_size
+    }
+}
+
+impl<R: BufRead> Iterator for TraceReader<R> {
+    type Item = Result<IoRequest, WorkloadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if self.done {
+                return None;
+            }
+            self.buf.clear();
+            match self.reader.read_until(b'\n', &mut self.buf) {
+                Ok(0) => {
+                    self.done = true;
+                    return None;
+                }
+                Ok(_) => {}
+                Err(source) => {
+                    self.done = true;
+                    return Some(Err(WorkloadError::Io {
+                        file: self.name.clone(),
+                        action: format!("read error after line {}", self.lines_read),
+                        source,
+                    }));
+                }
+            }
+            self.lines_read += 1;
+            let parsed = match std::str::from_utf8(&self.buf) {
+                Err(_) => Err(LineError::NotUtf8),
+                Ok(text) => {
+                    let line = text.trim();
+                    if line.is_empty() || line.starts_with('#') {
+                        continue;
+                    }
+                    self.format.parse_line(line)
+                }
+            };
+            match parsed {
+                Ok(Some(req)) => return Some(Ok(req)),
+                Ok(None) => continue,
+                Err(e) if self.lenient => {
+                    self.skipped += 1;
+                    if e == LineError::ZeroSize {
+                        self.zero_size += 1;
+                    }
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(WorkloadError::Malformed {
+                        file: self.name.clone(),
+                        line: self.lines_read,
+                        message: e.to_string(),
+                    }));
+                }
+            }
+        }
+    }
+}
+
+impl<R: BufRead> std::iter::FusedIterator for TraceReader<R> {}
+
+#[cfg(test)]
+pub(crate) mod test_util {
+    use super::*;
+
+    /// Parses an in-memory trace strictly, panicking on error.
+    pub fn parse_all(format: TraceFormat, text: &str) -> Vec<IoRequest> {
+        TraceReader::from_reader(text.as_bytes(), "mem", format, false)
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap()
+    }
+
+    /// The message of the first error of a strict parse.
+    pub fn first_error(format: TraceFormat, name: &str, text: &str) -> String {
+        TraceReader::from_reader(text.as_bytes(), name, format, false)
+            .find_map(Result::err)
+            .expect("expected an error")
+            .to_string()
+    }
+
+    pub fn req(
+        arrival_ns: u64,
+        device: u32,
+        offset_bytes: u64,
+        size_bytes: u32,
+        op: Op,
+    ) -> IoRequest {
+        IoRequest {
+            arrival_ns,
+            offset_bytes,
+            size_bytes,
+            op,
+            device,
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::test_util::*;
+    use super::*;
+    use proptest::prelude::*;
+
+    pub(crate) fn shared(name: &str) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/traces")
+            .join(name)
+    }
+
+    #[test]
+    fn format_names_round_trip() {
+        for f in TraceFormat::ALL {
+            assert_eq!(f.to_string().parse::<TraceFormat>().unwrap(), f);
+            assert_eq!(f.name().to_uppercase().parse::<TraceFormat>().unwrap(), f);
+        }
+        assert_eq!("msr_ms".parse::<TraceFormat>().unwrap(), TraceFormat::MsrMs);
+        let e = "disksim".parse::<TraceFormat>().unwrap_err().to_string();
+        assert_eq!(e, "unknown trace format `disksim` (expected one of: mqsim, msr, msr-ms, fiu, blkparse, umass)");
+    }
+
+    #[test]
+    fn blank_comment_and_crlf_lines() {
+        let text = "# header\n\n   \n  # indented comment\r\n100 1 2 8 1\r\n\t\n200 0 4 8 0";
+        let mut r = TraceReader::from_reader(text.as_bytes(), "mem", TraceFormat::Mqsim, false);
+        assert_eq!(
+            r.next().unwrap().unwrap(),
+            req(100, 1, 1024, 4096, Op::Read)
+        );
+        assert_eq!(
+            r.next().unwrap().unwrap(),
+            req(200, 0, 2048, 4096, Op::Write)
+        );
+        assert!(r.next().is_none());
+        assert_eq!(r.lines_read(), 7);
+        assert_eq!(r.skipped_lines(), 0);
+    }
+
+    #[test]
+    fn strict_stops_at_first_error_with_line_number() {
+        let text = "100 1 2 8 1\n# c\n100 1 2\n200 1 2 8 1\n";
+        let mut r = TraceReader::from_reader(
+            text.as_bytes(),
+            "../shared/traces/x.trace",
+            TraceFormat::Mqsim,
+            false,
+        );
+        assert!(r.next().unwrap().is_ok());
+        let e = r.next().unwrap().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "../shared/traces/x.trace:3: expected 5 fields (time device lba size type), found 3"
+        );
+        assert!(r.next().is_none(), "strict reader ends after an error");
+    }
+
+    #[test]
+    fn lenient_skips_and_counts() {
+        let text = "100 1 2 8 1\nbad line\n100 1 2 0 1\n\u{0}\u{1}\n200 1 2 8 x\n300 1 2 8 0\n";
+        let mut bytes = text.as_bytes().to_vec();
+        bytes.extend_from_slice(b"\xff\xfe 1 2 3\n400 0 0 1 1\n");
+        let mut r = TraceReader::from_reader(bytes.as_slice(), "mem", TraceFormat::Mqsim, true);
+        let got: Vec<_> = r.by_ref().map(Result::unwrap).collect();
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[2], req(400, 0, 0, 512, Op::Read));
+        assert_eq!(r.skipped_lines(), 5);
+        assert_eq!(r.zero_size_lines(), 1);
+        assert_eq!(r.lines_read(), 8);
+        assert!(r.is_lenient());
+        assert_eq!(r.format(), TraceFormat::Mqsim);
+    }
+
+    #[test]
+    fn zero_size_is_an_error_in_strict_mode() {
+        assert_eq!(
+            first_error(TraceFormat::Mqsim, "t", "1 0 0 0 1\n"),
+            "t:1: zero-size request"
+        );
+        assert_eq!(
+            first_error(TraceFormat::Mqsim, "t", "\u{ff} 0 0 8 1\n"),
+            "t:1: invalid arrival time `ÿ` (expected integer nanoseconds)"
+        );
+        let long = format!("{} 0 0 8 1", "é".repeat(40));
+        assert_eq!(
+            first_error(TraceFormat::Mqsim, "t", &long),
+            format!(
+                "t:1: invalid arrival time `{}` (expected integer nanoseconds)",
+                "é".repeat(24)
+            )
+        );
+        let mut bytes = b"1 0 0 8 1\n".to_vec();
+        bytes.extend_from_slice(b"\xff\n");
+        let e = TraceReader::from_reader(bytes.as_slice(), "t", TraceFormat::Mqsim, false)
+            .find_map(Result::err)
+            .unwrap();
+        assert_eq!(e.to_string(), "t:2: line is not valid UTF-8 text");
+    }
+
+    #[test]
+    fn open_errors_name_the_file() {
+        let e = open_trace(
+            Path::new("/nonexistent/x.trace"),
+            Some(TraceFormat::Mqsim),
+            false,
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(
+            e.starts_with("/nonexistent/x.trace: cannot open trace: "),
+            "{e}"
+        );
+        let e = open_trace(Path::new("/nonexistent/x.trace"), None, false)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.starts_with("/nonexistent/x.trace: cannot open trace: "),
+            "{e}"
+        );
+        let e = open_trace(Path::new("/tmp"), Some(TraceFormat::Mqsim), false)
+            .err()
+            .unwrap()
+            .to_string();
+        assert_eq!(e, "/tmp: cannot open trace: is a directory");
+    }
+
+    #[test]
+    fn shared_traces_stream_without_errors() {
+        for (name, fmt, n) in [
+            ("tpcc-small.trace", TraceFormat::Mqsim, 6999),
+            ("wsrch-small.trace", TraceFormat::Mqsim, 24783),
+            ("msr-cut-105.trace", TraceFormat::MsrMs, 10000),
+            ("fiu-cheetah-mail.trace", TraceFormat::Fiu, 9998),
+        ] {
+            let mut r = open_trace(&shared(name), None, false).unwrap();
+            assert_eq!(r.format(), fmt, "{name}");
+            let mut count = 0;
+            for item in r.by_ref() {
+                item.unwrap();
+                count += 1;
+            }
+            assert_eq!(count, n, "{name}");
+            assert_eq!(r.lines_read(), n as u64, "{name}");
+        }
+    }
+
+    fn any_line() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            proptest::collection::vec(any::<u8>(), 0..120),
+            "[0-9 .,+RWrwQ\\[\\]a-zA-Z\\-e]{0,80}".prop_map(String::into_bytes),
+            // near-valid lines of every format with random field values
+            (
+                "[0-9.]{0,22}",
+                "[0-9]{0,12}",
+                "[0-9]{0,22}",
+                "[0-9]{0,12}",
+                "[01RWrw2]{0,2}"
+            )
+                .prop_map(|(a, b, c, d, e)| format!("{a} {b} {c} {d} {e}").into_bytes()),
+            (
+                "[0-9]{0,22}",
+                "[0-9]{0,12}",
+                "[0-9]{0,22}",
+                "[0-9]{0,12}",
+                "(Read|Write|r|w|x)"
+            )
+                .prop_map(|(a, b, c, d, e)| format!("{a},host,{b},{e},{c},{d},1").into_bytes()),
+            (
+                "[0-9]{0,22}",
+                "[0-9]{0,22}",
+                "[0-9]{0,12}",
+                "(r|w|R|x)",
+                "[0-9.e]{0,14}"
+            )
+                .prop_map(|(a, b, c, d, e)| format!("{a},{b},{c},{d},{e}").into_bytes()),
+            (
+                "[0-9]{0,5},[0-9]{0,8}",
+                "[0-9.]{0,14}",
+                "[QCDGm]",
+                "[RWFSDNA]{0,4}",
+                "[0-9]{0,22}",
+                "[0-9]{0,12}"
+            )
+                .prop_map(|(d, t, a, rw, s, n)| format!(
+                    "{d} 1 2 {t} 33 {a} {rw} {s} + {n} [p]"
+                )
+                .into_bytes()),
+            (
+                "[0-9]{0,22}",
+                "[0-9]{0,22}",
+                "[0-9]{0,12}",
+                "[RWx]",
+                "[0-9]{0,6}"
+            )
+                .prop_map(
+                    |(t, l, s, rw, m)| format!("{t} 1 proc {l} {s} {rw} {m} 0 abc").into_bytes()
+                ),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn parsers_never_panic(lines in proptest::collection::vec(any_line(), 1..6)) {
+            let mut bytes = Vec::new();
+            for l in &lines {
+                bytes.extend_from_slice(l);
+                bytes.push(b'\n');
+            }
+            for f in TraceFormat::ALL {
+                for lenient in [false, true] {
+                    let r = TraceReader::from_reader(bytes.as_slice(), "p", f, lenient);
+                    for item in r {
+                        if let Err(e) = item {
+                            let msg = e.to_string();
+                            prop_assert!(msg.starts_with("p:"), "{}", msg);
+                            prop_assert!(!msg.contains('\n'));
+                        }
+                    }
+                }
+            }
+            let _ = detect_format_reader(bytes.as_slice(), "p");
+        }
+    }
+}
