@@ -110,6 +110,8 @@ struct Request {
     next_page: u32,
     /// Intrusive list link (submission queue, buffer wait list, free list).
     next: u32,
+    /// In use (not on the free list): guards against completing a request twice.
+    live: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -201,6 +203,8 @@ pub struct Outcome {
     pub cache_write_merges: u64,
     pub conflicted_requests: u64,
     pub state_bytes: usize,
+    /// Result of the FTL invariant scan, when requested with `set_verify`.
+    pub consistency: Option<Result<(), String>>,
 }
 
 pub struct FlowOutcome {
@@ -246,6 +250,22 @@ pub struct Simulator {
     latency: FlowLatency,
     last_completion: Ps,
     error: Option<WorkloadError>,
+    verify: bool,
+    probe_done: Vec<(u32, Ps)>,
+}
+
+/// `req` value of transactions injected by [`Simulator::probe_flash`].
+const PROBE: u32 = u32::MAX - 1;
+
+/// A flash operation injected directly at the die scheduler (for timing tests).
+#[derive(Clone, Copy, Debug)]
+pub enum ProbeOp {
+    /// Read one page at a physical page address.
+    Read { ppa: u32 },
+    /// Program one logical page (full page of data).
+    Program { lpa: u32 },
+    /// Erase a block (state is not changed; only timing is measured).
+    Erase { plane: u32, block: u32 },
 }
 
 #[inline]
@@ -317,6 +337,8 @@ impl Simulator {
             latency: FlowLatency::default(),
             last_completion: 0,
             error: None,
+            verify: false,
+            probe_done: Vec::new(),
             cfg: cfg.clone(),
             ftl,
         }
@@ -333,6 +355,53 @@ impl Simulator {
 
     pub fn ftl(&self) -> &Ftl {
         &self.ftl
+    }
+
+    /// Check the FTL mapping invariant (a full scan) when the run ends; see `Outcome::consistency`.
+    pub fn set_verify(&mut self, on: bool) {
+        self.verify = on;
+    }
+
+    /// Inject flash operations at time 0 straight into the die queues (no host, no mapping
+    /// lookups) and return each one's completion time in picoseconds, in input order.
+    pub fn probe_flash(cfg: &SsdConfig, arch: Arch, ops: &[ProbeOp]) -> Vec<Ps> {
+        let mut s = Simulator::new(cfg, arch, Vec::new(), 0);
+        let page = s.ftl.geo.page_bytes;
+        for (i, op) in ops.iter().enumerate() {
+            let (t, q) = match *op {
+                ProbeOp::Read { ppa } => {
+                    let plane = s.ftl.geo.plane_of_ppa(ppa);
+                    (s.alloc_txn(TxnKind::UserRead, PROBE, 0, ppa, plane, page), Q_READ)
+                }
+                ProbeOp::Program { lpa } => {
+                    let plane = s.ftl.plane_of_lpa(lpa as u64);
+                    (s.alloc_txn(TxnKind::UserWrite, PROBE, lpa, NONE, plane, page), Q_WRITE)
+                }
+                ProbeOp::Erase { plane, block } => {
+                    (s.alloc_txn(TxnKind::Erase, PROBE, NONE, s.ftl.geo.ppa(plane, block, 0), plane, 0), Q_ERASE)
+                }
+            };
+            s.txns[t as usize].link = i as u32;
+            let die = s.ftl.geo.die_of_plane(s.txns[t as usize].plane) as usize;
+            push_back_txn(&mut s.txns, &mut s.queues[die][q], t);
+        }
+        // All operations are queued before any die picks: multi-plane pairs can form.
+        for die in 0..s.dies.len() {
+            s.try_dispatch(0, die);
+        }
+        while let Some((now, ev)) = s.q.pop() {
+            match ev {
+                Event::TransferDone { die, conflict } => s.on_transfer_done(now, die, conflict),
+                Event::ArrayDone { die } => s.on_array_done(now, die),
+                Event::Net(e) => s.net.on_event(now, e, &mut s.q),
+                _ => unreachable!("probe runs have no host events"),
+            }
+        }
+        let mut out = vec![0; ops.len()];
+        for (i, t) in s.probe_done {
+            out[i as usize] = t;
+        }
+        out
     }
 
     /// Run to completion (every request of every flow served), calling `progress` with the
@@ -441,6 +510,7 @@ impl Simulator {
             pending: 0,
             next_page: 0,
             next: NONE,
+            live: true,
         };
         fl.in_sq += 1;
         let id = self.alloc_req(req);
@@ -476,6 +546,7 @@ impl Simulator {
 
     fn on_completed(&mut self, now: Ps, id: u32) {
         let r = self.reqs[id as usize];
+        assert!(r.live && r.pending == 0, "request {id} completed twice or early");
         let e2e = (now - r.arrival) / PS_PER_NS;
         let dev = (now - r.enqueued) / PS_PER_NS;
         let f = r.flow as usize;
@@ -848,7 +919,7 @@ impl Simulator {
         let d = self.dies[die];
         for &t in &d.txns[..d.n as usize] {
             let r = self.txns[t as usize].req;
-            if r != NONE {
+            if r != NONE && r != PROBE {
                 self.reqs[r as usize].conflict = true;
             }
         }
@@ -899,6 +970,10 @@ impl Simulator {
     fn complete_txn(&mut self, now: Ps, t: u32) {
         let x = self.txns[t as usize];
         self.free_txn(t);
+        if x.req == PROBE {
+            self.probe_done.push((x.link, now));
+            return;
+        }
         match x.kind {
             TxnKind::UserRead => self.request_pages_done(now, x.req, 1),
             TxnKind::RmwRead => {
@@ -1036,6 +1111,7 @@ impl Simulator {
     }
 
     fn free_req(&mut self, id: u32) {
+        self.reqs[id as usize].live = false;
         self.reqs[id as usize].next = self.free_req;
         self.free_req = id;
     }
@@ -1064,6 +1140,7 @@ impl Simulator {
             cache_write_merges: merges,
             conflicted_requests,
             state_bytes: self.ftl.state_bytes() + self.txns.capacity() * std::mem::size_of::<Txn>() + self.reqs.capacity() * std::mem::size_of::<Request>(),
+            consistency: self.verify.then(|| self.ftl.check_consistency()),
             latency: self.latency,
             flows: self
                 .flows
@@ -1083,10 +1160,6 @@ impl Simulator {
         }
     }
 
-    /// Run a closure over the FTL after the run, for invariant checks in tests.
-    pub fn check_ftl(&self) -> Result<(), String> {
-        self.ftl.check_consistency()
-    }
 }
 
 // Intrusive lists through the slabs' `next` fields.

@@ -211,7 +211,7 @@ impl Ftl {
             Stream::User => pa.user,
             Stream::Gc => pa.gc,
         };
-        if frontier != NONE && self.blocks[self.block_index(plane, frontier)].written < self.geo.pages_per_block {
+        if frontier != NONE {
             return true;
         }
         match stream {
@@ -228,7 +228,7 @@ impl Ftl {
             Stream::User => pa.user,
             Stream::Gc => pa.gc,
         };
-        if frontier == NONE || self.blocks[self.block_index(plane, frontier)].written == ppb {
+        if frontier == NONE {
             frontier = self.open_block(plane);
             let pa = &mut self.planes[plane as usize];
             match stream {
@@ -241,7 +241,13 @@ impl Ftl {
         let page = b.written;
         b.written += 1;
         if b.written == ppb {
+            // A full block leaves the frontier: it may become a GC victim and be erased.
             b.state = BlockState::Full;
+            let pa = &mut self.planes[plane as usize];
+            match stream {
+                Stream::User => pa.user = NONE,
+                Stream::Gc => pa.gc = NONE,
+            }
         }
         self.geo.ppa(plane, frontier, page)
     }
@@ -527,7 +533,7 @@ impl Ftl {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
+    use proptest::prelude::{prop_assert, prop_assert_eq, proptest, ProptestConfig};
 
     pub(crate) fn tiny_config() -> SsdConfig {
         let mut c = SsdConfig::default();

@@ -1,0 +1,6 @@
+//! Integration tests of whole simulations, one file per topic.
+
+mod common;
+mod properties;
+mod timing;
+mod traces;
