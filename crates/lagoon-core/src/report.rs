@@ -26,6 +26,8 @@ pub struct FlowReport {
     pub path_conflict_fraction: f64,
     /// Arrivals earlier than the previous one in the trace (replayed in order).
     pub reordered_arrivals: u64,
+    /// Malformed trace lines skipped (lenient parsing only).
+    pub skipped_lines: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -74,6 +76,8 @@ pub struct Report {
     pub cache_read_hits: u64,
     pub cache_write_merges: u64,
     pub flows: Vec<FlowReport>,
+    /// Malformed trace lines skipped over all flows (lenient parsing only).
+    pub skipped_lines: u64,
     pub wall_time_s: f64,
     pub events: u64,
     pub events_per_s: f64,
@@ -125,6 +129,7 @@ impl Report {
                 device_latency_ns: f.latency.device[ALL].summary(),
                 path_conflict_fraction: if f.completed > 0 { f.conflicted as f64 / f.completed as f64 } else { 0.0 },
                 reordered_arrivals: f.reordered_arrivals,
+                skipped_lines: 0,
             })
             .collect();
         let l: &FlowLatency = &o.latency;
@@ -157,6 +162,7 @@ impl Report {
             cache_read_hits: o.cache_read_hits,
             cache_write_merges: o.cache_write_merges,
             flows,
+            skipped_lines: 0,
             wall_time_s,
             events: o.events,
             events_per_s: rate(o.events as f64, wall_time_s),
@@ -182,6 +188,9 @@ impl Report {
         let _ = writeln!(s, "Lagoon run: ssd={} arch={} replay={} seed={}", self.ssd, self.arch, self.replay, self.seed);
         let _ = writeln!(s, "workload     {}", self.workload);
         let _ = writeln!(s, "requests     {} ({} reads, {} writes)", self.requests, self.reads, self.writes);
+        if self.skipped_lines > 0 {
+            let _ = writeln!(s, "skipped      {} malformed trace lines (lenient parsing)", self.skipped_lines);
+        }
         let _ = writeln!(s, "sim time     {:.3} ms", self.sim_time_ns / 1e6);
         let _ = writeln!(s, "IOPS         {:.0}    bandwidth {:.1} MB/s", self.iops, self.bandwidth_mb_s);
         let _ = writeln!(s, "latency (us)      mean      p50      p90      p99    p99.9   p99.99      max");

@@ -8,7 +8,9 @@ use crate::interconnect::Arch;
 use crate::report::Report;
 use crate::sim::Simulator;
 use lagoon_workload::{open_trace, SyntheticGenerator, SyntheticSpec, TraceFormat, WorkloadError};
+use std::cell::Cell;
 use std::path::PathBuf;
+use std::rc::Rc;
 use std::time::Instant;
 
 #[derive(Clone, Debug)]
@@ -40,12 +42,14 @@ impl Scenario {
         Self { ssd_name: ssd_name.into(), ssd, arch, workloads, format: None, lenient: false, replay: None, seed: 1, repeat: 1 }
     }
 
-    fn flows(&self) -> Result<Vec<Flow>, ScenarioError> {
+    /// Flows, and per flow a counter of malformed lines skipped in lenient mode.
+    fn flows(&self) -> Result<(Vec<Flow>, Vec<Rc<Cell<u64>>>), ScenarioError> {
         if self.workloads.is_empty() {
             return Err(ScenarioError::Invalid("no workload given".into()));
         }
         let capacity = Simulator::flow_capacity_bytes(&self.ssd, self.workloads.len());
         let mut flows = Vec::new();
+        let mut skipped = Vec::new();
         for (i, w) in self.workloads.iter().enumerate() {
             let seed = self.seed.wrapping_add(i as u64 * 0x9e37_79b9);
             if SyntheticSpec::is_synthetic(w) {
@@ -62,10 +66,20 @@ impl Scenario {
                 // Check the spec against the drive now, so errors come before the run.
                 drop(open()?);
                 flows.push(Flow { name: spec.to_string(), source: Box::new(Repeat::new(open, times)), replay });
+                skipped.push(Rc::new(Cell::new(0)));
             } else {
                 let path = PathBuf::from(w);
                 let (format, lenient) = (self.format, self.lenient);
-                let open = move || -> Result<RequestSource, WorkloadError> { Ok(Box::new(open_trace(&path, format, lenient)?)) };
+                let counter = Rc::new(Cell::new(0u64));
+                let (c, base) = (counter.clone(), Rc::new(Cell::new(0u64)));
+                let open = move || -> Result<RequestSource, WorkloadError> {
+                    let reader = open_trace(&path, format, lenient)?;
+                    // Each pass starts a new reader: keep the total over passes.
+                    base.set(c.get());
+                    let (c, base) = (c.clone(), base.clone());
+                    Ok(Box::new(CountSkipped { reader, counter: c, base }))
+                };
+                skipped.push(counter);
                 drop(open()?);
                 flows.push(Flow {
                     name: w.clone(),
@@ -74,16 +88,37 @@ impl Scenario {
                 });
             }
         }
-        Ok(flows)
+        Ok((flows, skipped))
     }
 
     /// Run to completion; `progress(done)` is called now and then with completed requests.
     pub fn run(&self, progress: impl FnMut(u64)) -> Result<Report, ScenarioError> {
-        let flows = self.flows()?;
+        let (flows, skipped) = self.flows()?;
         let start = Instant::now();
         let sim = Simulator::new(&self.ssd, self.arch, flows, self.seed);
         let outcome = sim.run(progress)?;
         let wall = start.elapsed().as_secs_f64();
-        Ok(Report::new(&outcome, &self.ssd_name, &self.arch.to_string(), &self.workloads.join(" + "), self.seed, wall))
+        let mut report = Report::new(&outcome, &self.ssd_name, &self.arch.to_string(), &self.workloads.join(" + "), self.seed, wall);
+        for (f, s) in report.flows.iter_mut().zip(&skipped) {
+            f.skipped_lines = s.get();
+        }
+        report.skipped_lines = skipped.iter().map(|s| s.get()).sum();
+        Ok(report)
+    }
+}
+
+/// A trace reader that publishes its count of skipped malformed lines.
+struct CountSkipped {
+    reader: lagoon_workload::TraceReader,
+    counter: Rc<Cell<u64>>,
+    base: Rc<Cell<u64>>,
+}
+
+impl Iterator for CountSkipped {
+    type Item = Result<lagoon_workload::IoRequest, WorkloadError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let r = self.reader.next();
+        self.counter.set(self.base.get() + self.reader.skipped_lines());
+        r
     }
 }

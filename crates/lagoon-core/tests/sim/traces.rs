@@ -10,10 +10,21 @@ use lagoon_core::scenario::Scenario;
 const ALL: [(&str, u64); 4] =
     [("tpcc-small.trace", 6_999), ("wsrch-small.trace", 24_783), ("msr-cut-105.trace", 10_000), ("fiu-cheetah-mail.trace", 9_998)];
 
+/// With the always-cached mapping table the path-conflict-free back end is never slower.
+/// With the demand-cached table (the presets) it can be by a few per cent: concurrent misses
+/// to one translation page share a flash read only while that read is in flight, so faster
+/// transfers mean fewer shared reads (seen: cost-optimized, fiu, closed:32, +2.4 %).
 #[test]
 fn all_traces_both_presets_both_back_ends_both_replays() {
-    for preset in ["perf-optimized", "cost-optimized"] {
-        let cfg = SsdConfig::load(preset).unwrap();
+    for (preset, ideal_map) in [("perf-optimized", false), ("cost-optimized", false), ("perf-optimized", true), ("cost-optimized", true)] {
+        let mut cfg = SsdConfig::load(preset).unwrap();
+        let tolerance = if ideal_map {
+            cfg.ftl.mapping = lagoon_core::config::MappingConfig::Ideal;
+            // latencies are recorded in whole ns: allow 1 ppm of rounding
+            1.000_001
+        } else {
+            1.05
+        };
         for (name, n) in ALL {
             for replay in [Replay::Timed { speedup: 1.0 }, Replay::Closed { depth: 32 }] {
                 let mut time = Vec::new();
@@ -25,8 +36,9 @@ fn all_traces_both_presets_both_back_ends_both_replays() {
                     time.push((r.sim_time_ns, r.latency_ns.mean));
                 }
                 let (base, ideal) = (time[0], time[1]);
-                assert!(ideal.0 <= base.0, "{preset} {name} {replay}: ideal took {} ns, baseline {} ns", ideal.0, base.0);
-                assert!(ideal.1 <= base.1 * 1.0001, "{preset} {name} {replay}: ideal mean latency {} > baseline {}", ideal.1, base.1);
+                let ctx = format!("{preset} (ideal mapping: {ideal_map}) {name} {replay}");
+                assert!(ideal.0 <= base.0 * tolerance, "{ctx}: ideal took {} ns, baseline {} ns", ideal.0, base.0);
+                assert!(ideal.1 <= base.1 * tolerance, "{ctx}: ideal mean latency {} > baseline {}", ideal.1, base.1);
             }
         }
     }
