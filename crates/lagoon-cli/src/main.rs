@@ -94,13 +94,24 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command.unwrap_or(Command::Demo) {
         Command::Run(a) => run(a),
-        Command::Trace { command: TraceCommand::Stats { file, format, lenient, json } } => trace_stats(&file, format, lenient, json),
+        Command::Trace {
+            command:
+                TraceCommand::Stats {
+                    file,
+                    format,
+                    lenient,
+                    json,
+                },
+        } => trace_stats(&file, format, lenient, json),
         Command::Config { preset } => match presets::text(&preset) {
             Some(t) => {
                 print!("{t}");
                 Ok(())
             }
-            None => Err(anyhow::anyhow!("unknown SSD preset '{preset}' (known presets: {})", presets::NAMES.join(", "))),
+            None => Err(anyhow::anyhow!(
+                "unknown SSD preset '{preset}' (known presets: {})",
+                presets::NAMES.join(", ")
+            )),
         },
         Command::Demo => demo(),
     };
@@ -131,8 +142,10 @@ fn progress_bar(quiet: bool, total: Option<u64>) -> ProgressBar {
     };
     pb.set_draw_target(ProgressDrawTarget::stderr_with_hz(4));
     pb.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} requests ({per_sec}) {msg}")
-            .expect("valid template"),
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} requests ({per_sec}) {msg}",
+        )
+        .expect("valid template"),
     );
     pb
 }
@@ -165,9 +178,14 @@ fn run(a: RunArgs) -> Result<()> {
 }
 
 fn write_cdf(path: &Path, _sc: &Scenario, report: &Report) -> Result<()> {
-    let mut w = csv::Writer::from_path(path).with_context(|| format!("cannot write {}", path.display()))?;
+    let mut w =
+        csv::Writer::from_path(path).with_context(|| format!("cannot write {}", path.display()))?;
     w.write_record(["class", "latency_ns", "cumulative_fraction"])?;
-    for (class, cdf) in [("all", &report.latency_cdf.all), ("read", &report.latency_cdf.read), ("write", &report.latency_cdf.write)] {
+    for (class, cdf) in [
+        ("all", &report.latency_cdf.all),
+        ("read", &report.latency_cdf.read),
+        ("write", &report.latency_cdf.write),
+    ] {
         for (v, f) in cdf {
             w.write_record([class, &v.to_string(), &format!("{f:.6}")])?;
         }
@@ -176,7 +194,12 @@ fn write_cdf(path: &Path, _sc: &Scenario, report: &Report) -> Result<()> {
     Ok(())
 }
 
-fn trace_stats(file: &Path, format: Option<TraceFormat>, lenient: bool, json: Option<String>) -> Result<()> {
+fn trace_stats(
+    file: &Path,
+    format: Option<TraceFormat>,
+    lenient: bool,
+    json: Option<String>,
+) -> Result<()> {
     let reader = open_trace(file, format, lenient)?;
     let detected = reader.format();
     let stats = TraceStats::from_results(reader)?;
@@ -197,11 +220,17 @@ fn trace_stats(file: &Path, format: Option<TraceFormat>, lenient: bool, json: Op
 /// mixed one: the path-conflict problem in two tables.
 fn demo() -> Result<()> {
     let ssd = SsdConfig::load("perf-optimized")?;
-    let workloads = ["syn:read=100,size=4k,addr=uniform,arrival=qd:64,count=100000", "syn:read=70,size=16k,addr=uniform,arrival=qd:64,count=50000"];
+    let workloads = [
+        "syn:read=100,size=4k,addr=uniform,arrival=qd:64,count=100000",
+        "syn:read=70,size=16k,addr=uniform,arrival=qd:64,count=50000",
+    ];
     println!("Lagoon demo: perf-optimized drive (Venice Table 1), baseline shared channels vs the path-conflict-free ideal\n");
     for w in workloads {
         println!("workload {w}");
-        println!("  {:<9} {:>10} {:>10} {:>11} {:>11} {:>11} {:>10}", "arch", "IOPS", "MB/s", "mean us", "p99 us", "conflicts", "wall s");
+        println!(
+            "  {:<9} {:>10} {:>10} {:>11} {:>11} {:>11} {:>10}",
+            "arch", "IOPS", "MB/s", "mean us", "p99 us", "conflicts", "wall s"
+        );
         for arch in [Arch::Baseline, Arch::Ideal] {
             let sc = Scenario::new("perf-optimized", ssd.clone(), arch, vec![w.to_string()]);
             let pb = progress_bar(false, None);

@@ -6,8 +6,15 @@ use std::process::Command;
 const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces/");
 
 fn lagoon(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lagoon")).args(args).output().expect("runs");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+    let out = Command::new(env!("CARGO_BIN_EXE_lagoon"))
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
 }
 
 fn tmp(name: &str, text: &str) -> String {
@@ -47,11 +54,33 @@ fn trace_stats_reproduce_readme_table() {
 
 #[test]
 fn run_writes_json_with_required_keys() {
-    let (code, out, err) =
-        lagoon(&["run", "--ssd", "perf-optimized", "--arch", "ideal", "--workload", "syn:read=100,size=4k,arrival=qd:8,count=2000", "--json", "-"]);
+    let (code, out, err) = lagoon(&[
+        "run",
+        "--ssd",
+        "perf-optimized",
+        "--arch",
+        "ideal",
+        "--workload",
+        "syn:read=100,size=4k,arrival=qd:8,count=2000",
+        "--json",
+        "-",
+    ]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    for k in ["requests", "reads", "writes", "sim_time_ns", "iops", "bandwidth_mb_s", "latency_ns", "read_latency_ns", "write_latency_ns", "path_conflict_fraction", "wall_time_s", "events"] {
+    for k in [
+        "requests",
+        "reads",
+        "writes",
+        "sim_time_ns",
+        "iops",
+        "bandwidth_mb_s",
+        "latency_ns",
+        "read_latency_ns",
+        "write_latency_ns",
+        "path_conflict_fraction",
+        "wall_time_s",
+        "events",
+    ] {
         assert!(v.get(k).is_some(), "missing {k}");
     }
     for k in ["mean", "p50", "p90", "p99", "p999", "max"] {
@@ -64,13 +93,24 @@ fn run_writes_json_with_required_keys() {
 #[test]
 fn run_prints_summary_and_cdf() {
     let cdf = tmp("cdf.csv", "");
-    let (code, out, err) = lagoon(&["run", "--workload", &format!("{TRACES}tpcc-small.trace"), "--replay", "timed:4", "--cdf", &cdf, "--quiet"]);
+    let (code, out, err) = lagoon(&[
+        "run",
+        "--workload",
+        &format!("{TRACES}tpcc-small.trace"),
+        "--replay",
+        "timed:4",
+        "--cdf",
+        &cdf,
+        "--quiet",
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("requests     6999"), "{out}");
     assert!(out.contains("replay=timed:4"), "{out}");
     let text = std::fs::read_to_string(&cdf).unwrap();
     assert!(text.starts_with("class,latency_ns,cumulative_fraction"));
-    assert!(text.lines().any(|l| l.starts_with("read,") && l.ends_with(",1.000000")));
+    assert!(text
+        .lines()
+        .any(|l| l.starts_with("read,") && l.ends_with(",1.000000")));
 }
 
 fn assert_error(args: &[&str], needles: &[&str]) {
@@ -85,24 +125,57 @@ fn assert_error(args: &[&str], needles: &[&str]) {
 #[test]
 fn errors_are_one_clear_message() {
     let wl = "syn:count=10";
-    assert_error(&["run", "--ssd", "perf-optimised", "--workload", wl], &["unknown SSD preset 'perf-optimised'", "perf-optimized"]);
+    assert_error(
+        &["run", "--ssd", "perf-optimised", "--workload", wl],
+        &["unknown SSD preset 'perf-optimised'", "perf-optimized"],
+    );
     let bad_key = tmp("bad.toml", "[flash]\nchanels = 4\n");
-    assert_error(&["run", "--ssd", &bad_key, "--workload", wl], &["bad.toml", "chanels"]);
+    assert_error(
+        &["run", "--ssd", &bad_key, "--workload", wl],
+        &["bad.toml", "chanels"],
+    );
     let geometry = tmp("geo.toml", "[flash]\nblocks_per_plane = 0\n");
-    assert_error(&["run", "--ssd", &geometry, "--workload", wl], &["flash.blocks_per_plane"]);
+    assert_error(
+        &["run", "--ssd", &geometry, "--workload", wl],
+        &["flash.blocks_per_plane"],
+    );
     let trace = tmp("bad.trace", "0 0 0 8 1\n10 0 8 8 1\n20 0 x 8 1\n");
-    assert_error(&["run", "--workload", &trace, "--format", "mqsim"], &["bad.trace:3"]);
-    assert_error(&["trace", "stats", &trace, "--format", "mqsim"], &["bad.trace:3"]);
-    assert_error(&["run", "--workload", "/no/such/file.trace"], &["/no/such/file.trace"]);
+    assert_error(
+        &["run", "--workload", &trace, "--format", "mqsim"],
+        &["bad.trace:3"],
+    );
+    assert_error(
+        &["trace", "stats", &trace, "--format", "mqsim"],
+        &["bad.trace:3"],
+    );
+    assert_error(
+        &["run", "--workload", "/no/such/file.trace"],
+        &["/no/such/file.trace"],
+    );
     assert_error(&["run", "--workload", "syn:reed=5"], &["reed"]);
     assert_error(&["run", "--workload", wl, "--arch", "venus"], &["venus"]);
-    assert_error(&["run", "--workload", wl, "--replay", "closed:0"], &["closed:0"]);
+    assert_error(
+        &["run", "--workload", wl, "--replay", "closed:0"],
+        &["closed:0"],
+    );
 }
 
 #[test]
 fn lenient_parsing_skips_bad_lines() {
-    let trace = tmp("lenient.trace", "0 0 0 8 1\n10 0 8 8 1\n20 0 x 8 1\n30 0 16 8 0\n");
-    let (code, out, err) = lagoon(&["run", "--workload", &trace, "--format", "mqsim", "--lenient", "--json", "-"]);
+    let trace = tmp(
+        "lenient.trace",
+        "0 0 0 8 1\n10 0 8 8 1\n20 0 x 8 1\n30 0 16 8 0\n",
+    );
+    let (code, out, err) = lagoon(&[
+        "run",
+        "--workload",
+        &trace,
+        "--format",
+        "mqsim",
+        "--lenient",
+        "--json",
+        "-",
+    ]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["requests"], 3);

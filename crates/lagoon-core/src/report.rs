@@ -107,7 +107,14 @@ fn rate(n: f64, sim_time_s: f64) -> f64 {
 
 impl Report {
     #[allow(clippy::too_many_arguments)]
-    pub fn new(o: &Outcome, ssd: &str, arch: &str, workload: &str, seed: u64, wall_time_s: f64) -> Self {
+    pub fn new(
+        o: &Outcome,
+        ssd: &str,
+        arch: &str,
+        workload: &str,
+        seed: u64,
+        wall_time_s: f64,
+    ) -> Self {
         let t = o.sim_time as f64 / PS_PER_S as f64;
         let requests: u64 = o.flows.iter().map(|f| f.completed).sum();
         let bytes: u64 = o.flows.iter().map(|f| f.bytes).sum();
@@ -127,7 +134,11 @@ impl Report {
                 read_latency_ns: f.latency.e2e[READ].summary(),
                 write_latency_ns: f.latency.e2e[WRITE].summary(),
                 device_latency_ns: f.latency.device[ALL].summary(),
-                path_conflict_fraction: if f.completed > 0 { f.conflicted as f64 / f.completed as f64 } else { 0.0 },
+                path_conflict_fraction: if f.completed > 0 {
+                    f.conflicted as f64 / f.completed as f64
+                } else {
+                    0.0
+                },
                 reordered_arrivals: f.reordered_arrivals,
                 skipped_lines: 0,
             })
@@ -137,7 +148,11 @@ impl Report {
             ssd: ssd.to_string(),
             arch: arch.to_string(),
             workload: workload.to_string(),
-            replay: flows.iter().map(|f| f.replay.clone()).collect::<Vec<_>>().join(","),
+            replay: flows
+                .iter()
+                .map(|f| f.replay.clone())
+                .collect::<Vec<_>>()
+                .join(","),
             seed,
             requests,
             reads: o.flows.iter().map(|f| f.reads).sum(),
@@ -151,14 +166,26 @@ impl Report {
             device_latency_ns: l.device[ALL].summary(),
             device_read_latency_ns: l.device[READ].summary(),
             device_write_latency_ns: l.device[WRITE].summary(),
-            path_conflict_fraction: if requests > 0 { o.conflicted_requests as f64 / requests as f64 } else { 0.0 },
+            path_conflict_fraction: if requests > 0 {
+                o.conflicted_requests as f64 / requests as f64
+            } else {
+                0.0
+            },
             interconnect: o.interconnect.clone(),
             die_utilization: o.die_busy_fraction,
             die_array_utilization: o.die_array_fraction,
             flash: o.flash.clone(),
             ftl: o.ftl.clone(),
-            write_amplification: if o.ftl.host_page_writes > 0 { o.flash.page_programs as f64 / host_pages } else { 0.0 },
-            wear: WearReport { min_erases: o.wear.0, mean_erases: o.wear.1, max_erases: o.wear.2 },
+            write_amplification: if o.ftl.host_page_writes > 0 {
+                o.flash.page_programs as f64 / host_pages
+            } else {
+                0.0
+            },
+            wear: WearReport {
+                min_erases: o.wear.0,
+                mean_erases: o.wear.1,
+                max_erases: o.wear.2,
+            },
             cache_read_hits: o.cache_read_hits,
             cache_write_merges: o.cache_write_merges,
             flows,
@@ -168,7 +195,11 @@ impl Report {
             events_per_s: rate(o.events as f64, wall_time_s),
             requests_per_wall_s: rate(requests as f64, wall_time_s),
             model_state_bytes: o.state_bytes as u64,
-            latency_cdf: LatencyCdf { all: l.e2e[ALL].cdf(), read: l.e2e[READ].cdf(), write: l.e2e[WRITE].cdf() },
+            latency_cdf: LatencyCdf {
+                all: l.e2e[ALL].cdf(),
+                read: l.e2e[READ].cdf(),
+                write: l.e2e[WRITE].cdf(),
+            },
         }
     }
 
@@ -185,16 +216,40 @@ impl Report {
     pub fn summary(&self) -> String {
         let us = |v: f64| v / 1000.0;
         let mut s = String::new();
-        let _ = writeln!(s, "Lagoon run: ssd={} arch={} replay={} seed={}", self.ssd, self.arch, self.replay, self.seed);
+        let _ = writeln!(
+            s,
+            "Lagoon run: ssd={} arch={} replay={} seed={}",
+            self.ssd, self.arch, self.replay, self.seed
+        );
         let _ = writeln!(s, "workload     {}", self.workload);
-        let _ = writeln!(s, "requests     {} ({} reads, {} writes)", self.requests, self.reads, self.writes);
+        let _ = writeln!(
+            s,
+            "requests     {} ({} reads, {} writes)",
+            self.requests, self.reads, self.writes
+        );
         if self.skipped_lines > 0 {
-            let _ = writeln!(s, "skipped      {} malformed trace lines (lenient parsing)", self.skipped_lines);
+            let _ = writeln!(
+                s,
+                "skipped      {} malformed trace lines (lenient parsing)",
+                self.skipped_lines
+            );
         }
         let _ = writeln!(s, "sim time     {:.3} ms", self.sim_time_ns / 1e6);
-        let _ = writeln!(s, "IOPS         {:.0}    bandwidth {:.1} MB/s", self.iops, self.bandwidth_mb_s);
-        let _ = writeln!(s, "latency (us)      mean      p50      p90      p99    p99.9   p99.99      max");
-        for (name, l) in [("all", &self.latency_ns), ("read", &self.read_latency_ns), ("write", &self.write_latency_ns), ("device", &self.device_latency_ns)] {
+        let _ = writeln!(
+            s,
+            "IOPS         {:.0}    bandwidth {:.1} MB/s",
+            self.iops, self.bandwidth_mb_s
+        );
+        let _ = writeln!(
+            s,
+            "latency (us)      mean      p50      p90      p99    p99.9   p99.99      max"
+        );
+        for (name, l) in [
+            ("all", &self.latency_ns),
+            ("read", &self.read_latency_ns),
+            ("write", &self.write_latency_ns),
+            ("device", &self.device_latency_ns),
+        ] {
             if l.count == 0 {
                 continue;
             }

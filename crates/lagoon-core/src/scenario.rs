@@ -39,11 +39,21 @@ pub enum ScenarioError {
 
 impl Scenario {
     pub fn new(ssd_name: &str, ssd: SsdConfig, arch: Arch, workloads: Vec<String>) -> Self {
-        Self { ssd_name: ssd_name.into(), ssd, arch, workloads, format: None, lenient: false, replay: None, seed: 1, repeat: 1 }
+        Self {
+            ssd_name: ssd_name.into(),
+            ssd,
+            arch,
+            workloads,
+            format: None,
+            lenient: false,
+            replay: None,
+            seed: 1,
+            repeat: 1,
+        }
     }
 
     /// Flows, and per flow a counter of malformed lines skipped in lenient mode.
-    fn flows(&self) -> Result<(Vec<Flow>, Vec<Rc<Cell<u64>>>), ScenarioError> {
+    fn flows(&self) -> Result<(Vec<Flow>, Vec<SkipCounter>), ScenarioError> {
         if self.workloads.is_empty() {
             return Err(ScenarioError::Invalid("no workload given".into()));
         }
@@ -61,11 +71,17 @@ impl Scenario {
                 };
                 let (spec2, times) = (spec.clone(), self.repeat);
                 let open = move || -> Result<RequestSource, WorkloadError> {
-                    Ok(Box::new(SyntheticGenerator::new(&spec2, capacity, seed)?.map(Ok)))
+                    Ok(Box::new(
+                        SyntheticGenerator::new(&spec2, capacity, seed)?.map(Ok),
+                    ))
                 };
                 // Check the spec against the drive now, so errors come before the run.
                 drop(open()?);
-                flows.push(Flow { name: spec.to_string(), source: Box::new(Repeat::new(open, times)), replay });
+                flows.push(Flow {
+                    name: spec.to_string(),
+                    source: Box::new(Repeat::new(open, times)),
+                    replay,
+                });
                 skipped.push(Rc::new(Cell::new(0)));
             } else {
                 let path = PathBuf::from(w);
@@ -77,7 +93,11 @@ impl Scenario {
                     // Each pass starts a new reader: keep the total over passes.
                     base.set(c.get());
                     let (c, base) = (c.clone(), base.clone());
-                    Ok(Box::new(CountSkipped { reader, counter: c, base }))
+                    Ok(Box::new(CountSkipped {
+                        reader,
+                        counter: c,
+                        base,
+                    }))
                 };
                 skipped.push(counter);
                 drop(open()?);
@@ -98,7 +118,14 @@ impl Scenario {
         let sim = Simulator::new(&self.ssd, self.arch, flows, self.seed);
         let outcome = sim.run(progress)?;
         let wall = start.elapsed().as_secs_f64();
-        let mut report = Report::new(&outcome, &self.ssd_name, &self.arch.to_string(), &self.workloads.join(" + "), self.seed, wall);
+        let mut report = Report::new(
+            &outcome,
+            &self.ssd_name,
+            &self.arch.to_string(),
+            &self.workloads.join(" + "),
+            self.seed,
+            wall,
+        );
         for (f, s) in report.flows.iter_mut().zip(&skipped) {
             f.skipped_lines = s.get();
         }
@@ -106,6 +133,8 @@ impl Scenario {
         Ok(report)
     }
 }
+
+type SkipCounter = Rc<Cell<u64>>;
 
 /// A trace reader that publishes its count of skipped malformed lines.
 struct CountSkipped {
@@ -118,7 +147,8 @@ impl Iterator for CountSkipped {
     type Item = Result<lagoon_workload::IoRequest, WorkloadError>;
     fn next(&mut self) -> Option<Self::Item> {
         let r = self.reader.next();
-        self.counter.set(self.base.get() + self.reader.skipped_lines());
+        self.counter
+            .set(self.base.get() + self.reader.skipped_lines());
         r
     }
 }

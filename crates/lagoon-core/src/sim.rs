@@ -142,7 +142,10 @@ struct List {
 }
 
 impl List {
-    const EMPTY: List = List { head: NONE, tail: NONE };
+    const EMPTY: List = List {
+        head: NONE,
+        tail: NONE,
+    };
 }
 
 struct FlowState {
@@ -270,7 +273,11 @@ pub enum ProbeOp {
 
 #[inline]
 fn sector_mask(first: u32, count: u32) -> u64 {
-    (if count >= 64 { u64::MAX } else { (1u64 << count) - 1 }) << first
+    (if count >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << count) - 1
+    }) << first
 }
 
 impl Simulator {
@@ -279,7 +286,10 @@ impl Simulator {
         let g = ftl.geo.clone();
         let cmt = match cfg.ftl.mapping {
             MappingConfig::Ideal => None,
-            MappingConfig::Demand { cmt_bytes, entry_bytes } => Some(Cmt::new((cmt_bytes / entry_bytes as u64) as usize)),
+            MappingConfig::Demand {
+                cmt_bytes,
+                entry_bytes,
+            } => Some(Cmt::new((cmt_bytes / entry_bytes as u64) as usize)),
         };
         let nflows = flows.len().max(1) as u64;
         let span = ftl.logical_pages / nflows;
@@ -311,7 +321,10 @@ impl Simulator {
         Self {
             q: EventQueue::new(),
             cmt,
-            cache: cfg.cache.enabled.then(|| DataCache::new(&cfg.cache, g.page_bytes)),
+            cache: cfg
+                .cache
+                .enabled
+                .then(|| DataCache::new(&cfg.cache, g.page_bytes)),
             net: interconnect::build(arch, cfg),
             timing: FlashTiming::new(&cfg.flash),
             pcie: PcieLink::new(&cfg.host),
@@ -320,7 +333,16 @@ impl Simulator {
             reqs: Vec::with_capacity(1024),
             free_req: NONE,
             dies: vec![
-                Die { phase: Phase::Idle, op: FlashOp::Read, txns: [NONE; MAX_PLANES], n: 0, bytes: 0, started: 0, busy_time: 0, array_time: 0 };
+                Die {
+                    phase: Phase::Idle,
+                    op: FlashOp::Read,
+                    txns: [NONE; MAX_PLANES],
+                    n: 0,
+                    bytes: 0,
+                    started: 0,
+                    busy_time: 0,
+                    array_time: 0
+                };
                 g.dies as usize
             ],
             queues: vec![[List::EMPTY; NQ]; g.dies as usize],
@@ -371,15 +393,29 @@ impl Simulator {
             let (t, q) = match *op {
                 ProbeOp::Read { ppa } => {
                     let plane = s.ftl.geo.plane_of_ppa(ppa);
-                    (s.alloc_txn(TxnKind::UserRead, PROBE, 0, ppa, plane, page), Q_READ)
+                    (
+                        s.alloc_txn(TxnKind::UserRead, PROBE, 0, ppa, plane, page),
+                        Q_READ,
+                    )
                 }
                 ProbeOp::Program { lpa } => {
                     let plane = s.ftl.plane_of_lpa(lpa as u64);
-                    (s.alloc_txn(TxnKind::UserWrite, PROBE, lpa, NONE, plane, page), Q_WRITE)
+                    (
+                        s.alloc_txn(TxnKind::UserWrite, PROBE, lpa, NONE, plane, page),
+                        Q_WRITE,
+                    )
                 }
-                ProbeOp::Erase { plane, block } => {
-                    (s.alloc_txn(TxnKind::Erase, PROBE, NONE, s.ftl.geo.ppa(plane, block, 0), plane, 0), Q_ERASE)
-                }
+                ProbeOp::Erase { plane, block } => (
+                    s.alloc_txn(
+                        TxnKind::Erase,
+                        PROBE,
+                        NONE,
+                        s.ftl.geo.ppa(plane, block, 0),
+                        plane,
+                        0,
+                    ),
+                    Q_ERASE,
+                ),
             };
             s.txns[t as usize].link = i as u32;
             let die = s.ftl.geo.die_of_plane(s.txns[t as usize].plane) as usize;
@@ -469,7 +505,9 @@ impl Simulator {
     fn advance_timed(&mut self, now: Ps, f: usize) {
         let Some(r) = self.pull(f) else { return };
         let fl = &mut self.flows[f];
-        let Replay::Timed { speedup } = fl.replay else { unreachable!() };
+        let Replay::Timed { speedup } = fl.replay else {
+            unreachable!()
+        };
         let t0 = *fl.t0_ns.get_or_insert(r.arrival_ns);
         let mut t = ((r.arrival_ns.saturating_sub(t0)) as f64 * PS_PER_NS as f64 / speedup) as Ps;
         if t < fl.last_arrival || r.arrival_ns < t0 {
@@ -478,7 +516,8 @@ impl Simulator {
         }
         fl.last_arrival = t;
         fl.next = Some((t, r));
-        self.q.schedule(t.max(now), Event::Arrival { flow: f as u16 });
+        self.q
+            .schedule(t.max(now), Event::Arrival { flow: f as u16 });
     }
 
     fn on_arrival(&mut self, now: Ps, f: usize) {
@@ -546,7 +585,10 @@ impl Simulator {
 
     fn on_completed(&mut self, now: Ps, id: u32) {
         let r = self.reqs[id as usize];
-        assert!(r.live && r.pending == 0, "request {id} completed twice or early");
+        assert!(
+            r.live && r.pending == 0,
+            "request {id} completed twice or early"
+        );
         let e2e = (now - r.arrival) / PS_PER_NS;
         let dev = (now - r.enqueued) / PS_PER_NS;
         let f = r.flow as usize;
@@ -604,19 +646,39 @@ impl Simulator {
                         continue;
                     }
                 }
-                let t = self.alloc_txn(TxnKind::UserRead, id, lpa as u32, NONE, NONE, mask.count_ones() * 512);
+                let t = self.alloc_txn(
+                    TxnKind::UserRead,
+                    id,
+                    lpa as u32,
+                    NONE,
+                    NONE,
+                    mask.count_ones() * 512,
+                );
                 self.translate(now, t);
             }
             if hit_pages > 0 {
                 let end = self.cache.as_mut().unwrap().dram_access(now, hit_bytes);
-                self.q.schedule(end, Event::DramDone { req: id, pages: hit_pages });
+                self.q.schedule(
+                    end,
+                    Event::DramDone {
+                        req: id,
+                        pages: hit_pages,
+                    },
+                );
             }
         } else if self.cache.is_some() {
             self.buffer_write(now, id);
         } else {
             for i in 0..=(last - first) {
                 let (lpa, mask) = self.page_of(&r, first + i);
-                let t = self.alloc_txn(TxnKind::UserWrite, id, lpa as u32, NONE, NONE, mask.count_ones() * 512);
+                let t = self.alloc_txn(
+                    TxnKind::UserWrite,
+                    id,
+                    lpa as u32,
+                    NONE,
+                    NONE,
+                    mask.count_ones() * 512,
+                );
                 self.translate(now, t);
             }
         }
@@ -632,7 +694,13 @@ impl Simulator {
         let end = (r.offset + r.size as u64).min((page_index + 1) * page);
         let first_sector = ((start % page) / 512) as u32;
         let sectors = (end - start).div_ceil(512) as u32;
-        (lpa, sector_mask(first_sector, sectors.min(self.sectors_per_page - first_sector)))
+        (
+            lpa,
+            sector_mask(
+                first_sector,
+                sectors.min(self.sectors_per_page - first_sector),
+            ),
+        )
     }
 
     /// Buffer a write's pages in DRAM, as far as slots allow.
@@ -701,7 +769,14 @@ impl Simulator {
         self.map_waiters.insert(tvpn, list);
         let ppa = self.ftl.translation_page_location(tvpn);
         // One sector holds the entry (ECC codeword granularity); MQSim reads the same.
-        let m = self.alloc_txn(TxnKind::MapRead, NONE, tvpn, ppa, self.ftl.geo.plane_of_ppa(ppa), 512.min(self.ftl.geo.page_bytes));
+        let m = self.alloc_txn(
+            TxnKind::MapRead,
+            NONE,
+            tvpn,
+            ppa,
+            self.ftl.geo.plane_of_ppa(ppa),
+            512.min(self.ftl.geo.page_bytes),
+        );
         self.enqueue(now, m, Q_MAP_READ);
     }
 
@@ -711,7 +786,14 @@ impl Simulator {
             // Write the evicted entry's translation page back (Demand FTL write-back).
             let tvpn = self.ftl.translation_page_of(victim);
             let plane = self.ftl.plane_of_translation_page(tvpn);
-            let t = self.alloc_txn(TxnKind::MapWrite, NONE, tvpn, NONE, plane, self.ftl.geo.page_bytes);
+            let t = self.alloc_txn(
+                TxnKind::MapWrite,
+                NONE,
+                tvpn,
+                NONE,
+                plane,
+                self.ftl.geo.page_bytes,
+            );
             self.enqueue(now, t, Q_WRITE);
         }
     }
@@ -742,7 +824,14 @@ impl Simulator {
                     // program the merged full page (read-modify-write).
                     self.txns[t as usize].bytes = page;
                     let old = self.ftl.lookup(lpa);
-                    let rd = self.alloc_txn(TxnKind::RmwRead, NONE, x.lpa, old, self.ftl.geo.plane_of_ppa(old), page - covered);
+                    let rd = self.alloc_txn(
+                        TxnKind::RmwRead,
+                        NONE,
+                        x.lpa,
+                        old,
+                        self.ftl.geo.plane_of_ppa(old),
+                        page - covered,
+                    );
                     self.txns[rd as usize].link = t;
                     self.enqueue(now, rd, Q_READ);
                 } else {
@@ -779,7 +868,11 @@ impl Simulator {
         // Block re-entry while scanning: dropping a stale GC move can enqueue an erase here.
         self.dies[die].phase = Phase::Dispatching;
         let mut dropped = false;
-        let order = if self.gc_first(die) { ORDER_GC_FIRST } else { ORDER_USER_FIRST };
+        let order = if self.gc_first(die) {
+            ORDER_GC_FIRST
+        } else {
+            ORDER_USER_FIRST
+        };
         for q in order {
             if self.queues[die][q].head == NONE {
                 continue;
@@ -795,8 +888,10 @@ impl Simulator {
                 scanned += 1;
                 let x = self.txns[cur as usize];
                 let next = x.next;
-                if matches!(x.kind, TxnKind::GcRead | TxnKind::GcWrite | TxnKind::Copyback)
-                    && !self.ftl.is_current(x.lpa, x.ppa)
+                if matches!(
+                    x.kind,
+                    TxnKind::GcRead | TxnKind::GcWrite | TxnKind::Copyback
+                ) && !self.ftl.is_current(x.lpa, x.ppa)
                 {
                     // The page was overwritten since GC chose it: nothing to move.
                     remove_txn(&mut self.txns, &mut self.queues[die][q], prev, cur);
@@ -809,8 +904,12 @@ impl Simulator {
                 let local = x.plane % self.ftl.geo.planes_per_die;
                 let ok = used_planes & (1 << local) == 0
                     && match x.kind {
-                        TxnKind::UserWrite | TxnKind::MapWrite => self.ftl.can_allocate(x.plane, Stream::User),
-                        TxnKind::GcWrite | TxnKind::Copyback => self.ftl.can_allocate(x.plane, Stream::Gc),
+                        TxnKind::UserWrite | TxnKind::MapWrite => {
+                            self.ftl.can_allocate(x.plane, Stream::User)
+                        }
+                        TxnKind::GcWrite | TxnKind::Copyback => {
+                            self.ftl.can_allocate(x.plane, Stream::Gc)
+                        }
                         _ => true,
                     };
                 if ok {
@@ -840,7 +939,9 @@ impl Simulator {
     fn start_op(&mut self, now: Ps, die: usize, picked: &[u32]) {
         let kind = self.txns[picked[0] as usize].kind;
         let op = match kind {
-            TxnKind::UserRead | TxnKind::MapRead | TxnKind::RmwRead | TxnKind::GcRead => FlashOp::Read,
+            TxnKind::UserRead | TxnKind::MapRead | TxnKind::RmwRead | TxnKind::GcRead => {
+                FlashOp::Read
+            }
             TxnKind::UserWrite | TxnKind::MapWrite | TxnKind::GcWrite => FlashOp::Program,
             TxnKind::Copyback => FlashOp::Copyback,
             TxnKind::Erase => FlashOp::Erase,
@@ -912,7 +1013,16 @@ impl Simulator {
         let chip = self.ftl.geo.chip_of_die(die as u32);
         // Programs carry their data with the command; reads send data after tR.
         let payload = if op == FlashOp::Program { bytes } else { 0 };
-        self.net.submit(now, Transfer { die: die as u32, chip, commands: 1, bytes: payload }, &mut self.q);
+        self.net.submit(
+            now,
+            Transfer {
+                die: die as u32,
+                chip,
+                commands: 1,
+                bytes: payload,
+            },
+            &mut self.q,
+        );
     }
 
     fn mark_conflict(&mut self, die: usize) {
@@ -936,7 +1046,8 @@ impl Simulator {
                 d.phase = Phase::Array;
                 let t = self.timing.array_time(d.op);
                 d.array_time += t;
-                self.q.schedule(now + t, Event::ArrayDone { die: die as u32 });
+                self.q
+                    .schedule(now + t, Event::ArrayDone { die: die as u32 });
             }
             Phase::DataOut => self.finish_op(now, die),
             p => unreachable!("transfer done in phase {p:?}"),
@@ -948,7 +1059,12 @@ impl Simulator {
         let d = &mut self.dies[die];
         if d.op == FlashOp::Read {
             d.phase = Phase::DataOut;
-            let t = Transfer { die: die as u32, chip: self.ftl.geo.chip_of_die(die as u32), commands: 0, bytes: d.bytes };
+            let t = Transfer {
+                die: die as u32,
+                chip: self.ftl.geo.chip_of_die(die as u32),
+                commands: 0,
+                bytes: d.bytes,
+            };
             self.net.submit(now, t, &mut self.q);
         } else {
             self.finish_op(now, die);
@@ -982,7 +1098,10 @@ impl Simulator {
             }
             TxnKind::MapRead => {
                 self.flash.mapping_reads += 1;
-                let list = self.map_waiters.remove(&x.lpa).expect("mapping read without waiters");
+                let list = self
+                    .map_waiters
+                    .remove(&x.lpa)
+                    .expect("mapping read without waiters");
                 let mut w = list.head;
                 while w != NONE {
                     let next = self.txns[w as usize].next;
@@ -1004,7 +1123,14 @@ impl Simulator {
             TxnKind::MapWrite => self.flash.mapping_writes += 1,
             TxnKind::GcRead => {
                 self.flash.gc_reads += 1;
-                let g = self.alloc_txn(TxnKind::GcWrite, NONE, x.lpa, x.ppa, x.plane, self.ftl.geo.page_bytes);
+                let g = self.alloc_txn(
+                    TxnKind::GcWrite,
+                    NONE,
+                    x.lpa,
+                    x.ppa,
+                    x.plane,
+                    self.ftl.geo.page_bytes,
+                );
                 self.enqueue(now, g, Q_GC_WRITE);
             }
             TxnKind::GcWrite | TxnKind::Copyback => {
@@ -1012,7 +1138,8 @@ impl Simulator {
                 self.gc_move_done(now, x.plane);
             }
             TxnKind::Erase => {
-                self.ftl.erase_done(x.plane, self.ftl.geo.block_of_ppa(x.ppa));
+                self.ftl
+                    .erase_done(x.plane, self.ftl.geo.block_of_ppa(x.ppa));
                 self.gc_victim[x.plane as usize] = NONE;
                 self.maybe_gc(now, x.plane);
             }
@@ -1039,11 +1166,14 @@ impl Simulator {
         if !self.ftl.gc_due(plane) {
             return;
         }
-        let Some(victim) = self.ftl.start_gc(plane) else { return };
+        let Some(victim) = self.ftl.start_gc(plane) else {
+            return;
+        };
         self.gc_victim[plane as usize] = victim;
         let mut moves = std::mem::take(&mut self.scratch);
         moves.clear();
-        self.ftl.for_each_valid(plane, victim, |ppa, tag| moves.push((ppa, tag)));
+        self.ftl
+            .for_each_valid(plane, victim, |ppa, tag| moves.push((ppa, tag)));
         self.gc_moves[plane as usize] = moves.len() as u32;
         let copyback = self.cfg.ftl.copyback;
         for &(ppa, tag) in &moves {
@@ -1080,8 +1210,25 @@ impl Simulator {
 
     // ---------------------------------------------------------------------- slabs
 
-    fn alloc_txn(&mut self, kind: TxnKind, req: u32, lpa: u32, ppa: u32, plane: u32, bytes: u32) -> u32 {
-        let x = Txn { kind, req, lpa, ppa, plane, bytes, next: NONE, link: NONE };
+    fn alloc_txn(
+        &mut self,
+        kind: TxnKind,
+        req: u32,
+        lpa: u32,
+        ppa: u32,
+        plane: u32,
+        bytes: u32,
+    ) -> u32 {
+        let x = Txn {
+            kind,
+            req,
+            lpa,
+            ppa,
+            plane,
+            bytes,
+            next: NONE,
+            link: NONE,
+        };
         if self.free_txn != NONE {
             let t = self.free_txn;
             self.free_txn = self.txns[t as usize].next;
@@ -1121,11 +1268,20 @@ impl Simulator {
     fn finish(self) -> Outcome {
         let sim_time = self.last_completion;
         let nd = self.dies.len() as f64;
-        let frac = |x: Ps| if sim_time > 0 { x as f64 / sim_time as f64 } else { 0.0 };
+        let frac = |x: Ps| {
+            if sim_time > 0 {
+                x as f64 / sim_time as f64
+            } else {
+                0.0
+            }
+        };
         let die_busy_fraction = self.dies.iter().map(|d| frac(d.busy_time)).sum::<f64>() / nd;
         let die_array_fraction = self.dies.iter().map(|d| frac(d.array_time)).sum::<f64>() / nd;
         let conflicted_requests = self.flows.iter().map(|f| f.conflicted).sum();
-        let (hits, merges) = self.cache.as_ref().map_or((0, 0), |c| (c.read_hits, c.write_merges));
+        let (hits, merges) = self
+            .cache
+            .as_ref()
+            .map_or((0, 0), |c| (c.read_hits, c.write_merges));
         Outcome {
             sim_time,
             events: self.q.events_processed(),
@@ -1139,7 +1295,9 @@ impl Simulator {
             cache_read_hits: hits,
             cache_write_merges: merges,
             conflicted_requests,
-            state_bytes: self.ftl.state_bytes() + self.txns.capacity() * std::mem::size_of::<Txn>() + self.reqs.capacity() * std::mem::size_of::<Request>(),
+            state_bytes: self.ftl.state_bytes()
+                + self.txns.capacity() * std::mem::size_of::<Txn>()
+                + self.reqs.capacity() * std::mem::size_of::<Request>(),
             consistency: self.verify.then(|| self.ftl.check_consistency()),
             latency: self.latency,
             flows: self
@@ -1159,7 +1317,6 @@ impl Simulator {
                 .collect(),
         }
     }
-
 }
 
 // Intrusive lists through the slabs' `next` fields.
@@ -1205,4 +1362,3 @@ fn pop_front_req(reqs: &mut [Request], l: &mut List) -> u32 {
     }
     id
 }
-

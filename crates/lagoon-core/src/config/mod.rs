@@ -16,13 +16,24 @@ pub enum ConfigError {
     #[error("{path}: {message}")]
     Parse { path: String, message: String },
     #[error("{path}: cannot read: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("invalid configuration: {key} = {value}: {reason}")]
-    Invalid { key: &'static str, value: String, reason: String },
+    Invalid {
+        key: &'static str,
+        value: String,
+        reason: String,
+    },
 }
 
 fn invalid(key: &'static str, value: impl ToString, reason: impl ToString) -> ConfigError {
-    ConfigError::Invalid { key, value: value.to_string(), reason: reason.to_string() }
+    ConfigError::Invalid {
+        key,
+        value: value.to_string(),
+        reason: reason.to_string(),
+    }
 }
 
 /// The whole drive.
@@ -238,7 +249,10 @@ impl Default for FtlConfig {
         Self {
             overprovisioning: 0.127,
             allocation: AllocationScheme::CWDP,
-            mapping: MappingConfig::Demand { cmt_bytes: 2 * 1024 * 1024, entry_bytes: 8 },
+            mapping: MappingConfig::Demand {
+                cmt_bytes: 2 * 1024 * 1024,
+                entry_bytes: 8,
+            },
             gc_threshold: 0.05,
             gc_hard_threshold: 0.005,
             gc_policy: GcPolicy::Greedy,
@@ -251,7 +265,12 @@ impl Default for FtlConfig {
 
 impl Default for CacheConfig {
     fn default() -> Self {
-        Self { enabled: true, capacity_bytes: 256 * 1024 * 1024, dram_access_ns: 26.0, dram_mb_s: 200.0 }
+        Self {
+            enabled: true,
+            capacity_bytes: 256 * 1024 * 1024,
+            dram_access_ns: 26.0,
+            dram_mb_s: 200.0,
+        }
     }
 }
 
@@ -271,29 +290,45 @@ impl SsdConfig {
         if spec.ends_with(".toml") || p.exists() {
             return Self::from_file(p);
         }
-        Err(ConfigError::UnknownPreset(spec.to_string(), presets::NAMES.join(", ")))
+        Err(ConfigError::UnknownPreset(
+            spec.to_string(),
+            presets::NAMES.join(", "),
+        ))
     }
 
     pub fn from_file(path: &Path) -> Result<Self, ConfigError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| ConfigError::Io { path: path.display().to_string(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
         Self::from_toml(&text, &path.display().to_string())
     }
 
     /// Parse TOML. A file may start from a preset with `base = "cost-optimized"`.
     pub fn from_toml(text: &str, origin: &str) -> Result<Self, ConfigError> {
-        let perr = |m: String| ConfigError::Parse { path: origin.to_string(), message: m };
-        let mut value: toml::Table = text.parse().map_err(|e: toml::de::Error| perr(e.to_string()))?;
+        let perr = |m: String| ConfigError::Parse {
+            path: origin.to_string(),
+            message: m,
+        };
+        let mut value: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| perr(e.to_string()))?;
         let base = match value.remove("base") {
             None => presets::perf_optimized(),
             Some(toml::Value::String(b)) => presets::by_name(&b)
                 .ok_or_else(|| ConfigError::UnknownPreset(b.clone(), presets::NAMES.join(", ")))?,
-            Some(other) => return Err(perr(format!("key 'base' must be a preset name, found {other}"))),
+            Some(other) => {
+                return Err(perr(format!(
+                    "key 'base' must be a preset name, found {other}"
+                )))
+            }
         };
         // Overlay the user's table on the base preset so omitted keys keep the preset's values.
         let mut merged = toml::Table::try_from(&base).map_err(|e| perr(e.to_string()))?;
         overlay(&mut merged, value);
-        let cfg: SsdConfig = toml::Value::Table(merged).try_into().map_err(|e: toml::de::Error| perr(e.to_string()))?;
+        let cfg: SsdConfig = toml::Value::Table(merged)
+            .try_into()
+            .map_err(|e: toml::de::Error| perr(e.to_string()))?;
         cfg.validate()?;
         Ok(cfg)
     }
@@ -311,20 +346,35 @@ impl SsdConfig {
             ("host.pcie_lanes", self.host.pcie_lanes),
             ("host.io_queue_depth", self.host.io_queue_depth),
             ("host.fetch_size", self.host.fetch_size),
-            ("host.pcie_max_payload_bytes", self.host.pcie_max_payload_bytes),
+            (
+                "host.pcie_max_payload_bytes",
+                self.host.pcie_max_payload_bytes,
+            ),
         ] {
             if v == 0 {
                 return Err(invalid(key, v, "must be at least 1"));
             }
         }
         if f.planes_per_die > 16 {
-            return Err(invalid("flash.planes_per_die", f.planes_per_die, "at most 16 planes per die are modelled"));
+            return Err(invalid(
+                "flash.planes_per_die",
+                f.planes_per_die,
+                "at most 16 planes per die are modelled",
+            ));
         }
         if f.pages_per_block > 65_535 {
-            return Err(invalid("flash.pages_per_block", f.pages_per_block, "at most 65535"));
+            return Err(invalid(
+                "flash.pages_per_block",
+                f.pages_per_block,
+                "at most 65535",
+            ));
         }
-        if f.page_bytes < 512 || f.page_bytes % 512 != 0 || f.page_bytes > 32768 {
-            return Err(invalid("flash.page_bytes", f.page_bytes, "must be a multiple of 512 between 512 and 32768"));
+        if f.page_bytes < 512 || !f.page_bytes.is_multiple_of(512) || f.page_bytes > 32768 {
+            return Err(invalid(
+                "flash.page_bytes",
+                f.page_bytes,
+                "must be a multiple of 512 between 512 and 32768",
+            ));
         }
         let pages = f.channels as u64
             * f.chips_per_channel as u64
@@ -361,10 +411,18 @@ impl SsdConfig {
         }
         let ftl = &self.ftl;
         if !(0.0..0.9).contains(&ftl.overprovisioning) {
-            return Err(invalid("ftl.overprovisioning", ftl.overprovisioning, "must be in [0, 0.9)"));
+            return Err(invalid(
+                "ftl.overprovisioning",
+                ftl.overprovisioning,
+                "must be in [0, 0.9)",
+            ));
         }
         if !(0.0..=1.0).contains(&self.precondition.occupancy) {
-            return Err(invalid("precondition.occupancy", self.precondition.occupancy, "must be in [0, 1]"));
+            return Err(invalid(
+                "precondition.occupancy",
+                self.precondition.occupancy,
+                "must be in [0, 1]",
+            ));
         }
         // GC needs at least two free blocks per plane (user and GC write frontiers) to make progress.
         let gc_blocks = (ftl.gc_threshold * f.blocks_per_plane as f64).floor() as u64;
@@ -372,13 +430,22 @@ impl SsdConfig {
             return Err(invalid(
                 "ftl.gc_threshold",
                 ftl.gc_threshold,
-                format!("must leave 2..{} blocks per plane (blocks_per_plane = {})", f.blocks_per_plane / 2, f.blocks_per_plane),
+                format!(
+                    "must leave 2..{} blocks per plane (blocks_per_plane = {})",
+                    f.blocks_per_plane / 2,
+                    f.blocks_per_plane
+                ),
             ));
         }
         if !(0.0..=ftl.gc_threshold).contains(&ftl.gc_hard_threshold) {
-            return Err(invalid("ftl.gc_hard_threshold", ftl.gc_hard_threshold, "must be in [0, gc_threshold]"));
+            return Err(invalid(
+                "ftl.gc_hard_threshold",
+                ftl.gc_hard_threshold,
+                "must be in [0, gc_threshold]",
+            ));
         }
-        let logical_per_plane = ((f.blocks_per_plane as f64 * f.pages_per_block as f64) * (1.0 - ftl.overprovisioning)) as u64;
+        let logical_per_plane = ((f.blocks_per_plane as f64 * f.pages_per_block as f64)
+            * (1.0 - ftl.overprovisioning)) as u64;
         let usable = (f.blocks_per_plane as u64 - gc_blocks - 1) * f.pages_per_block as u64;
         if logical_per_plane > usable {
             return Err(invalid(
@@ -388,15 +455,33 @@ impl SsdConfig {
             ));
         }
         if ftl.translation_entry_bytes == 0 || ftl.translation_entry_bytes > f.page_bytes {
-            return Err(invalid("ftl.translation_entry_bytes", ftl.translation_entry_bytes, "must be in 1..=page_bytes"));
+            return Err(invalid(
+                "ftl.translation_entry_bytes",
+                ftl.translation_entry_bytes,
+                "must be in 1..=page_bytes",
+            ));
         }
-        if let MappingConfig::Demand { cmt_bytes, entry_bytes } = ftl.mapping {
+        if let MappingConfig::Demand {
+            cmt_bytes,
+            entry_bytes,
+        } = ftl.mapping
+        {
             if entry_bytes == 0 || cmt_bytes < entry_bytes as u64 {
-                return Err(invalid("ftl.mapping.cmt_bytes", cmt_bytes, "must hold at least one entry"));
+                return Err(invalid(
+                    "ftl.mapping.cmt_bytes",
+                    cmt_bytes,
+                    "must hold at least one entry",
+                ));
             }
         }
-        if self.cache.enabled && self.cache.capacity_bytes < f.page_bytes as u64 * (f.planes_per_die as u64) {
-            return Err(invalid("cache.capacity_bytes", self.cache.capacity_bytes, "must hold at least one multi-plane page group"));
+        if self.cache.enabled
+            && self.cache.capacity_bytes < f.page_bytes as u64 * (f.planes_per_die as u64)
+        {
+            return Err(invalid(
+                "cache.capacity_bytes",
+                self.cache.capacity_bytes,
+                "must hold at least one multi-plane page group",
+            ));
         }
         Ok(())
     }
@@ -424,22 +509,32 @@ mod tests {
 
     #[test]
     fn unknown_key_is_named() {
-        let e = SsdConfig::from_toml("[flash]\nchanels = 4\n", "my.toml").unwrap_err().to_string();
+        let e = SsdConfig::from_toml("[flash]\nchanels = 4\n", "my.toml")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("my.toml") && e.contains("chanels"), "{e}");
     }
 
     #[test]
     fn overlay_keeps_preset_values() {
-        let c = SsdConfig::from_toml("base = \"cost-optimized\"\n[flash]\nchannels = 4\n", "x.toml").unwrap();
+        let c = SsdConfig::from_toml(
+            "base = \"cost-optimized\"\n[flash]\nchannels = 4\n",
+            "x.toml",
+        )
+        .unwrap();
         assert_eq!(c.flash.channels, 4);
         assert_eq!(c.flash.page_bytes, 16384);
     }
 
     #[test]
     fn impossible_geometry_is_named() {
-        let e = SsdConfig::from_toml("[flash]\nplanes_per_die = 0\n", "x.toml").unwrap_err().to_string();
+        let e = SsdConfig::from_toml("[flash]\nplanes_per_die = 0\n", "x.toml")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("flash.planes_per_die"), "{e}");
-        let e = SsdConfig::from_toml("[ftl]\noverprovisioning = 0.0\n", "x.toml").unwrap_err().to_string();
+        let e = SsdConfig::from_toml("[ftl]\noverprovisioning = 0.0\n", "x.toml")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("ftl.overprovisioning"), "{e}");
     }
 

@@ -31,7 +31,8 @@ pub fn perf_optimized() -> SsdConfig {
 
 /// Venice Table 1, cost-optimized (3D TLC).
 pub fn cost_optimized() -> SsdConfig {
-    SsdConfig::from_toml(COST, "presets/cost-optimized.toml").expect("shipped preset cost-optimized.toml is valid")
+    SsdConfig::from_toml(COST, "presets/cost-optimized.toml")
+        .expect("shipped preset cost-optimized.toml is valid")
 }
 
 #[cfg(test)]
@@ -43,14 +44,34 @@ mod tests {
         let p = perf_optimized();
         p.validate().unwrap();
         let f = &p.flash;
-        assert_eq!((f.channels, f.chips_per_channel, f.dies_per_chip, f.planes_per_die), (8, 8, 1, 2));
-        assert_eq!((f.blocks_per_plane, f.pages_per_block, f.page_bytes), (1024, 768, 4096));
-        assert_eq!((f.read_ns, f.program_ns, f.erase_ns), (3_000.0, 100_000.0, 1_000_000.0));
+        assert_eq!(
+            (
+                f.channels,
+                f.chips_per_channel,
+                f.dies_per_chip,
+                f.planes_per_die
+            ),
+            (8, 8, 1, 2)
+        );
+        assert_eq!(
+            (f.blocks_per_plane, f.pages_per_block, f.page_bytes),
+            (1024, 768, 4096)
+        );
+        assert_eq!(
+            (f.read_ns, f.program_ns, f.erase_ns),
+            (3_000.0, 100_000.0, 1_000_000.0)
+        );
         assert_eq!(f.channel_mb_s, 1200.0);
         let c = cost_optimized();
         let f = &c.flash;
-        assert_eq!((f.page_bytes, f.blocks_per_plane * f.planes_per_die), (16384, 1024));
-        assert_eq!((f.read_ns, f.program_ns, f.erase_ns), (45_000.0, 650_000.0, 3_500_000.0));
+        assert_eq!(
+            (f.page_bytes, f.blocks_per_plane * f.planes_per_die),
+            (16384, 1024)
+        );
+        assert_eq!(
+            (f.read_ns, f.program_ns, f.erase_ns),
+            (45_000.0, 650_000.0, 3_500_000.0)
+        );
         assert_eq!(c.name, "cost-optimized");
     }
 

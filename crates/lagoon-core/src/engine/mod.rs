@@ -34,7 +34,12 @@ impl<E: Copy> Default for EventQueue<E> {
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        Self { heap: Vec::with_capacity(1024), next_seq: 0, now: 0, popped: 0 }
+        Self {
+            heap: Vec::with_capacity(1024),
+            next_seq: 0,
+            now: 0,
+            popped: 0,
+        }
     }
 
     /// Current simulated time: the time of the last popped event.
@@ -58,8 +63,17 @@ impl<E: Copy> EventQueue<E> {
 
     #[inline]
     pub fn schedule(&mut self, time: Ps, event: E) {
-        debug_assert!(time >= self.now, "event scheduled in the past: {} < {}", time, self.now);
-        let entry = Entry { time, seq: self.next_seq, event };
+        debug_assert!(
+            time >= self.now,
+            "event scheduled in the past: {} < {}",
+            time,
+            self.now
+        );
+        let entry = Entry {
+            time,
+            seq: self.next_seq,
+            event,
+        };
         self.next_seq += 1;
         self.heap.push(entry);
         self.sift_up(self.heap.len() - 1);

@@ -167,7 +167,12 @@ pub struct FlashTiming {
 
 impl FlashTiming {
     pub fn new(f: &FlashConfig) -> Self {
-        Self { read: ns(f.read_ns), program: ns(f.program_ns), erase: ns(f.erase_ns), command: ns(f.command_ns) }
+        Self {
+            read: ns(f.read_ns),
+            program: ns(f.program_ns),
+            erase: ns(f.erase_ns),
+            command: ns(f.command_ns),
+        }
     }
 
     /// Array busy time of one (possibly multi-plane) operation: planes operate in parallel.
@@ -204,8 +209,19 @@ mod tests {
 
     #[test]
     fn locate_inverts_for_every_scheme() {
-        let f = FlashConfig { channels: 3, chips_per_channel: 2, dies_per_chip: 2, planes_per_die: 2, ..FlashConfig::default() };
-        for scheme in [AllocationScheme::CWDP, AllocationScheme::PDWC, AllocationScheme::WCPD, AllocationScheme::DPCW] {
+        let f = FlashConfig {
+            channels: 3,
+            chips_per_channel: 2,
+            dies_per_chip: 2,
+            planes_per_die: 2,
+            ..FlashConfig::default()
+        };
+        for scheme in [
+            AllocationScheme::CWDP,
+            AllocationScheme::PDWC,
+            AllocationScheme::WCPD,
+            AllocationScheme::DPCW,
+        ] {
             let g = Geometry::new(&f, scheme);
             let mut seen = vec![0u32; g.planes as usize];
             for lpa in 0..1000u64 {
@@ -214,7 +230,10 @@ mod tests {
                 seen[plane as usize] += 1;
             }
             // 1000 LPAs over 24 planes: every plane gets 41 or 42
-            assert!(seen.iter().all(|&n| n == 41 || n == 42), "{scheme:?} {seen:?}");
+            assert!(
+                seen.iter().all(|&n| n == 41 || n == 42),
+                "{scheme:?} {seen:?}"
+            );
         }
     }
 }

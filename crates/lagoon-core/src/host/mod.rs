@@ -18,7 +18,9 @@ pub enum Replay {
 impl std::str::FromStr for Replay {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("invalid replay mode '{s}' (expected timed, timed:<speed-up factor> or closed:<queue depth>)");
+        let bad = || {
+            format!("invalid replay mode '{s}' (expected timed, timed:<speed-up factor> or closed:<queue depth>)")
+        };
         match s.split_once(':') {
             None if s == "timed" => Ok(Replay::Timed { speedup: 1.0 }),
             Some(("timed", k)) => match k.parse::<f64>() {
@@ -68,7 +70,15 @@ pub struct Repeat<F: FnMut() -> Result<RequestSource, WorkloadError>> {
 
 impl<F: FnMut() -> Result<RequestSource, WorkloadError>> Repeat<F> {
     pub fn new(open: F, times: u32) -> Self {
-        Self { open, current: None, remaining: times, offset_ns: 0, first_ns: None, last_ns: 0, count: 0 }
+        Self {
+            open,
+            current: None,
+            remaining: times,
+            offset_ns: 0,
+            first_ns: None,
+            last_ns: 0,
+            count: 0,
+        }
     }
 }
 
@@ -104,7 +114,11 @@ impl<F: FnMut() -> Result<RequestSource, WorkloadError>> Iterator for Repeat<F> 
                     self.current = None;
                     let first = self.first_ns.unwrap_or(0);
                     let span = self.last_ns - first;
-                    let gap = if self.count > 1 { span / (self.count - 1) } else { 1 };
+                    let gap = if self.count > 1 {
+                        span / (self.count - 1)
+                    } else {
+                        1
+                    };
                     self.offset_ns += span + gap.max(1);
                     if self.count == 0 {
                         return None;
@@ -122,9 +136,18 @@ mod tests {
 
     #[test]
     fn replay_modes_parse() {
-        assert_eq!("timed".parse::<Replay>().unwrap(), Replay::Timed { speedup: 1.0 });
-        assert_eq!("timed:4".parse::<Replay>().unwrap(), Replay::Timed { speedup: 4.0 });
-        assert_eq!("closed:32".parse::<Replay>().unwrap(), Replay::Closed { depth: 32 });
+        assert_eq!(
+            "timed".parse::<Replay>().unwrap(),
+            Replay::Timed { speedup: 1.0 }
+        );
+        assert_eq!(
+            "timed:4".parse::<Replay>().unwrap(),
+            Replay::Timed { speedup: 4.0 }
+        );
+        assert_eq!(
+            "closed:32".parse::<Replay>().unwrap(),
+            Replay::Closed { depth: 32 }
+        );
         assert!("closed:0".parse::<Replay>().is_err());
         assert!("open".parse::<Replay>().is_err());
         assert_eq!(Replay::Closed { depth: 8 }.to_string(), "closed:8");
@@ -135,7 +158,15 @@ mod tests {
         let mk = || -> Result<RequestSource, WorkloadError> {
             let v: Vec<Result<IoRequest, WorkloadError>> = [100u64, 110, 130]
                 .iter()
-                .map(|&t| Ok(IoRequest { arrival_ns: t, offset_bytes: 0, size_bytes: 4096, op: Op::Read, device: 0 }))
+                .map(|&t| {
+                    Ok(IoRequest {
+                        arrival_ns: t,
+                        offset_bytes: 0,
+                        size_bytes: 4096,
+                        op: Op::Read,
+                        device: 0,
+                    })
+                })
                 .collect();
             Ok(Box::new(v.into_iter()))
         };

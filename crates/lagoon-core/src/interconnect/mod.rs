@@ -71,7 +71,9 @@ impl std::str::FromStr for Arch {
         match s {
             "baseline" => Ok(Arch::Baseline),
             "ideal" => Ok(Arch::Ideal),
-            _ => Err(format!("unknown architecture '{s}' (known: baseline, ideal)")),
+            _ => Err(format!(
+                "unknown architecture '{s}' (known: baseline, ideal)"
+            )),
         }
     }
 }

@@ -9,7 +9,7 @@ use super::{Interconnect, InterconnectStats, NetEvent, Transfer};
 use crate::config::SsdConfig;
 use crate::engine::EventQueue;
 use crate::sim::Event;
-use crate::time::{ns, transfer_time, to_ns_f64, Ps};
+use crate::time::{ns, to_ns_f64, transfer_time, Ps};
 use std::collections::VecDeque;
 
 pub struct SharedBus {
@@ -26,14 +26,22 @@ pub struct SharedBus {
 }
 
 impl SharedBus {
-    fn new(name: &'static str, buses: u32, chips_per_bus: u32, cfg: &SsdConfig, rate_factor: f64) -> Self {
+    fn new(
+        name: &'static str,
+        buses: u32,
+        chips_per_bus: u32,
+        cfg: &SsdConfig,
+        rate_factor: f64,
+    ) -> Self {
         Self {
             name,
             chips_per_bus,
             command: ns(cfg.flash.command_ns),
             bytes_per_s: cfg.flash.channel_mb_s * 1e6 * rate_factor,
             busy: vec![false; buses as usize],
-            waiting: (0..buses).map(|_| VecDeque::with_capacity(chips_per_bus as usize * 4)).collect(),
+            waiting: (0..buses)
+                .map(|_| VecDeque::with_capacity(chips_per_bus as usize * 4))
+                .collect(),
             busy_time: vec![0; buses as usize],
             transfers: 0,
             conflicted: 0,
@@ -42,11 +50,23 @@ impl SharedBus {
     }
 
     pub fn baseline(cfg: &SsdConfig) -> Self {
-        Self::new("baseline", cfg.flash.channels, cfg.flash.chips_per_channel, cfg, 1.0)
+        Self::new(
+            "baseline",
+            cfg.flash.channels,
+            cfg.flash.chips_per_channel,
+            cfg,
+            1.0,
+        )
     }
 
     pub fn ideal(cfg: &SsdConfig) -> Self {
-        Self::new("ideal", cfg.flash.channels * cfg.flash.chips_per_channel, 1, cfg, 1.0)
+        Self::new(
+            "ideal",
+            cfg.flash.channels * cfg.flash.chips_per_channel,
+            1,
+            cfg,
+            1.0,
+        )
     }
 
     /// Bus occupancy of a transfer: command cycles then data at the channel rate.
@@ -65,8 +85,19 @@ impl SharedBus {
             self.conflicted += 1;
             self.wait += now - ready;
         }
-        q.schedule(now + d, Event::TransferDone { die: t.die, conflict });
-        q.schedule(now + d, Event::Net(NetEvent::ChannelFree { channel: bus as u32 }));
+        q.schedule(
+            now + d,
+            Event::TransferDone {
+                die: t.die,
+                conflict,
+            },
+        );
+        q.schedule(
+            now + d,
+            Event::Net(NetEvent::ChannelFree {
+                channel: bus as u32,
+            }),
+        );
     }
 }
 
@@ -94,8 +125,17 @@ impl Interconnect for SharedBus {
     }
 
     fn stats(&self, sim_time: Ps) -> InterconnectStats {
-        let util: Vec<f64> =
-            self.busy_time.iter().map(|&b| if sim_time > 0 { b as f64 / sim_time as f64 } else { 0.0 }).collect();
+        let util: Vec<f64> = self
+            .busy_time
+            .iter()
+            .map(|&b| {
+                if sim_time > 0 {
+                    b as f64 / sim_time as f64
+                } else {
+                    0.0
+                }
+            })
+            .collect();
         InterconnectStats {
             transfers: self.transfers,
             conflicted_transfers: self.conflicted,

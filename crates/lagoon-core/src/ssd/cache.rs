@@ -90,7 +90,13 @@ impl DataCache {
         if self.slots.is_full() {
             return Admit::Full;
         }
-        self.slots.insert(lpa, Slot { sectors, destage: Destage::Queued });
+        self.slots.insert(
+            lpa,
+            Slot {
+                sectors,
+                destage: Destage::Queued,
+            },
+        );
         Admit::NeedsProgram
     }
 

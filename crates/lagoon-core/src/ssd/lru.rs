@@ -71,7 +71,14 @@ impl<V: Copy + Default> Lru<V> {
         loop {
             let s = self.index[i];
             if s == EMPTY {
-                return (if first_tomb != usize::MAX { first_tomb } else { i }, false);
+                return (
+                    if first_tomb != usize::MAX {
+                        first_tomb
+                    } else {
+                        i
+                    },
+                    false,
+                );
             }
             if s == TOMB {
                 if first_tomb == usize::MAX {
@@ -133,11 +140,21 @@ impl<V: Copy + Default> Lru<V> {
         debug_assert!(!found);
         let s = match self.free.pop() {
             Some(s) => {
-                self.slots[s as usize] = Slot { key, prev: EMPTY, next: EMPTY, value };
+                self.slots[s as usize] = Slot {
+                    key,
+                    prev: EMPTY,
+                    next: EMPTY,
+                    value,
+                };
                 s
             }
             None => {
-                self.slots.push(Slot { key, prev: EMPTY, next: EMPTY, value });
+                self.slots.push(Slot {
+                    key,
+                    prev: EMPTY,
+                    next: EMPTY,
+                    value,
+                });
                 (self.slots.len() - 1) as u32
             }
         };

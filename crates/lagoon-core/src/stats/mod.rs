@@ -30,7 +30,12 @@ pub struct Latency {
 
 impl Default for Latency {
     fn default() -> Self {
-        Self { h: Histogram::new(3).expect("3 significant digits is valid"), sum: 0, min: u64::MAX, max: 0 }
+        Self {
+            h: Histogram::new(3).expect("3 significant digits is valid"),
+            sum: 0,
+            min: u64::MAX,
+            max: 0,
+        }
     }
 }
 
@@ -38,7 +43,9 @@ impl Latency {
     #[inline]
     pub fn record(&mut self, ns: u64) {
         // The histogram auto-resizes, so recording any u64 value succeeds.
-        self.h.record(ns.max(1)).expect("auto-resizing histogram records any value");
+        self.h
+            .record(ns.max(1))
+            .expect("auto-resizing histogram records any value");
         self.sum += ns as u128;
         self.min = self.min.min(ns);
         self.max = self.max.max(ns);
@@ -71,13 +78,18 @@ impl Latency {
             .iter_recorded()
             .map(|v| {
                 acc += v.count_at_value();
-                (self.h.highest_equivalent(v.value_iterated_to()), acc as f64 / n)
+                (
+                    self.h.highest_equivalent(v.value_iterated_to()),
+                    acc as f64 / n,
+                )
             })
             .collect()
     }
 
     pub fn merge(&mut self, other: &Latency) {
-        self.h.add(&other.h).expect("auto-resizing histograms always merge");
+        self.h
+            .add(&other.h)
+            .expect("auto-resizing histograms always merge");
         self.sum += other.sum;
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);

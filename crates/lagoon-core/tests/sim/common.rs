@@ -12,8 +12,10 @@ pub fn trace(name: &str) -> String {
 /// A small drive (2 channels x 2 chips x 2 planes x 64 blocks x 16 pages of 4 KB) so GC
 /// happens after a few thousand writes.
 pub fn tiny() -> SsdConfig {
-    let mut c = SsdConfig::default();
-    c.name = "tiny".into();
+    let mut c = SsdConfig {
+        name: "tiny".into(),
+        ..SsdConfig::default()
+    };
     c.flash.channels = 2;
     c.flash.chips_per_channel = 2;
     c.flash.blocks_per_plane = 64;
@@ -26,7 +28,12 @@ pub fn tiny() -> SsdConfig {
 }
 
 pub fn run(cfg: &SsdConfig, arch: Arch, workloads: &[&str], seed: u64) -> Report {
-    let mut s = Scenario::new(&cfg.name, cfg.clone(), arch, workloads.iter().map(|w| w.to_string()).collect());
+    let mut s = Scenario::new(
+        &cfg.name,
+        cfg.clone(),
+        arch,
+        workloads.iter().map(|w| w.to_string()).collect(),
+    );
     s.seed = seed;
     s.run(|_| {}).unwrap()
 }

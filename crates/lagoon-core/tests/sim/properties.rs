@@ -37,12 +37,20 @@ proptest! {
 /// after which every logical page maps to exactly one valid physical page.
 #[test]
 fn no_logical_page_lost_under_gc_pressure() {
-    for (seed, copyback, cache, preemptible) in [(1, false, true, false), (2, true, false, false), (3, false, false, true), (4, true, true, true)] {
+    for (seed, copyback, cache, preemptible) in [
+        (1, false, true, false),
+        (2, true, false, false),
+        (3, false, false, true),
+        (4, true, true, true),
+    ] {
         let mut c = tiny();
         c.ftl.copyback = copyback;
         c.cache.enabled = cache;
         c.ftl.gc_preemptible = preemptible;
-        c.ftl.mapping = MappingConfig::Demand { cmt_bytes: 8 * 256, entry_bytes: 8 };
+        c.ftl.mapping = MappingConfig::Demand {
+            cmt_bytes: 8 * 256,
+            entry_bytes: 8,
+        };
         let w = "syn:read=20,size=uniform:4k-16k,addr=hotcold:80/30,arrival=qd:16,count=20000";
         let spec = lagoon_workload::SyntheticSpec::parse(w).unwrap();
         let cap = Simulator::flow_capacity_bytes(&c, 1);
@@ -57,9 +65,17 @@ fn no_logical_page_lost_under_gc_pressure() {
         let o = sim.run(|_| {}).unwrap();
         let done: u64 = o.flows.iter().map(|f| f.completed).sum();
         assert_eq!(done, 20_000);
-        assert!(o.ftl.erases > 200, "only {} erases (seed {seed})", o.ftl.erases);
+        assert!(
+            o.ftl.erases > 200,
+            "only {} erases (seed {seed})",
+            o.ftl.erases
+        );
         assert!(o.ftl.gc_page_moves > 0);
-        assert_eq!(o.consistency, Some(Ok(())), "seed {seed} copyback {copyback}");
+        assert_eq!(
+            o.consistency,
+            Some(Ok(())),
+            "seed {seed} copyback {copyback}"
+        );
         if copyback {
             assert!(o.flash.copyback_commands > 0);
         }
@@ -80,10 +96,15 @@ fn same_seed_gives_identical_json() {
 #[test]
 fn several_flows_each_complete() {
     let c = tiny();
-    let mut s = Scenario::new("tiny", c, Arch::Baseline, vec![
-        "syn:read=100,size=4k,arrival=qd:8,count=500".into(),
-        "syn:read=0,size=8k,arrival=poisson:50us,count=300".into(),
-    ]);
+    let mut s = Scenario::new(
+        "tiny",
+        c,
+        Arch::Baseline,
+        vec![
+            "syn:read=100,size=4k,arrival=qd:8,count=500".into(),
+            "syn:read=0,size=8k,arrival=poisson:50us,count=300".into(),
+        ],
+    );
     s.seed = 3;
     let r = s.run(|_| {}).unwrap();
     assert_eq!(r.flows.len(), 2);

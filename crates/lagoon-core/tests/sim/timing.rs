@@ -27,7 +27,18 @@ const T_11_01: u64 = 11 * PS_PER_US + 10 * PS_PER_NS;
 fn venice_3_1_two_reads_one_channel_finish_at_11_01_us() {
     let c = venice_31();
     // chips 0 and 1 share channel 0
-    let t = Simulator::probe_flash(&c, Arch::Baseline, &[ProbeOp::Read { ppa: first_page(&c, 0, 0) }, ProbeOp::Read { ppa: first_page(&c, 1, 0) }]);
+    let t = Simulator::probe_flash(
+        &c,
+        Arch::Baseline,
+        &[
+            ProbeOp::Read {
+                ppa: first_page(&c, 0, 0),
+            },
+            ProbeOp::Read {
+                ppa: first_page(&c, 1, 0),
+            },
+        ],
+    );
     assert_eq!(t, vec![T_7_01, T_11_01]);
 }
 
@@ -35,14 +46,36 @@ fn venice_3_1_two_reads_one_channel_finish_at_11_01_us() {
 fn venice_3_1_two_reads_two_channels_finish_at_7_01_us() {
     let c = venice_31();
     // chip 8 is on channel 1
-    let t = Simulator::probe_flash(&c, Arch::Baseline, &[ProbeOp::Read { ppa: first_page(&c, 0, 0) }, ProbeOp::Read { ppa: first_page(&c, 8, 0) }]);
+    let t = Simulator::probe_flash(
+        &c,
+        Arch::Baseline,
+        &[
+            ProbeOp::Read {
+                ppa: first_page(&c, 0, 0),
+            },
+            ProbeOp::Read {
+                ppa: first_page(&c, 8, 0),
+            },
+        ],
+    );
     assert_eq!(t, vec![T_7_01, T_7_01]);
 }
 
 #[test]
 fn ideal_back_end_removes_the_conflict() {
     let c = venice_31();
-    let t = Simulator::probe_flash(&c, Arch::Ideal, &[ProbeOp::Read { ppa: first_page(&c, 0, 0) }, ProbeOp::Read { ppa: first_page(&c, 1, 0) }]);
+    let t = Simulator::probe_flash(
+        &c,
+        Arch::Ideal,
+        &[
+            ProbeOp::Read {
+                ppa: first_page(&c, 0, 0),
+            },
+            ProbeOp::Read {
+                ppa: first_page(&c, 1, 0),
+            },
+        ],
+    );
     assert_eq!(t, vec![T_7_01, T_7_01]);
 }
 
@@ -53,8 +86,18 @@ fn write_is_command_and_data_then_tprog() {
     let t = Simulator::probe_flash(&c, Arch::Baseline, &[ProbeOp::Program { lpa: 0 }]);
     assert_eq!(t, vec![104 * PS_PER_US + 10 * PS_PER_NS]);
     // Two programs on one channel: the second's transfer waits for the first's.
-    let t = Simulator::probe_flash(&c, Arch::Baseline, &[ProbeOp::Program { lpa: 0 }, ProbeOp::Program { lpa: 8 }]);
-    assert_eq!(t, vec![104 * PS_PER_US + 10 * PS_PER_NS, 108 * PS_PER_US + 20 * PS_PER_NS]);
+    let t = Simulator::probe_flash(
+        &c,
+        Arch::Baseline,
+        &[ProbeOp::Program { lpa: 0 }, ProbeOp::Program { lpa: 8 }],
+    );
+    assert_eq!(
+        t,
+        vec![
+            104 * PS_PER_US + 10 * PS_PER_NS,
+            108 * PS_PER_US + 20 * PS_PER_NS
+        ]
+    );
 }
 
 #[test]
@@ -68,12 +111,34 @@ fn erase_is_command_then_tbers() {
 fn multiplane_read_shares_command_and_tr() {
     let c = venice_31();
     // Both planes of die 0: one command, one tR, then 8 KB out = 10 ns + 3 us + 8 us
-    let t = Simulator::probe_flash(&c, Arch::Baseline, &[ProbeOp::Read { ppa: first_page(&c, 0, 0) }, ProbeOp::Read { ppa: first_page(&c, 0, 1) }]);
+    let t = Simulator::probe_flash(
+        &c,
+        Arch::Baseline,
+        &[
+            ProbeOp::Read {
+                ppa: first_page(&c, 0, 0),
+            },
+            ProbeOp::Read {
+                ppa: first_page(&c, 0, 1),
+            },
+        ],
+    );
     assert_eq!(t, vec![T_11_01, T_11_01]);
     let mut single = c.clone();
     single.flash.multiplane = false;
     // Without multi-plane: second read waits for the die: 7.01 then 7.01 + 7.01
-    let t = Simulator::probe_flash(&single, Arch::Baseline, &[ProbeOp::Read { ppa: first_page(&c, 0, 0) }, ProbeOp::Read { ppa: first_page(&c, 0, 1) }]);
+    let t = Simulator::probe_flash(
+        &single,
+        Arch::Baseline,
+        &[
+            ProbeOp::Read {
+                ppa: first_page(&c, 0, 0),
+            },
+            ProbeOp::Read {
+                ppa: first_page(&c, 0, 1),
+            },
+        ],
+    );
     assert_eq!(t, vec![T_7_01, 2 * T_7_01]);
 }
 

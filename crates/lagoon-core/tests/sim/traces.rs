@@ -7,8 +7,12 @@ use lagoon_core::host::Replay;
 use lagoon_core::interconnect::Arch;
 use lagoon_core::scenario::Scenario;
 
-const ALL: [(&str, u64); 4] =
-    [("tpcc-small.trace", 6_999), ("wsrch-small.trace", 24_783), ("msr-cut-105.trace", 10_000), ("fiu-cheetah-mail.trace", 9_998)];
+const ALL: [(&str, u64); 4] = [
+    ("tpcc-small.trace", 6_999),
+    ("wsrch-small.trace", 24_783),
+    ("msr-cut-105.trace", 10_000),
+    ("fiu-cheetah-mail.trace", 9_998),
+];
 
 /// With the always-cached mapping table the path-conflict-free back end is never slower.
 /// With the demand-cached table (the presets) it can be by a few per cent: concurrent misses
@@ -16,7 +20,12 @@ const ALL: [(&str, u64); 4] =
 /// transfers mean fewer shared reads (seen: cost-optimized, fiu, closed:32, +2.4 %).
 #[test]
 fn all_traces_both_presets_both_back_ends_both_replays() {
-    for (preset, ideal_map) in [("perf-optimized", false), ("cost-optimized", false), ("perf-optimized", true), ("cost-optimized", true)] {
+    for (preset, ideal_map) in [
+        ("perf-optimized", false),
+        ("cost-optimized", false),
+        ("perf-optimized", true),
+        ("cost-optimized", true),
+    ] {
         let mut cfg = SsdConfig::load(preset).unwrap();
         let tolerance = if ideal_map {
             cfg.ftl.mapping = lagoon_core::config::MappingConfig::Ideal;
@@ -37,8 +46,18 @@ fn all_traces_both_presets_both_back_ends_both_replays() {
                 }
                 let (base, ideal) = (time[0], time[1]);
                 let ctx = format!("{preset} (ideal mapping: {ideal_map}) {name} {replay}");
-                assert!(ideal.0 <= base.0 * tolerance, "{ctx}: ideal took {} ns, baseline {} ns", ideal.0, base.0);
-                assert!(ideal.1 <= base.1 * tolerance, "{ctx}: ideal mean latency {} > baseline {}", ideal.1, base.1);
+                assert!(
+                    ideal.0 <= base.0 * tolerance,
+                    "{ctx}: ideal took {} ns, baseline {} ns",
+                    ideal.0,
+                    base.0
+                );
+                assert!(
+                    ideal.1 <= base.1 * tolerance,
+                    "{ctx}: ideal mean latency {} > baseline {}",
+                    ideal.1,
+                    base.1
+                );
             }
         }
     }

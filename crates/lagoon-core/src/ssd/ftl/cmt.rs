@@ -19,12 +19,16 @@ pub enum Evicted {
     Nothing,
     Clean,
     /// A dirty entry: its translation page must be written back.
-    Dirty { lpa: u64 },
+    Dirty {
+        lpa: u64,
+    },
 }
 
 impl Cmt {
     pub fn new(capacity_entries: usize) -> Self {
-        Self { entries: Lru::new(capacity_entries) }
+        Self {
+            entries: Lru::new(capacity_entries),
+        }
     }
 
     pub fn capacity(&self) -> usize {
@@ -48,7 +52,11 @@ impl Cmt {
         if self.entries.is_full() {
             let (victim, e) = self.entries.lru().expect("full LRU has a tail");
             self.entries.remove(victim);
-            out = if e.dirty { Evicted::Dirty { lpa: victim } } else { Evicted::Clean };
+            out = if e.dirty {
+                Evicted::Dirty { lpa: victim }
+            } else {
+                Evicted::Clean
+            };
         }
         self.entries.insert(lpa, Entry { dirty });
         out

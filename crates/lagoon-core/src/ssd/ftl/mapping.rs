@@ -20,7 +20,10 @@ pub struct L2pMap {
 impl L2pMap {
     pub fn new(logical_pages: u64) -> Self {
         let n = (logical_pages as usize).div_ceil(CHUNK);
-        Self { chunks: (0..n).map(|_| None).collect(), materialized: 0 }
+        Self {
+            chunks: (0..n).map(|_| None).collect(),
+            materialized: 0,
+        }
     }
 
     #[inline]
@@ -43,14 +46,22 @@ impl L2pMap {
 
     /// Bytes held by materialized chunks (for memory reporting).
     pub fn bytes(&self) -> usize {
-        self.materialized * CHUNK * 4 + self.chunks.len() * std::mem::size_of::<Option<Box<[u32]>>>()
+        self.materialized * CHUNK * 4
+            + self.chunks.len() * std::mem::size_of::<Option<Box<[u32]>>>()
     }
 
     /// Logical pages written during the run (not at their home), in LPA order.
     pub fn written(&self) -> impl Iterator<Item = (u64, u32)> + '_ {
-        self.chunks.iter().enumerate().filter_map(|(i, c)| c.as_ref().map(|c| (i, c))).flat_map(|(i, c)| {
-            c.iter().enumerate().filter(|(_, &p)| p != IMPLICIT).map(move |(j, &p)| (((i << CHUNK_BITS) + j) as u64, p))
-        })
+        self.chunks
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| c.as_ref().map(|c| (i, c)))
+            .flat_map(|(i, c)| {
+                c.iter()
+                    .enumerate()
+                    .filter(|(_, &p)| p != IMPLICIT)
+                    .map(move |(j, &p)| (((i << CHUNK_BITS) + j) as u64, p))
+            })
     }
 }
 

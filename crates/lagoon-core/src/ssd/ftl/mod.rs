@@ -93,7 +93,8 @@ impl Ftl {
         let geo = Geometry::new(&cfg.flash, cfg.ftl.allocation);
         let f: &FtlConfig = &cfg.ftl;
         let ppb = geo.pages_per_block;
-        let logical_pages_per_plane = (geo.pages_per_plane as f64 * (1.0 - f.overprovisioning)) as u64;
+        let logical_pages_per_plane =
+            (geo.pages_per_plane as f64 * (1.0 - f.overprovisioning)) as u64;
         let logical_pages = logical_pages_per_plane * geo.planes as u64;
         let pre = ((logical_pages_per_plane as f64) * cfg.precondition.occupancy).round() as u64;
         let pre_blocks = pre.div_ceil(ppb as u64) as u32;
@@ -103,17 +104,37 @@ impl Ftl {
             for b in 0..geo.blocks_per_plane {
                 blocks.push(if b < pre_blocks {
                     let valid = (pre - b as u64 * ppb as u64).min(ppb as u64) as u32;
-                    Block { valid, written: ppb, erase_count: 0, p2l: NONE, state: BlockState::Full, opened_seq: 0 }
+                    Block {
+                        valid,
+                        written: ppb,
+                        erase_count: 0,
+                        p2l: NONE,
+                        state: BlockState::Full,
+                        opened_seq: 0,
+                    }
                 } else {
-                    Block { valid: 0, written: 0, erase_count: 0, p2l: NONE, state: BlockState::Free, opened_seq: 0 }
+                    Block {
+                        valid: 0,
+                        written: 0,
+                        erase_count: 0,
+                        p2l: NONE,
+                        state: BlockState::Free,
+                        opened_seq: 0,
+                    }
                 });
             }
             // Free list popped from the end: lowest block index first.
-            planes.push(PlaneAlloc { free: (pre_blocks..geo.blocks_per_plane).rev().collect(), user: NONE, gc: NONE, gc_active: false });
+            planes.push(PlaneAlloc {
+                free: (pre_blocks..geo.blocks_per_plane).rev().collect(),
+                user: NONE,
+                gc: NONE,
+                gc_active: false,
+            });
         }
         let entries = (geo.page_bytes / f.translation_entry_bytes) as u64;
         let gc_start_blocks = (f.gc_threshold * geo.blocks_per_plane as f64).floor() as u32;
-        let gc_urgent_blocks = ((f.gc_hard_threshold * geo.blocks_per_plane as f64).floor() as u32).max(1);
+        let gc_urgent_blocks =
+            ((f.gc_hard_threshold * geo.blocks_per_plane as f64).floor() as u32).max(1);
         Self {
             gtd: vec![IMPLICIT; logical_pages.div_ceil(entries) as usize],
             l2p: L2pMap::new(logical_pages),
@@ -148,10 +169,20 @@ impl Ftl {
         let (plane, k) = self.geo.locate(lpa);
         let ppb = self.geo.pages_per_block as u64;
         if k < self.precondition_pages_per_plane {
-            (self.geo.ppa(plane, (k / ppb) as u32, (k % ppb) as u32), true)
+            (
+                self.geo.ppa(plane, (k / ppb) as u32, (k % ppb) as u32),
+                true,
+            )
         } else {
-            let k = if self.precondition_pages_per_plane > 0 { k % self.precondition_pages_per_plane } else { 0 };
-            (self.geo.ppa(plane, (k / ppb) as u32, (k % ppb) as u32), false)
+            let k = if self.precondition_pages_per_plane > 0 {
+                k % self.precondition_pages_per_plane
+            } else {
+                0
+            };
+            (
+                self.geo.ppa(plane, (k / ppb) as u32, (k % ppb) as u32),
+                false,
+            )
         }
     }
 
@@ -258,7 +289,9 @@ impl Ftl {
         let free = &mut self.planes[plane as usize].free;
         let mut best = free.len() - 1;
         for i in (0..free.len()).rev() {
-            if self.blocks[base + free[i] as usize].erase_count < self.blocks[base + free[best] as usize].erase_count {
+            if self.blocks[base + free[i] as usize].erase_count
+                < self.blocks[base + free[best] as usize].erase_count
+            {
                 best = i;
             }
         }
@@ -267,14 +300,24 @@ impl Ftl {
             Some(b) => b,
             None => {
                 let b = (self.p2l_pool.len() / self.geo.pages_per_block as usize) as u32;
-                self.p2l_pool.resize(self.p2l_pool.len() + self.geo.pages_per_block as usize, NONE);
+                self.p2l_pool.resize(
+                    self.p2l_pool.len() + self.geo.pages_per_block as usize,
+                    NONE,
+                );
                 b
             }
         };
         self.seq += 1;
         let blk = &mut self.blocks[base + block as usize];
         debug_assert_eq!(blk.state, BlockState::Free);
-        *blk = Block { valid: 0, written: 0, erase_count: blk.erase_count, p2l: buf, state: BlockState::Open, opened_seq: self.seq };
+        *blk = Block {
+            valid: 0,
+            written: 0,
+            erase_count: blk.erase_count,
+            p2l: buf,
+            state: BlockState::Open,
+            opened_seq: self.seq,
+        };
         block
     }
 
@@ -283,7 +326,8 @@ impl Ftl {
         let bi = self.block_index(self.geo.plane_of_ppa(ppa), self.geo.block_of_ppa(ppa));
         let b = &mut self.blocks[bi];
         b.valid += 1;
-        let off = (b.p2l as usize) * self.geo.pages_per_block as usize + (ppa % self.geo.pages_per_block) as usize;
+        let off = (b.p2l as usize) * self.geo.pages_per_block as usize
+            + (ppa % self.geo.pages_per_block) as usize;
         self.p2l_pool[off] = tag;
     }
 
@@ -413,7 +457,12 @@ impl Ftl {
         });
         let victim = match self.policy {
             // Venice §2: the block with the least valid pages; ties to the least worn.
-            GcPolicy::Greedy => candidates.min_by_key(|&b| (self.blocks[base + b as usize].valid, self.blocks[base + b as usize].erase_count)),
+            GcPolicy::Greedy => candidates.min_by_key(|&b| {
+                (
+                    self.blocks[base + b as usize].valid,
+                    self.blocks[base + b as usize].erase_count,
+                )
+            }),
             GcPolicy::Fifo => candidates.min_by_key(|&b| self.blocks[base + b as usize].opened_seq),
             GcPolicy::Random => {
                 let n = candidates.clone().count();
@@ -455,7 +504,14 @@ impl Ftl {
             self.p2l_pool[off..off + self.geo.pages_per_block as usize].fill(NONE);
             self.p2l_free.push(b.p2l);
         }
-        *b = Block { valid: 0, written: 0, erase_count: b.erase_count + 1, p2l: NONE, state: BlockState::Free, opened_seq: 0 };
+        *b = Block {
+            valid: 0,
+            written: 0,
+            erase_count: b.erase_count + 1,
+            p2l: NONE,
+            state: BlockState::Free,
+            opened_seq: 0,
+        };
         self.planes[plane as usize].free.push(block);
         self.planes[plane as usize].gc_active = false;
         self.counters.erases += 1;
@@ -478,7 +534,11 @@ impl Ftl {
             + self.gtd.len() * 4
             + self.blocks.len() * std::mem::size_of::<Block>()
             + self.p2l_pool.capacity() * 4
-            + self.planes.iter().map(|p| p.free.capacity() * 4).sum::<usize>()
+            + self
+                .planes
+                .iter()
+                .map(|p| p.free.capacity() * 4)
+                .sum::<usize>()
     }
 
     /// Full scan of the mapping invariant. O(physical pages): for tests and `--check`.
@@ -491,10 +551,15 @@ impl Ftl {
                 let mut n = 0;
                 self.for_each_valid(plane, block, |_, _| n += 1);
                 if n != b.valid {
-                    return Err(format!("plane {plane} block {block}: counter says {} valid pages, scan finds {n}", b.valid));
+                    return Err(format!(
+                        "plane {plane} block {block}: counter says {} valid pages, scan finds {n}",
+                        b.valid
+                    ));
                 }
                 if b.state == BlockState::Free && n != 0 {
-                    return Err(format!("plane {plane} block {block}: free block holds {n} valid pages"));
+                    return Err(format!(
+                        "plane {plane} block {block}: free block holds {n} valid pages"
+                    ));
                 }
                 valid_total += n as u64;
             }
@@ -511,20 +576,26 @@ impl Ftl {
         }
         for (lpa, ppa) in self.l2p.written() {
             if self.valid_tag(ppa) != Some(lpa as u32) {
-                return Err(format!("logical page {lpa} maps to physical page {ppa}, which does not hold it"));
+                return Err(format!(
+                    "logical page {lpa} maps to physical page {ppa}, which does not hold it"
+                ));
             }
             expected += 1;
         }
         for (t, &ppa) in self.gtd.iter().enumerate() {
             if ppa != IMPLICIT {
                 if self.valid_tag(ppa) != Some(MAP_TAG | t as u32) {
-                    return Err(format!("translation page {t} maps to physical page {ppa}, which does not hold it"));
+                    return Err(format!(
+                        "translation page {t} maps to physical page {ppa}, which does not hold it"
+                    ));
                 }
                 expected += 1;
             }
         }
         if expected != valid_total {
-            return Err(format!("{expected} live logical/translation pages but {valid_total} valid physical pages"));
+            return Err(format!(
+                "{expected} live logical/translation pages but {valid_total} valid physical pages"
+            ));
         }
         Ok(())
     }
