@@ -269,7 +269,7 @@ impl Default for CacheConfig {
             enabled: true,
             capacity_bytes: 256 * 1024 * 1024,
             dram_access_ns: 26.0,
-            dram_mb_s: 200.0,
+            dram_mb_s: 8000.0,
         }
     }
 }
