@@ -33,6 +33,8 @@ pub struct Scenario {
 pub enum ScenarioError {
     #[error(transparent)]
     Workload(#[from] WorkloadError),
+    #[error(transparent)]
+    Sim(#[from] crate::sim::SimError),
     #[error("{0}")]
     Invalid(String),
 }

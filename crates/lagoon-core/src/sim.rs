@@ -257,6 +257,22 @@ pub struct Simulator {
     probe_done: Vec<(u32, Ps)>,
 }
 
+/// Why a run could not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error(transparent)]
+    Workload(#[from] WorkloadError),
+    /// No event is left but requests are unfinished: the model cannot make progress.
+    #[error(
+        "simulation stalled at {time_ns:.0} ns with {outstanding} requests unfinished: {reason}"
+    )]
+    Stalled {
+        time_ns: f64,
+        outstanding: u64,
+        reason: String,
+    },
+}
+
 /// `req` value of transactions injected by [`Simulator::probe_flash`].
 const PROBE: u32 = u32::MAX - 1;
 
@@ -442,7 +458,7 @@ impl Simulator {
 
     /// Run to completion (every request of every flow served), calling `progress` with the
     /// number of completed requests now and then.
-    pub fn run(mut self, mut progress: impl FnMut(u64)) -> Result<Outcome, WorkloadError> {
+    pub fn run(mut self, mut progress: impl FnMut(u64)) -> Result<Outcome, SimError> {
         for f in 0..self.flows.len() {
             self.start_flow(f);
         }
@@ -469,7 +485,27 @@ impl Simulator {
             }
         }
         if let Some(e) = self.error.take() {
-            return Err(e);
+            return Err(e.into());
+        }
+        let outstanding: u64 = self
+            .flows
+            .iter()
+            .map(|f| f.in_sq as u64 + f.next.is_some() as u64)
+            .sum();
+        if outstanding > 0 {
+            let queued: usize = self
+                .queues
+                .iter()
+                .map(|q| q.iter().filter(|l| l.head != NONE).count())
+                .sum();
+            let full = (0..self.ftl.geo.planes)
+                .filter(|&p| !self.ftl.can_allocate(p, Stream::User))
+                .count();
+            return Err(SimError::Stalled {
+                time_ns: crate::time::to_ns_f64(self.q.now()),
+                outstanding,
+                reason: format!("{queued} die queues hold transactions; {full} planes have no free page for user writes and nothing GC can reclaim"),
+            });
         }
         Ok(self.finish())
     }
