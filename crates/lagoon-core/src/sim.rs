@@ -341,7 +341,7 @@ impl Simulator {
                 .cache
                 .enabled
                 .then(|| DataCache::new(&cfg.cache, g.page_bytes)),
-            net: interconnect::build(arch, cfg),
+            net: interconnect::build(arch, cfg, seed),
             timing: FlashTiming::new(&cfg.flash),
             pcie: PcieLink::new(&cfg.host),
             txns: Vec::with_capacity(4096),

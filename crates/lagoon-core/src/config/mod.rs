@@ -47,6 +47,50 @@ pub struct SsdConfig {
     pub ftl: FtlConfig,
     pub cache: CacheConfig,
     pub precondition: PreconditionConfig,
+    pub network: NetworkConfig,
+}
+
+/// Networked back ends (pnSSD, NoSSD, Venice): the mesh of flash nodes and its links.
+/// The chip array is laid out row-major on a `rows` × `cols` mesh (chip = channel ×
+/// chips_per_channel + way); flash controller *i* attaches to the first router of row
+/// *i* × rows / controllers.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetworkConfig {
+    /// Mesh rows; 0 = `flash.channels` (Venice Table 1: 8 × 8).
+    pub rows: u32,
+    /// Mesh columns; 0 = `flash.chips_per_channel`.
+    pub cols: u32,
+    /// Flash controllers on the mesh edge; 0 = one per row.
+    pub controllers: u32,
+    /// Link width, bytes (Venice Table 1: 8-bit links).
+    pub link_width_bytes: u32,
+    /// Time to move one link width over one link, ns (Venice Table 1: 1 GHz).
+    pub link_cycle_ns: f64,
+    /// Router decision time per scout hop, in link cycles (a 1 GHz router deciding in one cycle).
+    pub router_delay_cycles: u32,
+    /// Scout packet length in flits (Venice §4.2, Fig. 6: header + tail).
+    pub scout_flits: u32,
+    /// Times a scout may visit one router before it must back off (Venice §4.3: 3).
+    pub max_router_visits: u32,
+    /// Bytes of a flash command with its address on a link (ONFI read: 00h, 5 address cycles, 30h).
+    pub command_bytes: u32,
+}
+
+impl Default for NetworkConfig {
+    fn default() -> Self {
+        Self {
+            rows: 0,
+            cols: 0,
+            controllers: 0,
+            link_width_bytes: 1,
+            link_cycle_ns: 1.0,
+            router_delay_cycles: 1,
+            scout_flits: 2,
+            max_router_visits: 3,
+            command_bytes: 7,
+        }
+    }
 }
 
 /// NVMe over PCIe (MQSim-class host interface).
@@ -205,6 +249,7 @@ impl Default for SsdConfig {
             ftl: Default::default(),
             cache: Default::default(),
             precondition: Default::default(),
+            network: Default::default(),
         }
     }
 }
@@ -484,6 +529,24 @@ impl SsdConfig {
             ));
         }
         Ok(())
+    }
+}
+
+impl SsdConfig {
+    /// Mesh rows and columns after defaults.
+    pub fn mesh_dims(&self) -> (u32, u32) {
+        let r = if self.network.rows == 0 { self.flash.channels } else { self.network.rows };
+        let c = if self.network.cols == 0 { self.flash.chips_per_channel } else { self.network.cols };
+        (r, c)
+    }
+
+    /// Flash controllers on the mesh after defaults.
+    pub fn mesh_controllers(&self) -> u32 {
+        if self.network.controllers == 0 {
+            self.mesh_dims().0
+        } else {
+            self.network.controllers
+        }
     }
 }
 

@@ -10,7 +10,9 @@
 //! Implementations: [`shared_bus::SharedBus`] (`baseline`: N channels × M chips, one FC per
 //! channel; `ideal`: a channel and FC per chip).
 
+pub mod mesh;
 pub mod shared_bus;
+pub mod venice;
 
 use crate::config::SsdConfig;
 use crate::engine::EventQueue;
@@ -34,6 +36,43 @@ pub struct Transfer {
 pub enum NetEvent {
     /// A channel finished a transfer and may start the next queued one.
     ChannelFree { channel: u32 },
+    /// Venice: a controller's scout reaches its next router in reserve mode.
+    ScoutArrive { fc: u32 },
+    /// Venice: a backtracking scout is back at the upstream router.
+    ScoutReturn { fc: u32 },
+    /// Venice: the scout is back at its controller, with a path reserved or in cancel mode.
+    ScoutHome { fc: u32, reserved: bool },
+    /// Venice: a transfer over a reserved circuit ended.
+    TransferEnd { fc: u32 },
+}
+
+/// Venice's path-reservation counters (§6.3).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct VeniceStats {
+    pub scouts: u64,
+    /// Scouts that came back to their controller in cancel mode and were re-sent.
+    pub scout_retries: u64,
+    /// Backtracking steps (cancel mode hops) over all scouts.
+    pub backtracks: u64,
+    /// Transfers whose first scout reserved a path.
+    pub first_try_transfers: u64,
+    pub first_try_transfer_fraction: f64,
+    pub path_hops_total: u64,
+    /// Mean links per reserved path, the controller's own link included.
+    pub mean_path_hops: f64,
+    pub nonminimal_paths: u64,
+    pub nonminimal_fraction: f64,
+    /// Busy fraction of each flash controller.
+    pub controller_utilization: Vec<f64>,
+}
+
+impl VeniceStats {
+    fn finish(&mut self, transfers: u64) {
+        let n = transfers.max(1) as f64;
+        self.first_try_transfer_fraction = self.first_try_transfers as f64 / n;
+        self.mean_path_hops = self.path_hops_total as f64 / n;
+        self.nonminimal_fraction = self.nonminimal_paths as f64 / n;
+    }
 }
 
 /// Utilization and conflict counters every back end reports.
@@ -46,6 +85,8 @@ pub struct InterconnectStats {
     /// Busy fraction of each channel / link over the simulated time.
     pub channel_utilization: Vec<f64>,
     pub mean_channel_utilization: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub venice: Option<VeniceStats>,
 }
 
 pub trait Interconnect {
@@ -63,6 +104,8 @@ pub trait Interconnect {
 pub enum Arch {
     Baseline,
     Ideal,
+    Pssd,
+    Venice,
 }
 
 impl std::str::FromStr for Arch {
@@ -71,9 +114,9 @@ impl std::str::FromStr for Arch {
         match s {
             "baseline" => Ok(Arch::Baseline),
             "ideal" => Ok(Arch::Ideal),
-            _ => Err(format!(
-                "unknown architecture '{s}' (known: baseline, ideal)"
-            )),
+            "pssd" => Ok(Arch::Pssd),
+            "venice" => Ok(Arch::Venice),
+            _ => Err(format!("unknown architecture '{s}' (known: baseline, pssd, venice, ideal)")),
         }
     }
 }
@@ -83,13 +126,17 @@ impl std::fmt::Display for Arch {
         f.write_str(match self {
             Arch::Baseline => "baseline",
             Arch::Ideal => "ideal",
+            Arch::Pssd => "pssd",
+            Arch::Venice => "venice",
         })
     }
 }
 
-pub fn build(arch: Arch, cfg: &SsdConfig) -> Box<dyn Interconnect> {
+pub fn build(arch: Arch, cfg: &SsdConfig, seed: u64) -> Box<dyn Interconnect> {
     match arch {
         Arch::Baseline => Box::new(shared_bus::SharedBus::baseline(cfg)),
         Arch::Ideal => Box::new(shared_bus::SharedBus::ideal(cfg)),
+        Arch::Pssd => Box::new(shared_bus::SharedBus::pssd(cfg)),
+        Arch::Venice => Box::new(venice::Venice::new(cfg, seed)),
     }
 }

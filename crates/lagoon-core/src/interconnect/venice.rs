@@ -1,0 +1,428 @@
+//! Venice (ISCA 2023, §4): flash nodes (chip + router chip) on a 2D mesh, a circuit per
+//! transfer reserved by a scout packet routed with non-minimal fully-adaptive routing
+//! (Algorithm 1) and backtracking, then the transfer over the circuit (Eq. 1).
+//!
+//! ```text
+//! transfer ready ─▶ pick FC (closest if free, else nearest free; else wait)
+//!   ─▶ scout (reserve mode) hop by hop: Algorithm 1 at each router, reserving links
+//!        blocked: backtrack (cancel mode) and try another port upstream
+//!        back at the FC in cancel mode: re-send at once
+//!   ─▶ at the destination: scout returns over the circuit ─▶ transfer (Eq. 1) ─▶ release
+//! ```
+//! An FC owns at most one reservation (the packet ID is the FC ID), so at most
+//! `controllers` transfers run at once. Links are reserved whole (both directions).
+
+use super::mesh::{opposite, Mesh, Port, DOWN, INJECT, LEFT, MESH_PORTS, RIGHT, UP};
+use super::{Interconnect, InterconnectStats, NetEvent, Transfer, VeniceStats};
+use crate::config::SsdConfig;
+use crate::engine::EventQueue;
+use crate::sim::Event;
+use crate::time::{ns, to_ns_f64, Ps};
+use std::collections::VecDeque;
+
+const FREE: u32 = u32::MAX;
+
+/// One reserved hop of a scout's path.
+#[derive(Clone, Copy, Debug)]
+struct Hop {
+    router: u32,
+    in_port: Port,
+    out_port: Port,
+}
+
+struct Controller {
+    active: bool,
+    xfer: Transfer,
+    ready: Ps,
+    assigned: Ps,
+    dest: u32,
+    /// Router the scout is at, and the port it entered by.
+    router: u32,
+    in_port: Port,
+    path: Vec<Hop>,
+    /// Per router: forward visits and output ports already tried by the current scout.
+    visits: Vec<u8>,
+    tried: Vec<u8>,
+    touched: Vec<u32>,
+    attempts: u32,
+    busy_time: Ps,
+}
+
+pub struct Venice {
+    mesh: Mesh,
+    cycle: Ps,
+    width: u32,
+    flits: u32,
+    hop: Ps,
+    command_bytes: u32,
+    max_visits: u8,
+    owner: Vec<u32>,
+    reserved_at: Vec<Ps>,
+    link_busy: Vec<Ps>,
+    chip_busy: Vec<bool>,
+    fcs: Vec<Controller>,
+    waiting: VecDeque<(Ps, Transfer)>,
+    /// One 16-bit maximal-length Galois LFSR per router for Algorithm 1's random choices.
+    lfsr: Vec<u16>,
+    stats: VeniceStats,
+    /// Events produced while handling one call, handed to the queue at its end.
+    pending: Vec<(Ps, Event)>,
+    /// When each controller's current scout left (for the conflict wait).
+    launched: Vec<Ps>,
+    transfers: u64,
+    conflicted: u64,
+    wait: Ps,
+}
+
+impl Venice {
+    pub fn new(cfg: &SsdConfig, seed: u64) -> Self {
+        let mesh = Mesh::new(cfg);
+        let n = &cfg.network;
+        let cycle = ns(n.link_cycle_ns);
+        let routers = mesh.routers() as usize;
+        let fcs = (0..mesh.fc_router.len())
+            .map(|_| Controller {
+                active: false,
+                xfer: Transfer { die: 0, chip: 0, commands: 0, bytes: 0 },
+                ready: 0,
+                assigned: 0,
+                dest: 0,
+                router: 0,
+                in_port: INJECT,
+                path: Vec::with_capacity(4 * routers),
+                visits: vec![0; routers],
+                tried: vec![0; routers],
+                touched: Vec::with_capacity(routers),
+                attempts: 0,
+                busy_time: 0,
+            })
+            .collect();
+        let mut s = seed ^ 0x5eed_1fa5_0000_0001;
+        let lfsr = (0..routers)
+            .map(|_| {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                ((s >> 33) as u16) | 1
+            })
+            .collect();
+        Self {
+            cycle,
+            width: n.link_width_bytes,
+            flits: n.scout_flits,
+            hop: (n.router_delay_cycles + n.scout_flits) as Ps * cycle,
+            command_bytes: n.command_bytes,
+            max_visits: n.max_router_visits.min(255) as u8,
+            owner: vec![FREE; mesh.links() as usize],
+            reserved_at: vec![0; mesh.links() as usize],
+            link_busy: vec![0; mesh.links() as usize],
+            chip_busy: vec![false; routers],
+            fcs,
+            waiting: VecDeque::new(),
+            lfsr,
+            stats: VeniceStats::default(),
+            pending: Vec::with_capacity(64),
+            launched: vec![0; mesh.fc_router.len()],
+            transfers: 0,
+            conflicted: 0,
+            wait: 0,
+            mesh,
+        }
+    }
+
+    /// Eq. 1: T = (distance + transfer_size / link_width) × link_latency.
+    pub fn eq1(&self, distance: u32, bytes: u32) -> Ps {
+        (distance as Ps + bytes.div_ceil(self.width) as Ps) * self.cycle
+    }
+
+    #[inline]
+    fn random(&mut self, router: u32, n: usize) -> usize {
+        // x^16 + x^14 + x^13 + x^11 + 1 (maximal length)
+        let l = &mut self.lfsr[router as usize];
+        let lsb = *l & 1;
+        *l >>= 1;
+        if lsb != 0 {
+            *l ^= 0xB400;
+        }
+        *l as usize % n
+    }
+
+    #[inline]
+    fn port_free(&self, fc: usize, r: u32, p: Port) -> bool {
+        self.mesh.neighbor(r, p).is_some()
+            && self.owner[self.mesh.link(r, p) as usize] == FREE
+            && self.fcs[fc].tried[r as usize] & (1 << p) == 0
+    }
+
+    /// Venice Algorithm 1 at router `r` for the scout of controller `fc`: the output port,
+    /// or `None` to backtrack (line 48). Ejection (line 25) is handled by the caller.
+    pub fn choose_port(&mut self, fc: usize, r: u32, dest: u32, in_port: Port) -> Option<Port> {
+        let (cx, cy) = self.mesh.xy(r);
+        let (dx, dy) = self.mesh.xy(dest);
+        let diff_x = dx as i64 - cx as i64; // line 2
+        let diff_y = dy as i64 - cy as i64; // line 3
+        let mut list = [0 as Port; 4];
+        let mut n = 0;
+        // lines 5-26: minimal directions that are free
+        let horizontal = match diff_x.signum() {
+            1 => Some(RIGHT),
+            -1 => Some(LEFT),
+            _ => None,
+        };
+        let vertical = match diff_y.signum() {
+            1 => Some(UP),
+            -1 => Some(DOWN),
+            _ => None,
+        };
+        for p in [horizontal, vertical].into_iter().flatten() {
+            if self.port_free(fc, r, p) {
+                list[n] = p;
+                n += 1;
+            }
+        }
+        match n {
+            2 => return Some(list[self.random(r, 2)]), // lines 28-30
+            1 => return Some(list[0]),                 // lines 31-33
+            _ => {}
+        }
+        // lines 34-43: misroute over any free port but the input
+        for p in MESH_PORTS {
+            if p != in_port && self.port_free(fc, r, p) {
+                list[n] = p;
+                n += 1;
+            }
+        }
+        if n > 0 {
+            Some(list[self.random(r, n)]) // lines 44-46
+        } else {
+            None // lines 47-48: back to the upstream router
+        }
+    }
+
+    fn pick_controller(&self, chip: u32) -> Option<usize> {
+        let d = |i: usize| self.mesh.fc_distance(i as u32, chip);
+        let closest = (0..self.fcs.len()).min_by_key(|&i| (d(i), i))?;
+        if !self.fcs[closest].active {
+            return Some(closest);
+        }
+        (0..self.fcs.len()).filter(|&i| !self.fcs[i].active).min_by_key(|&i| (d(i), i))
+    }
+
+    fn assign(&mut self, now: Ps, fc: usize, ready: Ps, t: Transfer) {
+        self.chip_busy[t.chip as usize] = true;
+        let c = &mut self.fcs[fc];
+        c.active = true;
+        c.xfer = t;
+        c.ready = ready;
+        c.assigned = now;
+        c.dest = t.chip;
+        c.attempts = 0;
+        self.launch(now, fc);
+    }
+
+    /// Send a fresh scout from the controller into its edge router.
+    fn launch(&mut self, now: Ps, fc: usize) {
+        let c = &mut self.fcs[fc];
+        for &r in &c.touched {
+            c.visits[r as usize] = 0;
+            c.tried[r as usize] = 0;
+        }
+        c.touched.clear();
+        c.path.clear();
+        c.attempts += 1;
+        c.router = self.mesh.fc_router[fc];
+        c.in_port = INJECT;
+        self.stats.scouts += 1;
+        self.launched[fc] = now;
+        self.schedule(now + self.hop, NetEvent::ScoutArrive { fc: fc as u32 });
+    }
+
+    fn schedule(&mut self, t: Ps, ev: NetEvent) {
+        self.pending.push((t, Event::Net(ev)));
+    }
+
+    fn route(&mut self, now: Ps, fc: usize) {
+        let (r, dest, in_port) = (self.fcs[fc].router, self.fcs[fc].dest, self.fcs[fc].in_port);
+        if r == dest {
+            // Case 9: eject. The scout returns to the controller over the reserved circuit.
+            let distance = self.fcs[fc].path.len() as u32 + 1;
+            let back = self.eq1(distance, self.flits);
+            self.schedule(now + back, NetEvent::ScoutHome { fc: fc as u32, reserved: true });
+            return;
+        }
+        match self.choose_port(fc, r, dest, in_port) {
+            Some(p) => {
+                let link = self.mesh.link(r, p) as usize;
+                self.owner[link] = fc as u32;
+                self.reserved_at[link] = now;
+                let next = self.mesh.neighbor(r, p).expect("free port has a neighbor");
+                let c = &mut self.fcs[fc];
+                c.tried[r as usize] |= 1 << p;
+                c.path.push(Hop { router: r, in_port, out_port: p });
+                c.router = next;
+                c.in_port = opposite(p);
+                self.schedule(now + self.hop, NetEvent::ScoutArrive { fc: fc as u32 });
+            }
+            None => self.backtrack(now, fc),
+        }
+    }
+
+    /// Cancel mode: clear the link into this router and return upstream (or to the FC).
+    fn backtrack(&mut self, now: Ps, fc: usize) {
+        self.stats.backtracks += 1;
+        match self.fcs[fc].path.pop() {
+            None => self.schedule(now + self.hop, NetEvent::ScoutHome { fc: fc as u32, reserved: false }),
+            Some(h) => {
+                self.release(now, h.router, h.out_port);
+                let c = &mut self.fcs[fc];
+                c.router = h.router;
+                c.in_port = h.in_port;
+                self.schedule(now + self.hop, NetEvent::ScoutReturn { fc: fc as u32 });
+            }
+        }
+    }
+
+    fn release(&mut self, now: Ps, router: u32, port: Port) {
+        let link = self.mesh.link(router, port) as usize;
+        debug_assert_ne!(self.owner[link], FREE);
+        self.owner[link] = FREE;
+        self.link_busy[link] += now - self.reserved_at[link];
+    }
+
+    fn serve_waiting(&mut self, now: Ps) {
+        let mut i = 0;
+        while i < self.waiting.len() {
+            let (ready, t) = self.waiting[i];
+            if self.chip_busy[t.chip as usize] {
+                i += 1;
+                continue;
+            }
+            let Some(fc) = self.pick_controller(t.chip) else { return };
+            self.waiting.remove(i);
+            self.assign(now, fc, ready, t);
+        }
+    }
+
+    /// Whether any link is reserved by two controllers at once (never: a link has one owner)
+    /// or a controller's path is inconsistent with the owner table. For property tests.
+    pub fn check_reservations(&self) -> Result<(), String> {
+        let mut count = vec![0u32; self.owner.len()];
+        for (i, c) in self.fcs.iter().enumerate() {
+            for h in &c.path {
+                let l = self.mesh.link(h.router, h.out_port) as usize;
+                count[l] += 1;
+                if self.owner[l] != i as u32 {
+                    return Err(format!("link {l} on controller {i}'s path is owned by {}", self.owner[l]));
+                }
+            }
+        }
+        if let Some(l) = count.iter().position(|&n| n > 1) {
+            return Err(format!("link {l} is in {} reservations", count[l]));
+        }
+        let owned = self.owner.iter().filter(|&&o| o != FREE).count();
+        let held: u32 = count.iter().sum();
+        if owned as u32 != held {
+            return Err(format!("{owned} links owned but {held} on paths"));
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self, q: &mut EventQueue<Event>) {
+        for (t, ev) in self.pending.drain(..) {
+            q.schedule(t, ev);
+        }
+    }
+
+    fn on_scout_home(&mut self, now: Ps, fc: usize, reserved: bool) {
+        if !reserved {
+            // §4.2: back at the controller in cancel mode: re-send at once.
+            self.stats.scout_retries += 1;
+            self.launch(now, fc);
+            return;
+        }
+        let c = &self.fcs[fc];
+        let distance = c.path.len() as u32 + 1;
+        let minimal = self.mesh.fc_distance(fc as u32, c.dest);
+        self.stats.path_hops_total += distance as u64;
+        if distance > minimal {
+            self.stats.nonminimal_paths += 1;
+        }
+        if c.attempts == 1 {
+            self.stats.first_try_transfers += 1;
+        }
+        let size = c.xfer.commands * self.command_bytes + c.xfer.bytes;
+        let t = self.eq1(distance, size);
+        self.schedule(now + t, NetEvent::TransferEnd { fc: fc as u32 });
+    }
+
+    fn on_transfer_end(&mut self, now: Ps, fc: usize) {
+        while let Some(h) = self.fcs[fc].path.pop() {
+            self.release(now, h.router, h.out_port);
+        }
+        let c = &mut self.fcs[fc];
+        c.active = false;
+        c.busy_time += now - c.assigned;
+        let t = c.xfer;
+        self.chip_busy[t.chip as usize] = false;
+        let conflict = c.assigned > c.ready || c.attempts > 1;
+        self.transfers += 1;
+        if conflict {
+            self.conflicted += 1;
+            self.wait += self.launched[fc] - c.ready;
+        }
+        self.pending.push((now, Event::TransferDone { die: t.die, conflict }));
+        self.serve_waiting(now);
+    }
+}
+
+impl Interconnect for Venice {
+    fn name(&self) -> &'static str {
+        "venice"
+    }
+
+    fn submit(&mut self, now: Ps, t: Transfer, q: &mut EventQueue<Event>) {
+        // FIFO among waiting transfers; ones whose chip is busy do not block the others.
+        self.waiting.push_back((now, t));
+        self.serve_waiting(now);
+        self.flush(q);
+    }
+
+    fn on_event(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
+        match ev {
+            NetEvent::ScoutArrive { fc } => {
+                let fc = fc as usize;
+                let r = self.fcs[fc].router as usize;
+                let c = &mut self.fcs[fc];
+                if c.visits[r] == 0 && c.tried[r] == 0 {
+                    c.touched.push(r as u32);
+                }
+                c.visits[r] += 1;
+                // §4.3 livelock bound: a router visited too often sends the scout back.
+                if c.visits[r] > self.max_visits {
+                    self.backtrack(now, fc);
+                } else {
+                    self.route(now, fc);
+                }
+            }
+            NetEvent::ScoutReturn { fc } => self.route(now, fc as usize),
+            NetEvent::ScoutHome { fc, reserved } => self.on_scout_home(now, fc as usize, reserved),
+            NetEvent::TransferEnd { fc } => self.on_transfer_end(now, fc as usize),
+            NetEvent::ChannelFree { .. } => unreachable!("Venice has no shared channels"),
+        }
+        self.flush(q);
+    }
+
+    fn stats(&self, sim_time: Ps) -> InterconnectStats {
+        let frac = |b: Ps| if sim_time > 0 { b as f64 / sim_time as f64 } else { 0.0 };
+        let links: Vec<f64> = self.link_busy.iter().map(|&b| frac(b)).collect();
+        let mut v = self.stats.clone();
+        v.controller_utilization = self.fcs.iter().map(|c| frac(c.busy_time)).collect();
+        v.finish(self.transfers);
+        InterconnectStats {
+            transfers: self.transfers,
+            conflicted_transfers: self.conflicted,
+            conflict_wait_ns: to_ns_f64(self.wait),
+            mean_channel_utilization: links.iter().sum::<f64>() / links.len().max(1) as f64,
+            channel_utilization: links,
+            venice: Some(v),
+        }
+    }
+}
