@@ -58,7 +58,8 @@ struct RunArgs {
     /// Preset name (perf-optimized, cost-optimized) or a TOML file.
     #[arg(long, default_value = "perf-optimized")]
     ssd: String,
-    /// Back end: baseline (shared channels) or ideal (path-conflict-free).
+    /// Back end: baseline (shared channels), pssd (2x channel rate), venice (router mesh,
+    /// path reservation) or ideal (path-conflict-free).
     #[arg(long, default_value = "baseline")]
     arch: Arch,
     /// Trace file or synthetic spec (`syn:read=100,size=4k,...`); repeat for several flows.

@@ -30,6 +30,19 @@ pub struct FlowReport {
     pub skipped_lines: u64,
 }
 
+/// Venice §6.3 metrics.
+#[derive(Clone, Debug, Serialize)]
+pub struct VeniceReport {
+    /// Requests none of whose transfers waited for a controller or re-sent a scout.
+    pub first_try_fraction: f64,
+    /// Transfers whose first scout reserved a path.
+    pub first_try_transfer_fraction: f64,
+    pub scout_retries: u64,
+    pub mean_path_hops: f64,
+    pub nonminimal_fraction: f64,
+    pub backtracks: u64,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct WearReport {
     pub min_erases: u32,
@@ -64,6 +77,9 @@ pub struct Report {
     /// Requests at least one of whose flash transfers waited for its FC or path.
     pub path_conflict_fraction: f64,
     pub interconnect: InterconnectStats,
+    /// Venice path reservation (only for `--arch venice`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub venice: Option<VeniceReport>,
     /// Mean over dies of the time an operation occupied the die (including its transfers).
     pub die_utilization: f64,
     /// Mean over dies of the time the flash array was busy (tR/tPROG/tBERS).
@@ -172,6 +188,18 @@ impl Report {
                 0.0
             },
             interconnect: o.interconnect.clone(),
+            venice: o.interconnect.venice.as_ref().map(|v| VeniceReport {
+                first_try_fraction: if requests > 0 {
+                    1.0 - o.conflicted_requests as f64 / requests as f64
+                } else {
+                    1.0
+                },
+                first_try_transfer_fraction: v.first_try_transfer_fraction,
+                scout_retries: v.scout_retries,
+                mean_path_hops: v.mean_path_hops,
+                nonminimal_fraction: v.nonminimal_fraction,
+                backtracks: v.backtracks,
+            }),
             die_utilization: o.die_busy_fraction,
             die_array_utilization: o.die_array_fraction,
             flash: o.flash.clone(),
@@ -279,6 +307,18 @@ impl Report {
             100.0 * self.die_utilization,
             100.0 * self.die_array_utilization
         );
+        if let Some(v) = &self.venice {
+            let _ = writeln!(
+                s,
+                "venice          first try {:.2} % of requests ({:.2} % of transfers), {} scout retries, {:.2} hops/path, {:.1} % non-minimal, {} backtracks",
+                100.0 * v.first_try_fraction,
+                100.0 * v.first_try_transfer_fraction,
+                v.scout_retries,
+                v.mean_path_hops,
+                100.0 * v.nonminimal_fraction,
+                v.backtracks
+            );
+        }
         let f = &self.flash;
         let _ = writeln!(
             s,

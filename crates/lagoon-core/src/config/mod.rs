@@ -75,6 +75,22 @@ pub struct NetworkConfig {
     pub max_router_visits: u32,
     /// Bytes of a flash command with its address on a link (ONFI read: 00h, 5 address cycles, 30h).
     pub command_bytes: u32,
+    /// When a Venice scout that came back in cancel mode is re-sent.
+    pub scout_retry: ScoutRetry,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScoutRetry {
+    /// At once (Venice §4.2, literally): under saturation a controller may send thousands of
+    /// scouts into an unchanged network per transfer.
+    Immediate,
+    /// At once if a circuit was released since the failed scout left (or none is held), else
+    /// at the next circuit release. A failed scout's backtracking search tries every free
+    /// link reachable from its controller, so a re-send before any circuit ends mostly fails
+    /// again; this skips those sends (a scout blocked only by another scout's search waits
+    /// for the next circuit release instead of re-trying at once).
+    OnRelease,
 }
 
 impl Default for NetworkConfig {
@@ -89,6 +105,7 @@ impl Default for NetworkConfig {
             scout_flits: 2,
             max_router_visits: 3,
             command_bytes: 7,
+            scout_retry: ScoutRetry::OnRelease,
         }
     }
 }
@@ -535,8 +552,16 @@ impl SsdConfig {
 impl SsdConfig {
     /// Mesh rows and columns after defaults.
     pub fn mesh_dims(&self) -> (u32, u32) {
-        let r = if self.network.rows == 0 { self.flash.channels } else { self.network.rows };
-        let c = if self.network.cols == 0 { self.flash.chips_per_channel } else { self.network.cols };
+        let r = if self.network.rows == 0 {
+            self.flash.channels
+        } else {
+            self.network.rows
+        };
+        let c = if self.network.cols == 0 {
+            self.flash.chips_per_channel
+        } else {
+            self.network.cols
+        };
         (r, c)
     }
 

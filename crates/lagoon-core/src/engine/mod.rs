@@ -79,6 +79,18 @@ impl<E: Copy> EventQueue<E> {
         self.sift_up(self.heap.len() - 1);
     }
 
+    /// Time of the next event, if any.
+    pub fn peek_time(&self) -> Option<Ps> {
+        self.heap.first().map(|e| e.time)
+    }
+
+    /// Move the clock forward to `t` without an event (for drivers that inject work from
+    /// outside the queue). `t` must not be before now or after the next event.
+    pub fn advance_to(&mut self, t: Ps) {
+        debug_assert!(t >= self.now && self.peek_time().is_none_or(|n| t <= n));
+        self.now = t;
+    }
+
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, E)> {
         let n = self.heap.len();

@@ -41,7 +41,11 @@ impl Mesh {
     pub fn new(cfg: &SsdConfig) -> Self {
         let (rows, cols) = cfg.mesh_dims();
         let fcs = cfg.mesh_controllers();
-        Self { rows, cols, fc_router: (0..fcs).map(|i| (i * rows / fcs) * cols).collect() }
+        Self {
+            rows,
+            cols,
+            fc_router: (0..fcs).map(|i| (i * rows / fcs) * cols).collect(),
+        }
     }
 
     pub fn routers(&self) -> u32 {
@@ -118,7 +122,10 @@ mod tests {
                 }
             }
         }
-        assert!(seen.iter().all(|&n| n == 2), "every link seen from both ends once");
+        assert!(
+            seen.iter().all(|&n| n == 2),
+            "every link seen from both ends once"
+        );
         assert_eq!(m.fc_router, vec![0, 16, 32, 48]);
         assert_eq!(m.fc_distance(1, 16 + 5), 6);
     }

@@ -116,7 +116,9 @@ impl std::str::FromStr for Arch {
             "ideal" => Ok(Arch::Ideal),
             "pssd" => Ok(Arch::Pssd),
             "venice" => Ok(Arch::Venice),
-            _ => Err(format!("unknown architecture '{s}' (known: baseline, pssd, venice, ideal)")),
+            _ => Err(format!(
+                "unknown architecture '{s}' (known: baseline, pssd, venice, ideal)"
+            )),
         }
     }
 }

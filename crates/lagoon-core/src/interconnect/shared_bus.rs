@@ -62,7 +62,13 @@ impl SharedBus {
     /// Packetized SSD (Venice §3.2, Kim et al.): commands and data share the control and data
     /// pins, doubling the channel's bandwidth.
     pub fn pssd(cfg: &SsdConfig) -> Self {
-        Self::new("pssd", cfg.flash.channels, cfg.flash.chips_per_channel, cfg, 2.0)
+        Self::new(
+            "pssd",
+            cfg.flash.channels,
+            cfg.flash.chips_per_channel,
+            cfg,
+            2.0,
+        )
     }
 
     pub fn ideal(cfg: &SsdConfig) -> Self {
@@ -122,7 +128,9 @@ impl Interconnect for SharedBus {
     }
 
     fn on_event(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
-        let NetEvent::ChannelFree { channel } = ev else { unreachable!("shared buses only free channels") };
+        let NetEvent::ChannelFree { channel } = ev else {
+            unreachable!("shared buses only free channels")
+        };
         let bus = channel as usize;
         self.busy[bus] = false;
         if let Some((ready, t)) = self.waiting[bus].pop_front() {

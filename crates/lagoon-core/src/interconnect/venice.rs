@@ -14,7 +14,7 @@
 
 use super::mesh::{opposite, Mesh, Port, DOWN, INJECT, LEFT, MESH_PORTS, RIGHT, UP};
 use super::{Interconnect, InterconnectStats, NetEvent, Transfer, VeniceStats};
-use crate::config::SsdConfig;
+use crate::config::{ScoutRetry, SsdConfig};
 use crate::engine::EventQueue;
 use crate::sim::Event;
 use crate::time::{ns, to_ns_f64, Ps};
@@ -46,6 +46,8 @@ struct Controller {
     touched: Vec<u32>,
     attempts: u32,
     busy_time: Ps,
+    /// A path is reserved and the transfer is running over it.
+    circuit: bool,
 }
 
 pub struct Venice {
@@ -69,6 +71,12 @@ pub struct Venice {
     pending: Vec<(Ps, Event)>,
     /// When each controller's current scout left (for the conflict wait).
     launched: Vec<Ps>,
+    retry: ScoutRetry,
+    /// Link releases so far, the count when each controller's scout left, and the
+    /// controllers waiting for a release to re-send their scout.
+    releases: u64,
+    launched_epoch: Vec<u64>,
+    parked: Vec<u32>,
     transfers: u64,
     conflicted: u64,
     wait: Ps,
@@ -83,7 +91,12 @@ impl Venice {
         let fcs = (0..mesh.fc_router.len())
             .map(|_| Controller {
                 active: false,
-                xfer: Transfer { die: 0, chip: 0, commands: 0, bytes: 0 },
+                xfer: Transfer {
+                    die: 0,
+                    chip: 0,
+                    commands: 0,
+                    bytes: 0,
+                },
                 ready: 0,
                 assigned: 0,
                 dest: 0,
@@ -95,12 +108,15 @@ impl Venice {
                 touched: Vec::with_capacity(routers),
                 attempts: 0,
                 busy_time: 0,
+                circuit: false,
             })
             .collect();
         let mut s = seed ^ 0x5eed_1fa5_0000_0001;
         let lfsr = (0..routers)
             .map(|_| {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 ((s >> 33) as u16) | 1
             })
             .collect();
@@ -121,6 +137,10 @@ impl Venice {
             stats: VeniceStats::default(),
             pending: Vec::with_capacity(64),
             launched: vec![0; mesh.fc_router.len()],
+            retry: n.scout_retry,
+            releases: 0,
+            launched_epoch: vec![0; mesh.fc_router.len()],
+            parked: Vec::with_capacity(mesh.fc_router.len()),
             transfers: 0,
             conflicted: 0,
             wait: 0,
@@ -203,7 +223,9 @@ impl Venice {
         if !self.fcs[closest].active {
             return Some(closest);
         }
-        (0..self.fcs.len()).filter(|&i| !self.fcs[i].active).min_by_key(|&i| (d(i), i))
+        (0..self.fcs.len())
+            .filter(|&i| !self.fcs[i].active)
+            .min_by_key(|&i| (d(i), i))
     }
 
     fn assign(&mut self, now: Ps, fc: usize, ready: Ps, t: Transfer) {
@@ -232,6 +254,7 @@ impl Venice {
         c.in_port = INJECT;
         self.stats.scouts += 1;
         self.launched[fc] = now;
+        self.launched_epoch[fc] = self.releases;
         self.schedule(now + self.hop, NetEvent::ScoutArrive { fc: fc as u32 });
     }
 
@@ -245,7 +268,13 @@ impl Venice {
             // Case 9: eject. The scout returns to the controller over the reserved circuit.
             let distance = self.fcs[fc].path.len() as u32 + 1;
             let back = self.eq1(distance, self.flits);
-            self.schedule(now + back, NetEvent::ScoutHome { fc: fc as u32, reserved: true });
+            self.schedule(
+                now + back,
+                NetEvent::ScoutHome {
+                    fc: fc as u32,
+                    reserved: true,
+                },
+            );
             return;
         }
         match self.choose_port(fc, r, dest, in_port) {
@@ -256,7 +285,11 @@ impl Venice {
                 let next = self.mesh.neighbor(r, p).expect("free port has a neighbor");
                 let c = &mut self.fcs[fc];
                 c.tried[r as usize] |= 1 << p;
-                c.path.push(Hop { router: r, in_port, out_port: p });
+                c.path.push(Hop {
+                    router: r,
+                    in_port,
+                    out_port: p,
+                });
                 c.router = next;
                 c.in_port = opposite(p);
                 self.schedule(now + self.hop, NetEvent::ScoutArrive { fc: fc as u32 });
@@ -269,7 +302,13 @@ impl Venice {
     fn backtrack(&mut self, now: Ps, fc: usize) {
         self.stats.backtracks += 1;
         match self.fcs[fc].path.pop() {
-            None => self.schedule(now + self.hop, NetEvent::ScoutHome { fc: fc as u32, reserved: false }),
+            None => self.schedule(
+                now + self.hop,
+                NetEvent::ScoutHome {
+                    fc: fc as u32,
+                    reserved: false,
+                },
+            ),
             Some(h) => {
                 self.release(now, h.router, h.out_port);
                 let c = &mut self.fcs[fc];
@@ -287,6 +326,13 @@ impl Venice {
         self.link_busy[link] += now - self.reserved_at[link];
     }
 
+    /// Re-send the scouts of controllers that were waiting for the network to change.
+    fn wake_parked(&mut self, now: Ps) {
+        while let Some(fc) = self.parked.pop() {
+            self.launch(now, fc as usize);
+        }
+    }
+
     fn serve_waiting(&mut self, now: Ps) {
         let mut i = 0;
         while i < self.waiting.len() {
@@ -295,7 +341,9 @@ impl Venice {
                 i += 1;
                 continue;
             }
-            let Some(fc) = self.pick_controller(t.chip) else { return };
+            let Some(fc) = self.pick_controller(t.chip) else {
+                return;
+            };
             self.waiting.remove(i);
             self.assign(now, fc, ready, t);
         }
@@ -310,7 +358,10 @@ impl Venice {
                 let l = self.mesh.link(h.router, h.out_port) as usize;
                 count[l] += 1;
                 if self.owner[l] != i as u32 {
-                    return Err(format!("link {l} on controller {i}'s path is owned by {}", self.owner[l]));
+                    return Err(format!(
+                        "link {l} on controller {i}'s path is owned by {}",
+                        self.owner[l]
+                    ));
                 }
             }
         }
@@ -333,9 +384,18 @@ impl Venice {
 
     fn on_scout_home(&mut self, now: Ps, fc: usize, reserved: bool) {
         if !reserved {
-            // §4.2: back at the controller in cancel mode: re-send at once.
+            // §4.2: back at the controller in cancel mode: re-send at once (or, OnRelease,
+            // once a link was freed since this scout left).
             self.stats.scout_retries += 1;
-            self.launch(now, fc);
+            let circuits = self.fcs.iter().any(|c| c.active && c.circuit);
+            if self.retry == ScoutRetry::Immediate
+                || !circuits
+                || self.releases > self.launched_epoch[fc]
+            {
+                self.launch(now, fc);
+            } else {
+                self.parked.push(fc as u32);
+            }
             return;
         }
         let c = &self.fcs[fc];
@@ -350,6 +410,7 @@ impl Venice {
         }
         let size = c.xfer.commands * self.command_bytes + c.xfer.bytes;
         let t = self.eq1(distance, size);
+        self.fcs[fc].circuit = true;
         self.schedule(now + t, NetEvent::TransferEnd { fc: fc as u32 });
     }
 
@@ -357,8 +418,10 @@ impl Venice {
         while let Some(h) = self.fcs[fc].path.pop() {
             self.release(now, h.router, h.out_port);
         }
+        self.releases += 1;
         let c = &mut self.fcs[fc];
         c.active = false;
+        c.circuit = false;
         c.busy_time += now - c.assigned;
         let t = c.xfer;
         self.chip_busy[t.chip as usize] = false;
@@ -368,7 +431,14 @@ impl Venice {
             self.conflicted += 1;
             self.wait += self.launched[fc] - c.ready;
         }
-        self.pending.push((now, Event::TransferDone { die: t.die, conflict }));
+        self.pending.push((
+            now,
+            Event::TransferDone {
+                die: t.die,
+                conflict,
+            },
+        ));
+        self.wake_parked(now);
         self.serve_waiting(now);
     }
 }
@@ -411,7 +481,13 @@ impl Interconnect for Venice {
     }
 
     fn stats(&self, sim_time: Ps) -> InterconnectStats {
-        let frac = |b: Ps| if sim_time > 0 { b as f64 / sim_time as f64 } else { 0.0 };
+        let frac = |b: Ps| {
+            if sim_time > 0 {
+                b as f64 / sim_time as f64
+            } else {
+                0.0
+            }
+        };
         let links: Vec<f64> = self.link_busy.iter().map(|&b| frac(b)).collect();
         let mut v = self.stats.clone();
         v.controller_utilization = self.fcs.iter().map(|c| frac(c.busy_time)).collect();
@@ -423,6 +499,224 @@ impl Interconnect for Venice {
             mean_channel_utilization: links.iter().sum::<f64>() / links.len().max(1) as f64,
             channel_utilization: links,
             venice: Some(v),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn config(rows: u32, cols: u32, fcs: u32) -> SsdConfig {
+        let mut c = SsdConfig::default();
+        c.flash.channels = rows;
+        c.flash.chips_per_channel = cols;
+        c.network.controllers = fcs;
+        c.validate().unwrap();
+        c
+    }
+
+    /// Mark controller `fc` as holding a circuit through `routers` (consecutive neighbours).
+    fn hold(v: &mut Venice, fc: usize, routers: &[u32]) {
+        for w in routers.windows(2) {
+            let p = MESH_PORTS
+                .into_iter()
+                .find(|&p| v.mesh.neighbor(w[0], p) == Some(w[1]))
+                .unwrap();
+            let l = v.mesh.link(w[0], p) as usize;
+            assert_eq!(v.owner[l], FREE);
+            v.owner[l] = fc as u32;
+            v.fcs[fc].path.push(Hop {
+                router: w[0],
+                in_port: INJECT,
+                out_port: p,
+            });
+        }
+        v.fcs[fc].active = true;
+        v.fcs[fc].circuit = true;
+    }
+
+    /// Run the interconnect alone until no event is left; returns (time, die, conflict) per transfer.
+    fn drain(v: &mut Venice, q: &mut EventQueue<Event>) -> Vec<(Ps, u32, bool)> {
+        let mut done = Vec::new();
+        while let Some((now, ev)) = q.pop() {
+            match ev {
+                Event::Net(e) => v.on_event(now, e, q),
+                Event::TransferDone { die, conflict } => done.push((now, die, conflict)),
+                _ => unreachable!(),
+            }
+            v.check_reservations().unwrap();
+        }
+        done
+    }
+
+    /// Venice Figure 8: FC0, FC1, FC2 hold paths; FC3 is the only free controller and F2 the
+    /// destination. Every minimal path from FC3 is blocked; the scout finds a non-minimal one.
+    #[test]
+    fn figure_8_finds_a_nonminimal_conflict_free_path() {
+        let c = config(4, 5, 4);
+        let mut v = Venice::new(&c, 1);
+        assert_eq!(v.mesh.fc_router, vec![0, 5, 10, 15]);
+        hold(&mut v, 0, &[0, 1, 6]);
+        hold(&mut v, 1, &[5, 6, 7, 8]);
+        hold(&mut v, 2, &[10, 11, 12, 7]);
+        let mut q = EventQueue::new();
+        v.submit(
+            0,
+            Transfer {
+                die: 2,
+                chip: 2,
+                commands: 1,
+                bytes: 0,
+            },
+            &mut q,
+        );
+        assert!(v.fcs[3].active, "FC3 is the only free controller");
+        // Run until FC3's scout is home with a path, then inspect it.
+        while let Some((now, ev)) = q.pop() {
+            if let Event::Net(NetEvent::TransferEnd { fc: 3 }) = ev {
+                let path: Vec<u32> = v.fcs[3].path.iter().map(|h| h.router).collect();
+                assert!(
+                    path.len() as u32 + 1 > v.mesh.fc_distance(3, 2),
+                    "non-minimal: {path:?}"
+                );
+                assert_eq!(v.fcs[3].attempts, 1, "found on the first scout");
+                v.check_reservations().unwrap();
+                return;
+            }
+            if let Event::Net(e) = ev {
+                v.on_event(now, e, &mut q);
+            }
+        }
+        panic!("FC3 never reserved a path");
+    }
+
+    #[test]
+    fn algorithm_1_minimal_cases_with_free_links() {
+        let c = config(5, 5, 5);
+        let mut v = Venice::new(&c, 3);
+        let centre = 12; // (2, 2)
+        let cases: [(u32, &[Port]); 8] = [
+            (18, &[RIGHT, UP]),  // case 1: dx > 0, dy > 0
+            (8, &[RIGHT, DOWN]), // case 2: dx > 0, dy < 0
+            (13, &[RIGHT]),      // case 3
+            (16, &[LEFT, UP]),   // case 4
+            (6, &[LEFT, DOWN]),  // case 5
+            (11, &[LEFT]),       // case 6
+            (17, &[UP]),         // case 7
+            (7, &[DOWN]),        // case 8
+        ];
+        for (dest, allowed) in cases {
+            let mut seen = 0u8;
+            for _ in 0..64 {
+                let p = v.choose_port(0, centre, dest, INJECT).unwrap();
+                assert!(allowed.contains(&p), "dest {dest}: port {p}");
+                seen |= 1 << p;
+            }
+            assert_eq!(
+                seen.count_ones() as usize,
+                allowed.len(),
+                "dest {dest}: both minimal ports get picked"
+            );
+        }
+    }
+
+    #[test]
+    fn algorithm_1_ejects_at_destination() {
+        let c = config(4, 4, 4);
+        let mut v = Venice::new(&c, 1);
+        let mut q = EventQueue::new();
+        // chip 4 sits on FC1's own router: distance 1 (the FC link), no mesh link reserved.
+        v.submit(
+            0,
+            Transfer {
+                die: 4,
+                chip: 4,
+                commands: 0,
+                bytes: 100,
+            },
+            &mut q,
+        );
+        let done = drain(&mut v, &mut q);
+        let hop = 3 * 1000; // (1 router cycle + 2 flits) x 1 ns
+                            // scout in (1 hop), back over the circuit (1 + 2 flits), transfer (1 + 100 bytes)
+        assert_eq!(done, vec![(hop + 3_000 + 101_000, 4, false)]);
+    }
+
+    #[test]
+    fn algorithm_1_misroutes_then_backtracks() {
+        let c = config(3, 3, 3);
+        let mut v = Venice::new(&c, 5);
+        // centre (4) wants to go right to 5; RIGHT is taken by FC2.
+        hold(&mut v, 2, &[4, 5]);
+        for _ in 0..16 {
+            let p = v.choose_port(0, 4, 5, LEFT).unwrap();
+            assert!(
+                p == UP || p == DOWN,
+                "misroute over a free non-input port, got {p}"
+            );
+        }
+        // With UP and DOWN taken too, only the input is left: backtrack (line 48).
+        hold(&mut v, 1, &[1, 4, 7]);
+        assert_eq!(v.choose_port(0, 4, 5, LEFT), None);
+    }
+
+    #[test]
+    fn eq1_transfer_time() {
+        let v = Venice::new(&config(8, 8, 8), 1);
+        // (distance 5 + 4096 B / 1 B) x 1 ns
+        assert_eq!(v.eq1(5, 4096), 4_101_000);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Random meshes and concurrent transfers: no link ever in two reservations (checked
+        /// after every event), every scout terminates, every transfer completes once, every
+        /// reservation is released, no deadlock.
+        #[test]
+        fn reservations_are_exclusive_and_released(
+            rows in 2u32..7, cols in 2u32..7, fc_frac in 1u32..=4, seed in 0u64..1000,
+            xfers in proptest::collection::vec((0u32..1000, 0u32..4097, 0u64..20_000), 1..80),
+            immediate in any::<bool>(),
+        ) {
+            let fcs = (rows * fc_frac / 4).max(1);
+            let mut c = config(rows, cols, fcs);
+            if immediate { c.network.scout_retry = ScoutRetry::Immediate; }
+            let mut v = Venice::new(&c, seed);
+            let mut q = EventQueue::new();
+            let mut arrivals: Vec<(Ps, Transfer)> = xfers.iter().enumerate().map(|(i, &(chip, bytes, t))| {
+                (t * 100, Transfer { die: i as u32, chip: chip % (rows * cols), commands: 1, bytes })
+            }).collect();
+            arrivals.sort_by_key(|a| a.0);
+            let mut next = 0;
+            let mut done = vec![0u32; arrivals.len()];
+            loop {
+                let t_ev = q.peek_time();
+                let t_arr = arrivals.get(next).map(|a| a.0);
+                let arrival_first = matches!((t_ev, t_arr), (None, Some(_))) || matches!((t_ev, t_arr), (Some(te), Some(ta)) if ta < te);
+                match (t_ev, t_arr) {
+                    (_, Some(ta)) if arrival_first => {
+                        q.advance_to(ta);
+                        v.submit(ta, arrivals[next].1, &mut q);
+                        next += 1;
+                    }
+                    (Some(_), _) => {
+                        let (now, ev) = q.pop().unwrap();
+                        match ev {
+                            Event::Net(e) => v.on_event(now, e, &mut q),
+                            Event::TransferDone { die, .. } => done[die as usize] += 1,
+                            _ => unreachable!(),
+                        }
+                    }
+                    _ => break,
+                }
+                prop_assert_eq!(v.check_reservations(), Ok(()));
+                prop_assert!(q.events_processed() < 5_000_000, "no progress: livelock");
+            }
+            prop_assert!(done.iter().all(|&n| n == 1), "every transfer completes once: {:?}", done);
+            prop_assert!(v.owner.iter().all(|&o| o == FREE), "all reservations released");
+            prop_assert!(v.fcs.iter().all(|c| !c.active) && v.waiting.is_empty());
         }
     }
 }
