@@ -77,6 +77,9 @@ pub struct NetworkConfig {
     pub command_bytes: u32,
     /// When a Venice scout that came back in cancel mode is re-sent.
     pub scout_retry: ScoutRetry,
+    /// Simulator speed only: handle a scout's next hop at once when no other event can come
+    /// first. Results are identical either way (tested).
+    pub lookahead: bool,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -106,6 +109,7 @@ impl Default for NetworkConfig {
             max_router_visits: 3,
             command_bytes: 7,
             scout_retry: ScoutRetry::OnRelease,
+            lookahead: true,
         }
     }
 }

@@ -35,17 +35,31 @@ pub struct Mesh {
     pub cols: u32,
     /// Router each flash controller is attached to.
     pub fc_router: Vec<u32>,
+    /// `adj[r * 4 + port]` = (neighbour router, link id), or `(NO_LINK, NO_LINK)` at an edge:
+    /// routing asks this on every hop, so it is a table rather than arithmetic.
+    adj: Vec<(u32, u32)>,
 }
+
+const NO_LINK: u32 = u32::MAX;
 
 impl Mesh {
     pub fn new(cfg: &SsdConfig) -> Self {
         let (rows, cols) = cfg.mesh_dims();
         let fcs = cfg.mesh_controllers();
-        Self {
+        let mut m = Self {
             rows,
             cols,
             fc_router: (0..fcs).map(|i| (i * rows / fcs) * cols).collect(),
-        }
+            adj: Vec::new(),
+        };
+        m.adj = (0..m.routers())
+            .flat_map(|r| MESH_PORTS.map(|p| (r, p)))
+            .map(|(r, p)| match m.neighbor_slow(r, p) {
+                Some(n) => (n, m.link_slow(r, p)),
+                None => (NO_LINK, NO_LINK),
+            })
+            .collect();
+        m
     }
 
     pub fn routers(&self) -> u32 {
@@ -65,6 +79,17 @@ impl Mesh {
     /// The router across `port`, if the mesh has one there.
     #[inline]
     pub fn neighbor(&self, r: u32, port: Port) -> Option<u32> {
+        let n = self.adj[(r * 4 + port as u32) as usize].0;
+        (n != NO_LINK).then_some(n)
+    }
+
+    /// Id of the link leaving `r` by `port` (caller checked it exists).
+    #[inline]
+    pub fn link(&self, r: u32, port: Port) -> u32 {
+        self.adj[(r * 4 + port as u32) as usize].1
+    }
+
+    fn neighbor_slow(&self, r: u32, port: Port) -> Option<u32> {
         let (x, y) = self.xy(r);
         match port {
             UP if y + 1 < self.rows => Some(r + self.cols),
@@ -75,9 +100,7 @@ impl Mesh {
         }
     }
 
-    /// Id of the link leaving `r` by `port` (caller checked it exists).
-    #[inline]
-    pub fn link(&self, r: u32, port: Port) -> u32 {
+    fn link_slow(&self, r: u32, port: Port) -> u32 {
         let (x, y) = self.xy(r);
         let h = self.rows * (self.cols - 1);
         match port {

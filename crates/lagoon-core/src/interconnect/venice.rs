@@ -72,6 +72,12 @@ pub struct Venice {
     /// When each controller's current scout left (for the conflict wait).
     launched: Vec<Ps>,
     retry: ScoutRetry,
+    bfs_seen: Vec<u32>,
+    bfs_queue: Vec<u32>,
+    bfs_epoch: u32,
+    /// Scout events handled inline by `run_ahead` instead of through the queue.
+    inline_events: u64,
+    lookahead: bool,
     /// Link releases so far, the count when each controller's scout left, and the
     /// controllers waiting for a release to re-send their scout.
     releases: u64,
@@ -138,6 +144,11 @@ impl Venice {
             pending: Vec::with_capacity(64),
             launched: vec![0; mesh.fc_router.len()],
             retry: n.scout_retry,
+            bfs_seen: vec![0; routers],
+            bfs_queue: Vec::with_capacity(routers),
+            bfs_epoch: 0,
+            inline_events: 0,
+            lookahead: n.lookahead,
             releases: 0,
             launched_epoch: vec![0; mesh.fc_router.len()],
             parked: Vec::with_capacity(mesh.fc_router.len()),
@@ -240,8 +251,52 @@ impl Venice {
         self.launch(now, fc);
     }
 
+    /// Whether a path of free links joins controller `fc`'s router to its destination (BFS).
+    fn reachable(&mut self, fc: usize) -> bool {
+        let (start, dest) = (self.mesh.fc_router[fc], self.fcs[fc].dest);
+        self.bfs_epoch += 1;
+        let epoch = self.bfs_epoch;
+        self.bfs_queue.clear();
+        self.bfs_queue.push(start);
+        self.bfs_seen[start as usize] = epoch;
+        let mut i = 0;
+        while i < self.bfs_queue.len() {
+            let r = self.bfs_queue[i];
+            i += 1;
+            if r == dest {
+                return true;
+            }
+            for p in MESH_PORTS {
+                if let Some(n) = self.mesh.neighbor(r, p) {
+                    if self.bfs_seen[n as usize] != epoch
+                        && self.owner[self.mesh.link(r, p) as usize] == FREE
+                    {
+                        self.bfs_seen[n as usize] = epoch;
+                        self.bfs_queue.push(n);
+                    }
+                }
+            }
+        }
+        false
+    }
+
     /// Send a fresh scout from the controller into its edge router.
     fn launch(&mut self, now: Ps, fc: usize) {
+        // OnRelease: a scout sent while no free path exists would fail (its search covers every
+        // reachable free link); count it as a failed scout and wait for the next circuit release
+        // instead of simulating its hops. Held circuits guarantee that release comes.
+        if self.retry == ScoutRetry::OnRelease
+            && !self.reachable(fc)
+            && self.fcs.iter().any(|c| c.active && c.circuit)
+        {
+            self.stats.scouts += 1;
+            self.stats.scout_retries += 1;
+            self.fcs[fc].attempts += 1;
+            self.launched[fc] = now;
+            self.launched_epoch[fc] = self.releases;
+            self.parked.push(fc as u32);
+            return;
+        }
         let c = &mut self.fcs[fc];
         for &r in &c.touched {
             c.visits[r as usize] = 0;
@@ -328,7 +383,9 @@ impl Venice {
 
     /// Re-send the scouts of controllers that were waiting for the network to change.
     fn wake_parked(&mut self, now: Ps) {
-        while let Some(fc) = self.parked.pop() {
+        let n = self.parked.len();
+        for _ in 0..n {
+            let fc = self.parked.remove(0);
             self.launch(now, fc as usize);
         }
     }
@@ -379,6 +436,65 @@ impl Venice {
     fn flush(&mut self, q: &mut EventQueue<Event>) {
         for (t, ev) in self.pending.drain(..) {
             q.schedule(t, ev);
+        }
+    }
+
+    fn handle(&mut self, now: Ps, ev: NetEvent) {
+        match ev {
+            NetEvent::ScoutArrive { fc } => {
+                let fc = fc as usize;
+                let r = self.fcs[fc].router as usize;
+                let c = &mut self.fcs[fc];
+                if c.visits[r] == 0 && c.tried[r] == 0 {
+                    c.touched.push(r as u32);
+                }
+                c.visits[r] += 1;
+                // §4.3 livelock bound: a router visited too often sends the scout back.
+                if c.visits[r] > self.max_visits {
+                    self.backtrack(now, fc);
+                } else {
+                    self.route(now, fc);
+                }
+            }
+            NetEvent::ScoutReturn { fc } => self.route(now, fc as usize),
+            NetEvent::ScoutHome { fc, reserved } => self.on_scout_home(now, fc as usize, reserved),
+            NetEvent::TransferEnd { fc } => self.on_transfer_end(now, fc as usize),
+            NetEvent::ChannelFree { .. } => unreachable!("Venice has no shared channels"),
+        }
+    }
+
+    /// Process this call's own scout events inline while each is strictly earlier than every
+    /// other event, queued or just produced: the queue would pop it next anyway, so the run is
+    /// identical, with far fewer heap operations (a scout search is tens of hops). Only called
+    /// from `on_event`, whose caller schedules nothing after it.
+    fn run_ahead(&mut self, q: &EventQueue<Event>) {
+        let horizon = q.peek_time().unwrap_or(Ps::MAX);
+        loop {
+            let (mut first, mut second, mut at) = (Ps::MAX, Ps::MAX, usize::MAX);
+            for (i, &(t, _)) in self.pending.iter().enumerate() {
+                if t < first {
+                    second = first;
+                    first = t;
+                    at = i;
+                } else if t < second {
+                    second = t;
+                }
+            }
+            if at == usize::MAX || first >= horizon || first >= second {
+                return;
+            }
+            let ev = match self.pending[at].1 {
+                Event::Net(
+                    e @ (NetEvent::ScoutArrive { .. }
+                    | NetEvent::ScoutReturn { .. }
+                    | NetEvent::ScoutHome { .. }),
+                ) => e,
+                _ => return,
+            };
+            // `remove`, not `swap_remove`: the flush order sets tie-breaks at equal times.
+            self.pending.remove(at);
+            self.inline_events += 1;
+            self.handle(first, ev);
         }
     }
 
@@ -452,30 +568,14 @@ impl Interconnect for Venice {
         // FIFO among waiting transfers; ones whose chip is busy do not block the others.
         self.waiting.push_back((now, t));
         self.serve_waiting(now);
+        // No run-ahead here: the caller may still schedule earlier events in this handler.
         self.flush(q);
     }
 
     fn on_event(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
-        match ev {
-            NetEvent::ScoutArrive { fc } => {
-                let fc = fc as usize;
-                let r = self.fcs[fc].router as usize;
-                let c = &mut self.fcs[fc];
-                if c.visits[r] == 0 && c.tried[r] == 0 {
-                    c.touched.push(r as u32);
-                }
-                c.visits[r] += 1;
-                // §4.3 livelock bound: a router visited too often sends the scout back.
-                if c.visits[r] > self.max_visits {
-                    self.backtrack(now, fc);
-                } else {
-                    self.route(now, fc);
-                }
-            }
-            NetEvent::ScoutReturn { fc } => self.route(now, fc as usize),
-            NetEvent::ScoutHome { fc, reserved } => self.on_scout_home(now, fc as usize, reserved),
-            NetEvent::TransferEnd { fc } => self.on_transfer_end(now, fc as usize),
-            NetEvent::ChannelFree { .. } => unreachable!("Venice has no shared channels"),
+        self.handle(now, ev);
+        if self.lookahead {
+            self.run_ahead(q);
         }
         self.flush(q);
     }

@@ -114,3 +114,21 @@ fn several_flows_each_complete() {
     assert_eq!(r.flows[1].reads, 0);
     assert_eq!(r.requests, 800);
 }
+
+/// Venice's lookahead (handling a scout's next hop inline) is a speed switch only.
+#[test]
+fn venice_lookahead_does_not_change_results() {
+    let w = "syn:read=80,size=choice:4k@70/16k@30,addr=uniform,arrival=qd:48,count=6000";
+    let mut c = lagoon_core::config::SsdConfig::default();
+    let with = run(&c, Arch::Venice, &[w], 11).deterministic_json();
+    c.network.lookahead = false;
+    let without = run(&c, Arch::Venice, &[w], 11).deterministic_json();
+    let strip = |s: &str| {
+        s.lines()
+            .filter(|l| !l.contains("\"events\""))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(strip(&with), strip(&without));
+    assert!(with.contains("\"venice\""));
+}
