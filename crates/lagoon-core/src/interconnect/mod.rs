@@ -11,6 +11,7 @@
 //! channel; `ideal`: a channel and FC per chip).
 
 pub mod mesh;
+pub mod pnssd;
 pub mod shared_bus;
 pub mod venice;
 
@@ -36,6 +37,8 @@ pub struct Transfer {
 pub enum NetEvent {
     /// A channel finished a transfer and may start the next queued one.
     ChannelFree { channel: u32 },
+    /// pnSSD: a controller finished its transfer.
+    ControllerFree { fc: u32 },
     /// Venice: a controller's scout reaches its next router in reserve mode.
     ScoutArrive { fc: u32 },
     /// Venice: a backtracking scout is back at the upstream router.
@@ -105,6 +108,7 @@ pub enum Arch {
     Baseline,
     Ideal,
     Pssd,
+    Pnssd,
     Venice,
 }
 
@@ -115,9 +119,10 @@ impl std::str::FromStr for Arch {
             "baseline" => Ok(Arch::Baseline),
             "ideal" => Ok(Arch::Ideal),
             "pssd" => Ok(Arch::Pssd),
+            "pnssd" => Ok(Arch::Pnssd),
             "venice" => Ok(Arch::Venice),
             _ => Err(format!(
-                "unknown architecture '{s}' (known: baseline, pssd, venice, ideal)"
+                "unknown architecture '{s}' (known: baseline, pssd, pnssd, venice, ideal)"
             )),
         }
     }
@@ -129,6 +134,7 @@ impl std::fmt::Display for Arch {
             Arch::Baseline => "baseline",
             Arch::Ideal => "ideal",
             Arch::Pssd => "pssd",
+            Arch::Pnssd => "pnssd",
             Arch::Venice => "venice",
         })
     }
@@ -139,6 +145,7 @@ pub fn build(arch: Arch, cfg: &SsdConfig, seed: u64) -> Box<dyn Interconnect> {
         Arch::Baseline => Box::new(shared_bus::SharedBus::baseline(cfg)),
         Arch::Ideal => Box::new(shared_bus::SharedBus::ideal(cfg)),
         Arch::Pssd => Box::new(shared_bus::SharedBus::pssd(cfg)),
+        Arch::Pnssd => Box::new(pnssd::PnSsd::new(cfg)),
         Arch::Venice => Box::new(venice::Venice::new(cfg, seed)),
     }
 }
