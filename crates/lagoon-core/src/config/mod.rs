@@ -77,6 +77,10 @@ pub struct NetworkConfig {
     pub command_bytes: u32,
     /// When a Venice scout that came back in cancel mode is re-sent.
     pub scout_retry: ScoutRetry,
+    /// NoSSD router input buffer per port, bytes (Venice §3.2: 16 KB); also the largest packet.
+    pub nossd_buffer_bytes: u32,
+    /// NoSSD link rate, MB/s; 0 = the flash channel rate (the chip's I/O pins).
+    pub nossd_link_mb_s: f64,
     /// Simulator speed only: handle a scout's next hop at once when no other event can come
     /// first. Results are identical either way (tested).
     pub lookahead: bool,
@@ -109,6 +113,8 @@ impl Default for NetworkConfig {
             max_router_visits: 3,
             command_bytes: 7,
             scout_retry: ScoutRetry::OnRelease,
+            nossd_buffer_bytes: 16384,
+            nossd_link_mb_s: 0.0,
             lookahead: true,
         }
     }

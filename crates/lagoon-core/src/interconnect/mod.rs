@@ -11,6 +11,7 @@
 //! channel; `ideal`: a channel and FC per chip).
 
 pub mod mesh;
+pub mod nossd;
 pub mod pnssd;
 pub mod shared_bus;
 pub mod venice;
@@ -37,6 +38,13 @@ pub struct Transfer {
 pub enum NetEvent {
     /// A channel finished a transfer and may start the next queued one.
     ChannelFree { channel: u32 },
+    /// NoSSD: a packet's head reached the router it was sent to.
+    PacketHead { pkt: u32 },
+    /// NoSSD: a packet's tail crossed a channel; `in_port` is the buffer it held at the
+    /// channel's router.
+    ChannelTail { ch: u32, size: u32, in_port: u8 },
+    /// NoSSD: a packet reached its sink (chip or controller).
+    PacketDelivered { pkt: u32 },
     /// pnSSD: a controller finished its transfer.
     ControllerFree { fc: u32 },
     /// Venice: a controller's scout reaches its next router in reserve mode.
@@ -109,7 +117,20 @@ pub enum Arch {
     Ideal,
     Pssd,
     Pnssd,
+    Nossd,
     Venice,
+}
+
+impl Arch {
+    /// Every back end, in the order the Venice paper compares them.
+    pub const ALL: [Arch; 6] = [
+        Arch::Baseline,
+        Arch::Pssd,
+        Arch::Pnssd,
+        Arch::Nossd,
+        Arch::Venice,
+        Arch::Ideal,
+    ];
 }
 
 impl std::str::FromStr for Arch {
@@ -120,9 +141,10 @@ impl std::str::FromStr for Arch {
             "ideal" => Ok(Arch::Ideal),
             "pssd" => Ok(Arch::Pssd),
             "pnssd" => Ok(Arch::Pnssd),
+            "nossd" => Ok(Arch::Nossd),
             "venice" => Ok(Arch::Venice),
             _ => Err(format!(
-                "unknown architecture '{s}' (known: baseline, pssd, pnssd, venice, ideal)"
+                "unknown architecture '{s}' (known: baseline, pssd, pnssd, nossd, venice, ideal)"
             )),
         }
     }
@@ -135,6 +157,7 @@ impl std::fmt::Display for Arch {
             Arch::Ideal => "ideal",
             Arch::Pssd => "pssd",
             Arch::Pnssd => "pnssd",
+            Arch::Nossd => "nossd",
             Arch::Venice => "venice",
         })
     }
@@ -146,6 +169,7 @@ pub fn build(arch: Arch, cfg: &SsdConfig, seed: u64) -> Box<dyn Interconnect> {
         Arch::Ideal => Box::new(shared_bus::SharedBus::ideal(cfg)),
         Arch::Pssd => Box::new(shared_bus::SharedBus::pssd(cfg)),
         Arch::Pnssd => Box::new(pnssd::PnSsd::new(cfg)),
+        Arch::Nossd => Box::new(nossd::NoSsd::new(cfg)),
         Arch::Venice => Box::new(venice::Venice::new(cfg, seed)),
     }
 }

@@ -459,8 +459,8 @@ impl Venice {
             NetEvent::ScoutReturn { fc } => self.route(now, fc as usize),
             NetEvent::ScoutHome { fc, reserved } => self.on_scout_home(now, fc as usize, reserved),
             NetEvent::TransferEnd { fc } => self.on_transfer_end(now, fc as usize),
-            NetEvent::ChannelFree { .. } | NetEvent::ControllerFree { .. } => {
-                unreachable!("not a Venice event")
+            other => {
+                unreachable!("not a Venice event: {other:?}")
             }
         }
     }
