@@ -62,6 +62,10 @@ struct RunArgs {
     /// path reservation) or ideal (path-conflict-free).
     #[arg(long, default_value = "baseline")]
     arch: Arch,
+    /// Mesh of the networked back ends as ROWSxCOLS (e.g. 4x16; Venice Fig. 15); must hold
+    /// every chip. Overrides `[network] rows/cols` of the SSD file.
+    #[arg(long)]
+    mesh: Option<String>,
     /// Trace file or synthetic spec (`syn:read=100,size=4k,...`); repeat for several flows.
     #[arg(long, required = true)]
     workload: Vec<String>,
@@ -152,7 +156,16 @@ fn progress_bar(quiet: bool, total: Option<u64>) -> ProgressBar {
 }
 
 fn run(a: RunArgs) -> Result<()> {
-    let ssd = SsdConfig::load(&a.ssd)?;
+    let mut ssd = SsdConfig::load(&a.ssd)?;
+    if let Some(m) = &a.mesh {
+        let (r, c) = m
+            .split_once('x')
+            .and_then(|(r, c)| Some((r.parse::<u32>().ok()?, c.parse::<u32>().ok()?)))
+            .with_context(|| format!("--mesh '{m}': expected ROWSxCOLS, e.g. 8x8"))?;
+        ssd.network.rows = r;
+        ssd.network.cols = c;
+        ssd.validate()?;
+    }
     let mut sc = Scenario::new(&a.ssd, ssd, a.arch, a.workload);
     sc.format = a.format;
     sc.lenient = a.lenient;

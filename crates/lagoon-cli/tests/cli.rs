@@ -181,3 +181,41 @@ fn lenient_parsing_skips_bad_lines() {
     assert_eq!(v["requests"], 3);
     assert_eq!(v["skipped_lines"], 1);
 }
+
+/// Venice Fig. 15 sensitivity: 4x16, 8x8 and 16x4 meshes of the same 64 chips.
+#[test]
+fn mesh_sensitivity_runs_from_the_command_line() {
+    for mesh in ["4x16", "8x8", "16x4"] {
+        let (code, out, err) = lagoon(&[
+            "run",
+            "--arch",
+            "venice",
+            "--mesh",
+            mesh,
+            "--workload",
+            "syn:read=100,size=4k,arrival=qd:8,count=500",
+            "--json",
+            "-",
+        ]);
+        assert_eq!(code, 0, "{mesh}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["requests"], 500);
+        let rows: usize = mesh.split('x').next().unwrap().parse().unwrap();
+        assert_eq!(
+            v["interconnect"]["venice"]["controller_utilization"]
+                .as_array()
+                .unwrap()
+                .len(),
+            rows
+        );
+        for k in [
+            "first_try_fraction",
+            "scout_retries",
+            "mean_path_hops",
+            "nonminimal_fraction",
+            "backtracks",
+        ] {
+            assert!(v["venice"].get(k).is_some(), "{mesh}: venice.{k}");
+        }
+    }
+}
