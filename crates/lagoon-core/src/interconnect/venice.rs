@@ -22,6 +22,47 @@ use std::collections::VecDeque;
 
 const FREE: u32 = u32::MAX;
 
+/// Routers as bits, for whole-mesh reachability in a few word operations per BFS layer.
+#[derive(Clone)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(n: u32) -> Self {
+        Bits(vec![0; (n as usize).div_ceil(64)])
+    }
+    #[inline]
+    fn set(&mut self, i: u32, on: bool) {
+        let (w, b) = ((i / 64) as usize, i % 64);
+        if on {
+            self.0[w] |= 1 << b;
+        } else {
+            self.0[w] &= !(1 << b);
+        }
+    }
+    #[inline]
+    fn get(&self, i: u32) -> bool {
+        self.0[(i / 64) as usize] >> (i % 64) & 1 == 1
+    }
+    /// `out |= (self & mask) << k` (towards higher router numbers), or `>> k` if `!up`.
+    fn shifted_into(&self, mask: &Bits, k: u32, up: bool, out: &mut Bits) {
+        let n = self.0.len();
+        let (ws, bs) = ((k / 64) as usize, k % 64);
+        for i in 0..n {
+            let word = |j: usize| self.0[j] & mask.0[j];
+            let v = if up {
+                let lo = if i >= ws { word(i - ws) << bs } else { 0 };
+                let carry = if bs > 0 && i > ws { word(i - ws - 1) >> (64 - bs) } else { 0 };
+                lo | carry
+            } else {
+                let hi = if i + ws < n { word(i + ws) >> bs } else { 0 };
+                let carry = if bs > 0 && i + ws + 1 < n { word(i + ws + 1) << (64 - bs) } else { 0 };
+                hi | carry
+            };
+            out.0[i] |= v;
+        }
+    }
+}
+
 /// One reserved hop of a scout's path.
 #[derive(Clone, Copy, Debug)]
 struct Hop {
@@ -72,9 +113,11 @@ pub struct Venice {
     /// When each controller's current scout left (for the conflict wait).
     launched: Vec<Ps>,
     retry: ScoutRetry,
-    bfs_seen: Vec<u32>,
-    bfs_queue: Vec<u32>,
-    bfs_epoch: u32,
+    /// Per direction: routers whose link that way exists and is free.
+    free_dir: [Bits; 4],
+    bfs_seen: Bits,
+    bfs_front: Bits,
+    bfs_next: Bits,
     /// Scout events handled inline by `run_ahead` instead of through the queue.
     inline_events: u64,
     lookahead: bool,
@@ -144,9 +187,18 @@ impl Venice {
             pending: Vec::with_capacity(64),
             launched: vec![0; mesh.fc_router.len()],
             retry: n.scout_retry,
-            bfs_seen: vec![0; routers],
-            bfs_queue: Vec::with_capacity(routers),
-            bfs_epoch: 0,
+            free_dir: {
+                let mut f = [(); 4].map(|_| Bits::new(routers as u32));
+                for r in 0..routers as u32 {
+                    for p in MESH_PORTS {
+                        f[p as usize].set(r, mesh.neighbor(r, p).is_some());
+                    }
+                }
+                f
+            },
+            bfs_seen: Bits::new(routers as u32),
+            bfs_front: Bits::new(routers as u32),
+            bfs_next: Bits::new(routers as u32),
             inline_events: 0,
             lookahead: n.lookahead,
             releases: 0,
@@ -178,9 +230,7 @@ impl Venice {
 
     #[inline]
     fn port_free(&self, fc: usize, r: u32, p: Port) -> bool {
-        self.mesh.neighbor(r, p).is_some()
-            && self.owner[self.mesh.link(r, p) as usize] == FREE
-            && self.fcs[fc].tried[r as usize] & (1 << p) == 0
+        self.free_dir[p as usize].get(r) && self.fcs[fc].tried[r as usize] & (1 << p) == 0
     }
 
     /// Venice Algorithm 1 at router `r` for the scout of controller `fc`: the output port,
@@ -251,33 +301,36 @@ impl Venice {
         self.launch(now, fc);
     }
 
-    /// Whether a path of free links joins controller `fc`'s router to its destination (BFS).
+    /// Whether a path of free links joins controller `fc`'s router to its destination:
+    /// breadth-first over bitsets, one layer per iteration.
     fn reachable(&mut self, fc: usize) -> bool {
         let (start, dest) = (self.mesh.fc_router[fc], self.fcs[fc].dest);
-        self.bfs_epoch += 1;
-        let epoch = self.bfs_epoch;
-        self.bfs_queue.clear();
-        self.bfs_queue.push(start);
-        self.bfs_seen[start as usize] = epoch;
-        let mut i = 0;
-        while i < self.bfs_queue.len() {
-            let r = self.bfs_queue[i];
-            i += 1;
-            if r == dest {
+        let cols = self.mesh.cols;
+        self.bfs_seen.0.fill(0);
+        self.bfs_front.0.fill(0);
+        self.bfs_seen.set(start, true);
+        self.bfs_front.set(start, true);
+        loop {
+            if self.bfs_front.get(dest) {
                 return true;
             }
-            for p in MESH_PORTS {
-                if let Some(n) = self.mesh.neighbor(r, p) {
-                    if self.bfs_seen[n as usize] != epoch
-                        && self.owner[self.mesh.link(r, p) as usize] == FREE
-                    {
-                        self.bfs_seen[n as usize] = epoch;
-                        self.bfs_queue.push(n);
-                    }
-                }
+            self.bfs_next.0.fill(0);
+            let f = &self.free_dir;
+            self.bfs_front.shifted_into(&f[RIGHT as usize], 1, true, &mut self.bfs_next);
+            self.bfs_front.shifted_into(&f[LEFT as usize], 1, false, &mut self.bfs_next);
+            self.bfs_front.shifted_into(&f[UP as usize], cols, true, &mut self.bfs_next);
+            self.bfs_front.shifted_into(&f[DOWN as usize], cols, false, &mut self.bfs_next);
+            let mut any = 0;
+            for (n, seen) in self.bfs_next.0.iter_mut().zip(self.bfs_seen.0.iter_mut()) {
+                *n &= !*seen;
+                *seen |= *n;
+                any |= *n;
             }
+            if any == 0 {
+                return false;
+            }
+            std::mem::swap(&mut self.bfs_front, &mut self.bfs_next);
         }
-        false
     }
 
     /// Send a fresh scout from the controller into its edge router.
@@ -338,6 +391,8 @@ impl Venice {
                 self.owner[link] = fc as u32;
                 self.reserved_at[link] = now;
                 let next = self.mesh.neighbor(r, p).expect("free port has a neighbor");
+                self.free_dir[p as usize].set(r, false);
+                self.free_dir[opposite(p) as usize].set(next, false);
                 let c = &mut self.fcs[fc];
                 c.tried[r as usize] |= 1 << p;
                 c.path.push(Hop {
@@ -376,6 +431,9 @@ impl Venice {
 
     fn release(&mut self, now: Ps, router: u32, port: Port) {
         let link = self.mesh.link(router, port) as usize;
+        let next = self.mesh.neighbor(router, port).expect("a reserved link has two ends");
+        self.free_dir[port as usize].set(router, true);
+        self.free_dir[opposite(port) as usize].set(next, true);
         debug_assert_ne!(self.owner[link], FREE);
         self.owner[link] = FREE;
         self.link_busy[link] += now - self.reserved_at[link];
@@ -629,6 +687,8 @@ mod tests {
             let l = v.mesh.link(w[0], p) as usize;
             assert_eq!(v.owner[l], FREE);
             v.owner[l] = fc as u32;
+            v.free_dir[p as usize].set(w[0], false);
+            v.free_dir[opposite(p) as usize].set(w[1], false);
             v.fcs[fc].path.push(Hop {
                 router: w[0],
                 in_port: INJECT,
