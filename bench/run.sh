@@ -23,6 +23,13 @@ R4K="syn:read=100,size=4k,addr=uniform,arrival=qd:32,count=200000"
 measure "perf-optimized baseline, 200k random 4 KB reads, QD 32" --ssd perf-optimized --arch baseline --workload "$R4K"
 measure "perf-optimized ideal, same" --ssd perf-optimized --arch ideal --workload "$R4K"
 measure "cost-optimized baseline, same" --ssd cost-optimized --arch baseline --workload "$R4K"
+for arch in pssd pnssd nossd venice; do
+  measure "perf-optimized $arch, same" --ssd perf-optimized --arch $arch --workload "$R4K"
+done
+measure "perf-optimized venice, 200k random 4 KB reads, QD 8" --ssd perf-optimized --arch venice --workload "syn:read=100,size=4k,addr=uniform,arrival=qd:8,count=200000"
+measure "perf-optimized baseline, same QD 8" --ssd perf-optimized --arch baseline --workload "syn:read=100,size=4k,addr=uniform,arrival=qd:8,count=200000"
+measure "1,024 chips (32x32 mesh) baseline, 100k reads QD 32" --ssd bench/mesh-32x32.toml --arch baseline --workload "syn:read=100,size=4k,arrival=qd:32,count=100000"
+measure "1,024 chips (32x32 mesh) venice, same" --ssd bench/mesh-32x32.toml --arch venice --workload "syn:read=100,size=4k,arrival=qd:32,count=100000"
 measure "perf-optimized baseline, 200k mixed 70/30 4-64 KB, QD 64" --ssd perf-optimized --workload "syn:read=70,size=uniform:4k-64k,arrival=qd:64,count=200000"
 measure "tpcc-small closed:32 x1" --workload $T/tpcc-small.trace --replay closed:32
 measure "tpcc-small closed:32 x100" --workload $T/tpcc-small.trace --replay closed:32 --repeat 100
