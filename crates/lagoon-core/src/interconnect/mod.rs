@@ -100,6 +100,35 @@ pub struct InterconnectStats {
     pub venice: Option<VeniceStats>,
 }
 
+impl InterconnectStats {
+    /// Counters, plus each channel's (or link's) busy time as a fraction of `sim_time`.
+    pub fn from_busy(
+        transfers: u64,
+        conflicted: u64,
+        wait: Ps,
+        busy: impl Iterator<Item = Ps>,
+        sim_time: Ps,
+    ) -> Self {
+        let util: Vec<f64> = busy
+            .map(|b| {
+                if sim_time > 0 {
+                    b as f64 / sim_time as f64
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        Self {
+            transfers,
+            conflicted_transfers: conflicted,
+            conflict_wait_ns: crate::time::to_ns_f64(wait),
+            mean_channel_utilization: util.iter().sum::<f64>() / util.len().max(1) as f64,
+            channel_utilization: util,
+            venice: None,
+        }
+    }
+}
+
 pub trait Interconnect {
     fn name(&self) -> &'static str;
     /// A transfer is ready at `now`: start it or queue it. Must eventually schedule

@@ -20,7 +20,7 @@ use super::{Interconnect, InterconnectStats, NetEvent, Transfer};
 use crate::config::SsdConfig;
 use crate::engine::EventQueue;
 use crate::sim::Event;
-use crate::time::{ns, to_ns_f64, transfer_time, Ps};
+use crate::time::{ns, transfer_time, Ps};
 use std::collections::VecDeque;
 
 const NONE: u32 = u32::MAX;
@@ -361,25 +361,13 @@ impl Interconnect for NoSsd {
     }
 
     fn stats(&self, sim_time: Ps) -> InterconnectStats {
-        let util: Vec<f64> = self
-            .channels
-            .iter()
-            .map(|c| {
-                if sim_time > 0 {
-                    c.busy_time as f64 / sim_time as f64
-                } else {
-                    0.0
-                }
-            })
-            .collect();
-        InterconnectStats {
-            transfers: self.transfers,
-            conflicted_transfers: self.conflicted,
-            conflict_wait_ns: to_ns_f64(self.wait),
-            mean_channel_utilization: util.iter().sum::<f64>() / util.len().max(1) as f64,
-            channel_utilization: util,
-            venice: None,
-        }
+        InterconnectStats::from_busy(
+            self.transfers,
+            self.conflicted,
+            self.wait,
+            self.channels.iter().map(|c| c.busy_time),
+            sim_time,
+        )
     }
 }
 

@@ -9,7 +9,7 @@ use super::{Interconnect, InterconnectStats, NetEvent, Transfer};
 use crate::config::SsdConfig;
 use crate::engine::EventQueue;
 use crate::sim::Event;
-use crate::time::{ns, to_ns_f64, transfer_time, Ps};
+use crate::time::{ns, transfer_time, Ps};
 use std::collections::VecDeque;
 
 pub struct SharedBus {
@@ -139,24 +139,12 @@ impl Interconnect for SharedBus {
     }
 
     fn stats(&self, sim_time: Ps) -> InterconnectStats {
-        let util: Vec<f64> = self
-            .busy_time
-            .iter()
-            .map(|&b| {
-                if sim_time > 0 {
-                    b as f64 / sim_time as f64
-                } else {
-                    0.0
-                }
-            })
-            .collect();
-        InterconnectStats {
-            transfers: self.transfers,
-            conflicted_transfers: self.conflicted,
-            conflict_wait_ns: to_ns_f64(self.wait),
-            mean_channel_utilization: util.iter().sum::<f64>() / util.len().max(1) as f64,
-            channel_utilization: util,
-            venice: None,
-        }
+        InterconnectStats::from_busy(
+            self.transfers,
+            self.conflicted,
+            self.wait,
+            self.busy_time.iter().copied(),
+            sim_time,
+        )
     }
 }

@@ -17,7 +17,7 @@ use super::{Interconnect, InterconnectStats, NetEvent, Transfer, VeniceStats};
 use crate::config::{ScoutRetry, SsdConfig};
 use crate::engine::EventQueue;
 use crate::sim::Event;
-use crate::time::{ns, to_ns_f64, Ps};
+use crate::time::{ns, Ps};
 use std::collections::VecDeque;
 
 const FREE: u32 = u32::MAX;
@@ -51,11 +51,19 @@ impl Bits {
             let word = |j: usize| self.0[j] & mask.0[j];
             let v = if up {
                 let lo = if i >= ws { word(i - ws) << bs } else { 0 };
-                let carry = if bs > 0 && i > ws { word(i - ws - 1) >> (64 - bs) } else { 0 };
+                let carry = if bs > 0 && i > ws {
+                    word(i - ws - 1) >> (64 - bs)
+                } else {
+                    0
+                };
                 lo | carry
             } else {
                 let hi = if i + ws < n { word(i + ws) >> bs } else { 0 };
-                let carry = if bs > 0 && i + ws + 1 < n { word(i + ws + 1) << (64 - bs) } else { 0 };
+                let carry = if bs > 0 && i + ws + 1 < n {
+                    word(i + ws + 1) << (64 - bs)
+                } else {
+                    0
+                };
                 hi | carry
             };
             out.0[i] |= v;
@@ -316,10 +324,14 @@ impl Venice {
             }
             self.bfs_next.0.fill(0);
             let f = &self.free_dir;
-            self.bfs_front.shifted_into(&f[RIGHT as usize], 1, true, &mut self.bfs_next);
-            self.bfs_front.shifted_into(&f[LEFT as usize], 1, false, &mut self.bfs_next);
-            self.bfs_front.shifted_into(&f[UP as usize], cols, true, &mut self.bfs_next);
-            self.bfs_front.shifted_into(&f[DOWN as usize], cols, false, &mut self.bfs_next);
+            self.bfs_front
+                .shifted_into(&f[RIGHT as usize], 1, true, &mut self.bfs_next);
+            self.bfs_front
+                .shifted_into(&f[LEFT as usize], 1, false, &mut self.bfs_next);
+            self.bfs_front
+                .shifted_into(&f[UP as usize], cols, true, &mut self.bfs_next);
+            self.bfs_front
+                .shifted_into(&f[DOWN as usize], cols, false, &mut self.bfs_next);
             let mut any = 0;
             for (n, seen) in self.bfs_next.0.iter_mut().zip(self.bfs_seen.0.iter_mut()) {
                 *n &= !*seen;
@@ -431,7 +443,10 @@ impl Venice {
 
     fn release(&mut self, now: Ps, router: u32, port: Port) {
         let link = self.mesh.link(router, port) as usize;
-        let next = self.mesh.neighbor(router, port).expect("a reserved link has two ends");
+        let next = self
+            .mesh
+            .neighbor(router, port)
+            .expect("a reserved link has two ends");
         self.free_dir[port as usize].set(router, true);
         self.free_dir[opposite(port) as usize].set(next, true);
         debug_assert_ne!(self.owner[link], FREE);
@@ -641,25 +656,28 @@ impl Interconnect for Venice {
     }
 
     fn stats(&self, sim_time: Ps) -> InterconnectStats {
-        let frac = |b: Ps| {
-            if sim_time > 0 {
-                b as f64 / sim_time as f64
-            } else {
-                0.0
-            }
-        };
-        let links: Vec<f64> = self.link_busy.iter().map(|&b| frac(b)).collect();
         let mut v = self.stats.clone();
-        v.controller_utilization = self.fcs.iter().map(|c| frac(c.busy_time)).collect();
+        v.controller_utilization = self
+            .fcs
+            .iter()
+            .map(|c| {
+                if sim_time > 0 {
+                    c.busy_time as f64 / sim_time as f64
+                } else {
+                    0.0
+                }
+            })
+            .collect();
         v.finish(self.transfers);
-        InterconnectStats {
-            transfers: self.transfers,
-            conflicted_transfers: self.conflicted,
-            conflict_wait_ns: to_ns_f64(self.wait),
-            mean_channel_utilization: links.iter().sum::<f64>() / links.len().max(1) as f64,
-            channel_utilization: links,
-            venice: Some(v),
-        }
+        let mut s = InterconnectStats::from_busy(
+            self.transfers,
+            self.conflicted,
+            self.wait,
+            self.link_busy.iter().copied(),
+            sim_time,
+        );
+        s.venice = Some(v);
+        s
     }
 }
 
