@@ -93,10 +93,10 @@ pub enum ScoutRetry {
     /// scouts into an unchanged network per transfer.
     Immediate,
     /// At once if a circuit was released since the failed scout left (or none is held), else
-    /// at the next circuit release. A failed scout's backtracking search tries every free
-    /// link reachable from its controller, so a re-send before any circuit ends mostly fails
-    /// again; this skips those sends (a scout blocked only by another scout's search waits
-    /// for the next circuit release instead of re-trying at once).
+    /// at the next circuit release; and not at all while a bitset search finds no free path
+    /// (counted as a failed scout). A failed scout's backtracking search tries every free link
+    /// reachable from its controller, so a re-send before any circuit ends mostly fails again.
+    /// Differs from `Immediate` in that futile scouts no longer block others (docs/MODEL.md).
     OnRelease,
 }
 
