@@ -120,6 +120,18 @@ impl Mesh {
         ax.abs_diff(bx) + ay.abs_diff(by)
     }
 
+    /// Venice §4.2's controller rule, shared by the mesh designs: the controller closest to
+    /// `chip` if it is free, else the nearest free one (ties to the lower id); `None` if none is.
+    pub fn pick_controller(&self, chip: u32, free: impl Fn(u32) -> bool) -> Option<u32> {
+        let n = self.fc_router.len() as u32;
+        let d = |f: u32| (self.fc_distance(f, chip), f);
+        let closest = (0..n).min_by_key(|&f| d(f))?;
+        if free(closest) {
+            return Some(closest);
+        }
+        (0..n).filter(|&f| free(f)).min_by_key(|&f| d(f))
+    }
+
     /// Links from controller `fc` to router `r` on a minimal path (its own link included).
     pub fn fc_distance(&self, fc: u32, r: u32) -> u32 {
         1 + self.hops(self.fc_router[fc as usize], r)

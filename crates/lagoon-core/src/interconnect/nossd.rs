@@ -177,23 +177,17 @@ impl NoSsd {
         }
     }
 
+    /// Venice's rule with "free" = nothing waiting to inject; if every controller is busy,
+    /// the closest one queues the packets.
     fn pick_controller(&self, chip: u32) -> u32 {
-        let n = self.mesh.fc_router.len() as u32;
-        let d = |f: u32| self.mesh.fc_distance(f, chip);
         let idle = |f: u32| {
             let c = &self.channels[self.fc_channel(f)];
             !c.busy && c.queue.is_empty()
         };
-        let closest = (0..n)
-            .min_by_key(|&f| (d(f), f))
-            .expect("at least one controller");
-        if idle(closest) {
-            return closest;
-        }
-        (0..n)
-            .filter(|&f| idle(f))
-            .min_by_key(|&f| (d(f), f))
-            .unwrap_or(closest)
+        self.mesh
+            .pick_controller(chip, idle)
+            .or_else(|| self.mesh.pick_controller(chip, |_| true))
+            .expect("at least one controller")
     }
 
     fn alloc_packet(&mut self, p: Packet) -> u32 {

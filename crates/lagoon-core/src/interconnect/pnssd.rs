@@ -5,11 +5,12 @@
 //! pSSD). The gain over pSSD is path choice only: still one transfer per controller.
 
 use super::mesh::Mesh;
+use super::shared_bus::bus_time;
 use super::{Interconnect, InterconnectStats, NetEvent, Transfer};
 use crate::config::SsdConfig;
 use crate::engine::EventQueue;
 use crate::sim::Event;
-use crate::time::{ns, transfer_time, Ps};
+use crate::time::{ns, Ps};
 use std::collections::VecDeque;
 
 pub struct PnSsd {
@@ -48,7 +49,7 @@ impl PnSsd {
     }
 
     fn start(&mut self, now: Ps, fc: usize, ready: Ps, t: Transfer, q: &mut EventQueue<Event>) {
-        let d = t.commands as Ps * self.command + transfer_time(t.bytes as u64, self.bytes_per_s);
+        let d = bus_time(&t, self.command, self.bytes_per_s);
         self.busy[fc] = Some((t.die, now > ready));
         self.busy_time[fc] += d;
         self.transfers += 1;

@@ -12,6 +12,11 @@ use crate::sim::Event;
 use crate::time::{ns, transfer_time, Ps};
 use std::collections::VecDeque;
 
+/// Occupancy of a bus by one transfer: its command cycles, then its data at `bytes_per_s`.
+pub fn bus_time(t: &Transfer, command: Ps, bytes_per_s: f64) -> Ps {
+    t.commands as Ps * command + transfer_time(t.bytes as u64, bytes_per_s)
+}
+
 pub struct SharedBus {
     name: &'static str,
     chips_per_bus: u32,
@@ -83,7 +88,7 @@ impl SharedBus {
 
     /// Bus occupancy of a transfer: command cycles then data at the channel rate.
     pub fn duration(&self, t: &Transfer) -> Ps {
-        t.commands as Ps * self.command + transfer_time(t.bytes as u64, self.bytes_per_s)
+        bus_time(t, self.command, self.bytes_per_s)
     }
 
     fn start(&mut self, now: Ps, ready: Ps, t: Transfer, q: &mut EventQueue<Event>) {

@@ -287,14 +287,9 @@ impl Venice {
     }
 
     fn pick_controller(&self, chip: u32) -> Option<usize> {
-        let d = |i: usize| self.mesh.fc_distance(i as u32, chip);
-        let closest = (0..self.fcs.len()).min_by_key(|&i| (d(i), i))?;
-        if !self.fcs[closest].active {
-            return Some(closest);
-        }
-        (0..self.fcs.len())
-            .filter(|&i| !self.fcs[i].active)
-            .min_by_key(|&i| (d(i), i))
+        self.mesh
+            .pick_controller(chip, |f| !self.fcs[f as usize].active)
+            .map(|f| f as usize)
     }
 
     fn assign(&mut self, now: Ps, fc: usize, ready: Ps, t: Transfer) {

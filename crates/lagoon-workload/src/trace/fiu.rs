@@ -6,8 +6,8 @@
 //! The device is `MKDEV(major, minor)` = `major << 20 | minor`.
 //! Example: `89966522969723 4270 rpc.mountd 18579576 8 W 6 0 d6c75ba46e82326fefa545b57a12e221`.
 
-use super::{mkdev, request_size, uint, units_to_bytes, LineError};
-use crate::{IoRequest, Op};
+use super::{mkdev, op_rw, request_size, uint, units_to_bytes, LineError};
+use crate::IoRequest;
 
 const EXPECTED: &str = "9 fields (timestamp pid process lba size R/W major minor md5)";
 
@@ -37,17 +37,7 @@ pub(crate) fn parse_line(line: &str) -> Result<Option<IoRequest>, LineError<'_>>
     let arrival_ns = uint("timestamp", ts)?;
     let offset_bytes = units_to_bytes("lba", lba, 512)?;
     let size_bytes = request_size(units_to_bytes("size (blocks)", size, 512)?)?;
-    let op = match rw {
-        "R" | "r" => Op::Read,
-        "W" | "w" => Op::Write,
-        _ => {
-            return Err(LineError::Invalid {
-                field: "operation",
-                value: rw,
-                expected: "R or W",
-            })
-        }
-    };
+    let op = op_rw("operation", rw, "R or W")?;
     let device = mkdev(major, minor)?;
     Ok(Some(IoRequest {
         arrival_ns,

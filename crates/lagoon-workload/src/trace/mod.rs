@@ -311,6 +311,23 @@ pub(crate) fn op_01<'a>(field: &'static str, value: &'a str) -> Result<Op, LineE
     }
 }
 
+/// `R`/`r` = read, `W`/`w` = write (FIU, UMass); `expected` names the spelling the format uses.
+pub(crate) fn op_rw<'a>(
+    field: &'static str,
+    value: &'a str,
+    expected: &'static str,
+) -> Result<Op, LineError<'a>> {
+    match value {
+        "R" | "r" => Ok(Op::Read),
+        "W" | "w" => Ok(Op::Write),
+        _ => Err(LineError::Invalid {
+            field,
+            value,
+            expected,
+        }),
+    }
+}
+
 /// Linux `MKDEV(major, minor)`: `major << 20 | minor`.
 pub(crate) fn mkdev<'a>(major: &'a str, minor: &'a str) -> Result<u32, LineError<'a>> {
     let ma = uint32("device major", major)?;

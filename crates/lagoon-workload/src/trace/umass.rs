@@ -5,8 +5,10 @@
 //! `Opcode` is `r`/`R` or `w`/`W`, `Timestamp` is decimal seconds (converted exactly
 //! to ns). Fields after the fifth are ignored. Example: `0,20941264,8192,W,0.551706`.
 
-use super::{decimal_time, leading_fields, request_size, uint, uint32, units_to_bytes, LineError};
-use crate::{IoRequest, Op};
+use super::{
+    decimal_time, leading_fields, op_rw, request_size, uint, uint32, units_to_bytes, LineError,
+};
+use crate::IoRequest;
 
 const EXPECTED: &str = "at least 5 comma-separated fields (ASU,LBA,Size,Opcode,Timestamp)";
 
@@ -16,17 +18,7 @@ pub(crate) fn parse_line(line: &str) -> Result<Option<IoRequest>, LineError<'_>>
     let device = uint32("ASU", asu)?;
     let offset_bytes = units_to_bytes("LBA", lba, 512)?;
     let size_bytes = request_size(uint("size", size)?)?;
-    let op = match opcode {
-        "r" | "R" => Op::Read,
-        "w" | "W" => Op::Write,
-        _ => {
-            return Err(LineError::Invalid {
-                field: "opcode",
-                value: opcode,
-                expected: "r or w",
-            })
-        }
-    };
+    let op = op_rw("opcode", opcode, "r or w")?;
     let arrival_ns = decimal_time("timestamp", ts, 9, "non-negative seconds")?;
     Ok(Some(IoRequest {
         arrival_ns,
