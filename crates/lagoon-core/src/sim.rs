@@ -1318,10 +1318,11 @@ impl Simulator {
             .cache
             .as_ref()
             .map_or((0, 0), |c| (c.read_hits, c.write_merges));
+        let interconnect = self.net.stats(sim_time);
         Outcome {
             sim_time,
-            events: self.q.events_processed(),
-            interconnect: self.net.stats(sim_time),
+            events: self.q.events_processed() + interconnect.local_events,
+            interconnect,
             interconnect_name: self.net.name(),
             flash: self.flash,
             ftl: self.ftl.counters.clone(),

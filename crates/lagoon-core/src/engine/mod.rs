@@ -4,23 +4,105 @@
 
 use crate::time::Ps;
 
+/// (time, sequence number): the total order of events.
+pub type Key = (Ps, u64);
+
 #[derive(Clone, Copy)]
 struct Entry<E: Copy> {
-    time: Ps,
-    seq: u64,
+    key: Key,
     event: E,
 }
 
-impl<E: Copy> Entry<E> {
-    #[inline(always)]
-    fn before(&self, other: &Self) -> bool {
-        (self.time, self.seq) < (other.time, other.seq)
+/// A binary min-heap of small `Copy` events under caller-given keys. The engine's queue is
+/// one; an interconnect can keep its own for events it handles itself (keys taken from the
+/// queue with [`EventQueue::reserve_seq`], so both heaps share one order).
+pub struct KeyedHeap<E: Copy> {
+    heap: Vec<Entry<E>>,
+}
+
+impl<E: Copy> KeyedHeap<E> {
+    pub fn with_capacity(n: usize) -> Self {
+        Self {
+            heap: Vec::with_capacity(n),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+
+    #[inline]
+    pub fn peek_key(&self) -> Option<Key> {
+        self.heap.first().map(|e| e.key)
+    }
+
+    #[inline]
+    pub fn push(&mut self, key: Key, event: E) {
+        self.heap.push(Entry { key, event });
+        self.sift_up(self.heap.len() - 1);
+    }
+
+    #[inline]
+    pub fn pop(&mut self) -> Option<(Key, E)> {
+        let n = self.heap.len();
+        if n == 0 {
+            return None;
+        }
+        let top = self.heap.swap_remove(0);
+        if n > 1 {
+            self.sift_down(0);
+        }
+        Some((top.key, top.event))
+    }
+
+    #[inline]
+    fn sift_up(&mut self, mut i: usize) {
+        let h = &mut self.heap;
+        let item = h[i];
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if item.key < h[parent].key {
+                h[i] = h[parent];
+                i = parent;
+            } else {
+                break;
+            }
+        }
+        h[i] = item;
+    }
+
+    #[inline]
+    fn sift_down(&mut self, mut i: usize) {
+        let h = &mut self.heap;
+        let n = h.len();
+        let item = h[i];
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let r = l + 1;
+            let c = if r < n && h[r].key < h[l].key { r } else { l };
+            if h[c].key < item.key {
+                h[i] = h[c];
+                i = c;
+            } else {
+                break;
+            }
+        }
+        h[i] = item;
     }
 }
 
-/// Min-heap event queue. Scheduling into the past is a model bug and panics in debug builds.
+/// The simulation's event queue: events ordered by (time, sequence number), so events at
+/// equal times fire in the order they were scheduled and every run is deterministic.
+/// Scheduling into the past is a model bug and panics in debug builds.
 pub struct EventQueue<E: Copy> {
-    heap: Vec<Entry<E>>,
+    heap: KeyedHeap<E>,
     next_seq: u64,
     now: Ps,
     popped: u64,
@@ -35,7 +117,7 @@ impl<E: Copy> Default for EventQueue<E> {
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         Self {
-            heap: Vec::with_capacity(1024),
+            heap: KeyedHeap::with_capacity(1024),
             next_seq: 0,
             now: 0,
             popped: 0,
@@ -61,27 +143,42 @@ impl<E: Copy> EventQueue<E> {
         self.heap.is_empty()
     }
 
+    /// The sequence number the next scheduled event would get, consumed: for an event kept
+    /// in another [`KeyedHeap`] that must order exactly as if it had been scheduled here.
+    #[inline]
+    pub fn reserve_seq(&mut self) -> u64 {
+        self.next_seq += 1;
+        self.next_seq - 1
+    }
+
     #[inline]
     pub fn schedule(&mut self, time: Ps, event: E) {
+        let seq = self.reserve_seq();
+        self.schedule_keyed((time, seq), event);
+    }
+
+    /// Schedule under a key from [`Self::reserve_seq`] (keys must be unique).
+    #[inline]
+    pub fn schedule_keyed(&mut self, key: Key, event: E) {
         debug_assert!(
-            time >= self.now,
+            key.0 >= self.now,
             "event scheduled in the past: {} < {}",
-            time,
+            key.0,
             self.now
         );
-        let entry = Entry {
-            time,
-            seq: self.next_seq,
-            event,
-        };
-        self.next_seq += 1;
-        self.heap.push(entry);
-        self.sift_up(self.heap.len() - 1);
+        debug_assert!(key.1 < self.next_seq, "sequence number not reserved");
+        self.heap.push(key, event);
     }
 
     /// Time of the next event, if any.
     pub fn peek_time(&self) -> Option<Ps> {
-        self.heap.first().map(|e| e.time)
+        self.heap.peek_key().map(|k| k.0)
+    }
+
+    /// Key of the next event, if any.
+    #[inline]
+    pub fn peek_key(&self) -> Option<Key> {
+        self.heap.peek_key()
     }
 
     /// Move the clock forward to `t` without an event (for drivers that inject work from
@@ -93,55 +190,10 @@ impl<E: Copy> EventQueue<E> {
 
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, E)> {
-        let n = self.heap.len();
-        if n == 0 {
-            return None;
-        }
-        let top = self.heap.swap_remove(0);
-        if n > 1 {
-            self.sift_down(0);
-        }
-        self.now = top.time;
+        let ((time, _), event) = self.heap.pop()?;
+        self.now = time;
         self.popped += 1;
-        Some((top.time, top.event))
-    }
-
-    #[inline]
-    fn sift_up(&mut self, mut i: usize) {
-        let h = &mut self.heap;
-        let item = h[i];
-        while i > 0 {
-            let parent = (i - 1) / 2;
-            if item.before(&h[parent]) {
-                h[i] = h[parent];
-                i = parent;
-            } else {
-                break;
-            }
-        }
-        h[i] = item;
-    }
-
-    #[inline]
-    fn sift_down(&mut self, mut i: usize) {
-        let h = &mut self.heap;
-        let n = h.len();
-        let item = h[i];
-        loop {
-            let l = 2 * i + 1;
-            if l >= n {
-                break;
-            }
-            let r = l + 1;
-            let c = if r < n && h[r].before(&h[l]) { r } else { l };
-            if h[c].before(&item) {
-                h[i] = h[c];
-                i = c;
-            } else {
-                break;
-            }
-        }
-        h[i] = item;
+        Some((time, event))
     }
 }
 

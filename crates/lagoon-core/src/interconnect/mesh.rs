@@ -38,6 +38,8 @@ pub struct Mesh {
     /// `adj[r * 4 + port]` = (neighbour router, link id), or `(NO_LINK, NO_LINK)` at an edge:
     /// routing asks this on every hop, so it is a table rather than arithmetic.
     adj: Vec<(u32, u32)>,
+    /// `coords[r]` = (column, row): asked on every scout hop, so a table, not a division.
+    coords: Vec<(u32, u32)>,
 }
 
 const NO_LINK: u32 = u32::MAX;
@@ -51,6 +53,7 @@ impl Mesh {
             cols,
             fc_router: (0..fcs).map(|i| (i * rows / fcs) * cols).collect(),
             adj: Vec::new(),
+            coords: (0..rows * cols).map(|r| (r % cols, r / cols)).collect(),
         };
         m.adj = (0..m.routers())
             .flat_map(|r| MESH_PORTS.map(|p| (r, p)))
@@ -73,7 +76,7 @@ impl Mesh {
 
     #[inline]
     pub fn xy(&self, r: u32) -> (u32, u32) {
-        (r % self.cols, r / self.cols)
+        self.coords[r as usize]
     }
 
     /// The router across `port`, if the mesh has one there.

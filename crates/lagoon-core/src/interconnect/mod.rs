@@ -55,6 +55,8 @@ pub enum NetEvent {
     ScoutHome { fc: u32, reserved: bool },
     /// Venice: a transfer over a reserved circuit ended.
     TransferEnd { fc: u32 },
+    /// Venice with lookahead: handle the local events that are due.
+    Wake,
 }
 
 /// Venice's path-reservation counters (§6.3).
@@ -96,6 +98,8 @@ pub struct InterconnectStats {
     /// Busy fraction of each channel / link over the simulated time.
     pub channel_utilization: Vec<f64>,
     pub mean_channel_utilization: f64,
+    /// Events the interconnect handled from its own heap rather than the engine's queue.
+    pub local_events: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub venice: Option<VeniceStats>,
 }
@@ -124,6 +128,7 @@ impl InterconnectStats {
             conflict_wait_ns: crate::time::to_ns_f64(wait),
             mean_channel_utilization: util.iter().sum::<f64>() / util.len().max(1) as f64,
             channel_utilization: util,
+            local_events: 0,
             venice: None,
         }
     }

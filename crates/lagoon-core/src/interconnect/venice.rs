@@ -15,7 +15,7 @@
 use super::mesh::{opposite, Mesh, Port, DOWN, INJECT, LEFT, MESH_PORTS, RIGHT, UP};
 use super::{Interconnect, InterconnectStats, NetEvent, Transfer, VeniceStats};
 use crate::config::{ScoutRetry, SsdConfig};
-use crate::engine::EventQueue;
+use crate::engine::{EventQueue, Key, KeyedHeap};
 use crate::sim::Event;
 use crate::time::{ns, Ps};
 use std::collections::VecDeque;
@@ -126,8 +126,11 @@ pub struct Venice {
     bfs_seen: Bits,
     bfs_front: Bits,
     bfs_next: Bits,
-    /// Scout events handled inline by `run_ahead` instead of through the queue.
-    inline_events: u64,
+    /// With `lookahead`, Venice's own events wait here under keys reserved from the engine's
+    /// queue, which holds one `Wake` proxy per earliest pending key (`proxies`, ascending).
+    local: KeyedHeap<NetEvent>,
+    proxies: Vec<Key>,
+    local_events: u64,
     lookahead: bool,
     /// Link releases so far, the count when each controller's scout left, and the
     /// controllers waiting for a release to re-send their scout.
@@ -207,7 +210,9 @@ impl Venice {
             bfs_seen: Bits::new(routers as u32),
             bfs_front: Bits::new(routers as u32),
             bfs_next: Bits::new(routers as u32),
-            inline_events: 0,
+            local: KeyedHeap::with_capacity(64),
+            proxies: Vec::with_capacity(8),
+            local_events: 0,
             lookahead: n.lookahead,
             releases: 0,
             launched_epoch: vec![0; mesh.fc_router.len()],
@@ -233,7 +238,11 @@ impl Venice {
         if lsb != 0 {
             *l ^= 0xB400;
         }
-        *l as usize % n
+        match n {
+            1 => 0,
+            2 => (*l & 1) as usize,
+            _ => *l as usize % n,
+        }
     }
 
     #[inline]
@@ -309,6 +318,9 @@ impl Venice {
     fn reachable(&mut self, fc: usize) -> bool {
         let (start, dest) = (self.mesh.fc_router[fc], self.fcs[fc].dest);
         let cols = self.mesh.cols;
+        if self.bfs_seen.0.len() == 1 {
+            return self.reachable_one_word(start, dest, cols);
+        }
         self.bfs_seen.0.fill(0);
         self.bfs_front.0.fill(0);
         self.bfs_seen.set(start, true);
@@ -337,6 +349,30 @@ impl Venice {
                 return false;
             }
             std::mem::swap(&mut self.bfs_front, &mut self.bfs_next);
+        }
+    }
+
+    /// [`Self::reachable`] for meshes of at most 64 routers: each layer is a few shifts.
+    fn reachable_one_word(&self, start: u32, dest: u32, cols: u32) -> bool {
+        let f = |p: Port| self.free_dir[p as usize].0[0];
+        let (right, left, up, down) = (f(RIGHT), f(LEFT), f(UP), f(DOWN));
+        let (mut seen, mut front) = (1u64 << start, 1u64 << start);
+        let target = 1u64 << dest;
+        loop {
+            if front & target != 0 {
+                return true;
+            }
+            // A 1×64 mesh has no vertical links; `checked_sh*` keeps the shift by 64 defined.
+            let next = (((front & right) << 1)
+                | ((front & left) >> 1)
+                | (front & up).checked_shl(cols).unwrap_or(0)
+                | (front & down).checked_shr(cols).unwrap_or(0))
+                & !seen;
+            if next == 0 {
+                return false;
+            }
+            seen |= next;
+            front = next;
         }
     }
 
@@ -501,10 +537,43 @@ impl Venice {
         Ok(())
     }
 
+    /// Hand this call's events to the queue in production order (that order is their
+    /// sequence order); with `lookahead`, Venice's own events go to the local heap instead.
     fn flush(&mut self, q: &mut EventQueue<Event>) {
         for (t, ev) in self.pending.drain(..) {
-            q.schedule(t, ev);
+            let key = (t, q.reserve_seq());
+            match ev {
+                Event::Net(n) if self.lookahead => self.local.push(key, n),
+                _ => q.schedule_keyed(key, ev),
+            }
         }
+    }
+
+    /// Make sure a `Wake` proxy in the queue precedes the earliest local event.
+    fn arm(&mut self, q: &mut EventQueue<Event>) {
+        if let Some(k) = self.local.peek_key() {
+            if self.proxies.first().is_none_or(|&p| k < p) {
+                q.schedule_keyed(k, Event::Net(NetEvent::Wake));
+                self.proxies.insert(0, k);
+            }
+        }
+    }
+
+    /// Handle local events while each comes before every queued event: the queue would have
+    /// popped them in this same (time, seq) order, so the run is identical to scheduling
+    /// every scout hop through the queue, without its heap traffic or dispatch (a scout
+    /// search is tens of hops, and scouts re-sent together move in lockstep).
+    fn run_local(&mut self, q: &mut EventQueue<Event>) {
+        while let Some(k) = self.local.peek_key() {
+            if q.peek_key().is_some_and(|g| g < k) {
+                break;
+            }
+            let (k, ev) = self.local.pop().expect("peeked");
+            self.local_events += 1;
+            self.handle(k.0, ev);
+            self.flush(q);
+        }
+        self.arm(q);
     }
 
     fn handle(&mut self, now: Ps, ev: NetEvent) {
@@ -530,41 +599,6 @@ impl Venice {
             other => {
                 unreachable!("not a Venice event: {other:?}")
             }
-        }
-    }
-
-    /// Process this call's own scout events inline while each is strictly earlier than every
-    /// other event, queued or just produced: the queue would pop it next anyway, so the run is
-    /// identical, with far fewer heap operations (a scout search is tens of hops). Only called
-    /// from `on_event`, whose caller schedules nothing after it.
-    fn run_ahead(&mut self, q: &EventQueue<Event>) {
-        let horizon = q.peek_time().unwrap_or(Ps::MAX);
-        loop {
-            let (mut first, mut second, mut at) = (Ps::MAX, Ps::MAX, usize::MAX);
-            for (i, &(t, _)) in self.pending.iter().enumerate() {
-                if t < first {
-                    second = first;
-                    first = t;
-                    at = i;
-                } else if t < second {
-                    second = t;
-                }
-            }
-            if at == usize::MAX || first >= horizon || first >= second {
-                return;
-            }
-            let ev = match self.pending[at].1 {
-                Event::Net(
-                    e @ (NetEvent::ScoutArrive { .. }
-                    | NetEvent::ScoutReturn { .. }
-                    | NetEvent::ScoutHome { .. }),
-                ) => e,
-                _ => return,
-            };
-            // `remove`, not `swap_remove`: the flush order sets tie-breaks at equal times.
-            self.pending.remove(at);
-            self.inline_events += 1;
-            self.handle(first, ev);
         }
     }
 
@@ -638,16 +672,20 @@ impl Interconnect for Venice {
         // FIFO among waiting transfers; ones whose chip is busy do not block the others.
         self.waiting.push_back((now, t));
         self.serve_waiting(now);
-        // No run-ahead here: the caller may still schedule earlier events in this handler.
         self.flush(q);
+        // No local run here: the caller may still schedule earlier events in this handler.
+        self.arm(q);
     }
 
     fn on_event(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
-        self.handle(now, ev);
-        if self.lookahead {
-            self.run_ahead(q);
+        if let NetEvent::Wake = ev {
+            // Proxies pop in key order, so this is the earliest outstanding one.
+            self.proxies.remove(0);
+            self.run_local(q);
+        } else {
+            self.handle(now, ev);
+            self.flush(q);
         }
-        self.flush(q);
     }
 
     fn stats(&self, sim_time: Ps) -> InterconnectStats {
@@ -672,6 +710,7 @@ impl Interconnect for Venice {
             sim_time,
         );
         s.venice = Some(v);
+        s.local_events = self.local_events;
         s
     }
 }
@@ -730,7 +769,9 @@ mod tests {
     /// destination. Every minimal path from FC3 is blocked; the scout finds a non-minimal one.
     #[test]
     fn figure_8_finds_a_nonminimal_conflict_free_path() {
-        let c = config(4, 5, 4);
+        let mut c = config(4, 5, 4);
+        // Every event through the queue, so the circuit can be inspected before it ends.
+        c.network.lookahead = false;
         let mut v = Venice::new(&c, 1);
         assert_eq!(v.mesh.fc_router, vec![0, 5, 10, 15]);
         hold(&mut v, 0, &[0, 1, 6]);
@@ -748,9 +789,12 @@ mod tests {
             &mut q,
         );
         assert!(v.fcs[3].active, "FC3 is the only free controller");
-        // Run until FC3's scout is home with a path, then inspect it.
+        // Run until FC3's scout is home with a path (its circuit is up), then inspect it.
         while let Some((now, ev)) = q.pop() {
-            if let Event::Net(NetEvent::TransferEnd { fc: 3 }) = ev {
+            if let Event::Net(e) = ev {
+                v.on_event(now, e, &mut q);
+            }
+            if v.fcs[3].circuit {
                 let path: Vec<u32> = v.fcs[3].path.iter().map(|h| h.router).collect();
                 assert!(
                     path.len() as u32 + 1 > v.mesh.fc_distance(3, 2),
@@ -759,9 +803,6 @@ mod tests {
                 assert_eq!(v.fcs[3].attempts, 1, "found on the first scout");
                 v.check_reservations().unwrap();
                 return;
-            }
-            if let Event::Net(e) = ev {
-                v.on_event(now, e, &mut q);
             }
         }
         panic!("FC3 never reserved a path");
