@@ -1,5 +1,10 @@
 //! The `lagoon` command.
 
+mod batch;
+mod compare;
+mod plot;
+mod reproduce;
+
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -28,6 +33,10 @@ enum Command {
         #[command(subcommand)]
         command: TraceCommand,
     },
+    /// Every design on one drive and workload, side by side.
+    Compare(compare::CompareArgs),
+    /// Regenerate a paper's evaluation: runs, CSV/JSON, SVG figures and a summary.
+    Reproduce(reproduce::ReproduceArgs),
     /// Show a preset's configuration as TOML.
     Config {
         /// Preset name (perf-optimized, cost-optimized).
@@ -62,11 +71,12 @@ struct RunArgs {
     /// path reservation) or ideal (path-conflict-free).
     #[arg(long, default_value = "baseline")]
     arch: Arch,
-    /// Mesh of the networked back ends as ROWSxCOLS (e.g. 4x16; Venice Fig. 15); must hold
-    /// every chip. Overrides `[network] rows/cols` of the SSD file.
+    /// Flash array as ROWSxCOLS over the same chips: ROWS channels (flash controllers) of COLS
+    /// chips, and the networked designs' mesh with it (e.g. 4x16; Venice Fig. 15).
     #[arg(long)]
     mesh: Option<String>,
-    /// Trace file or synthetic spec (`syn:read=100,size=4k,...`); repeat for several flows.
+    /// Trace file, synthetic spec (`syn:read=100,size=4k,...`) or preset (`syn:hm_0`, Venice
+    /// Table 2; `syn:mix1`, Table 3); repeat for several flows.
     #[arg(long, required = true)]
     workload: Vec<String>,
     /// Trace format (mqsim, msr, msr-ms, fiu, blkparse, umass); detected if omitted.
@@ -99,6 +109,8 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command.unwrap_or(Command::Demo) {
         Command::Run(a) => run(a),
+        Command::Compare(a) => compare::compare(a),
+        Command::Reproduce(a) => reproduce::reproduce(a),
         Command::Trace {
             command:
                 TraceCommand::Stats {
@@ -158,13 +170,7 @@ fn progress_bar(quiet: bool, total: Option<u64>) -> ProgressBar {
 fn run(a: RunArgs) -> Result<()> {
     let mut ssd = SsdConfig::load(&a.ssd)?;
     if let Some(m) = &a.mesh {
-        let (r, c) = m
-            .split_once('x')
-            .and_then(|(r, c)| Some((r.parse::<u32>().ok()?, c.parse::<u32>().ok()?)))
-            .with_context(|| format!("--mesh '{m}': expected ROWSxCOLS, e.g. 8x8"))?;
-        ssd.network.rows = r;
-        ssd.network.cols = c;
-        ssd.validate()?;
+        batch::reshape(&mut ssd, m).context("--mesh")?;
     }
     let mut sc = Scenario::new(&a.ssd, ssd, a.arch, a.workload);
     sc.format = a.format;

@@ -219,3 +219,155 @@ fn mesh_sensitivity_runs_from_the_command_line() {
         }
     }
 }
+
+/// `lagoon compare`: one record per chosen design, baseline's speed-up exactly 1.
+#[test]
+fn compare_runs_every_chosen_design() {
+    let (code, out, err) = lagoon(&[
+        "compare",
+        "--workload",
+        "syn:read=100,size=4k,arrival=qd:8,count=300",
+        "--arch",
+        "baseline,venice,ideal",
+        "--json",
+        "-",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let recs = v.as_array().unwrap();
+    let designs: Vec<&str> = recs.iter().map(|r| r["design"].as_str().unwrap()).collect();
+    assert_eq!(designs, ["baseline", "venice", "ideal"]);
+    for r in recs {
+        assert_eq!(r["requests"], 300);
+    }
+    let (code, _, err) = lagoon(&["compare", "--workload", "syn:count=5", "--arch", "bus"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--arch 'bus'"), "{err}");
+}
+
+fn csv_rows(path: &std::path::Path) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .skip(1)
+        .map(|l| l.split(',').map(String::from).collect())
+        .collect()
+}
+
+/// `lagoon reproduce venice` (tiny runs): every figure's data file holds exactly one row per
+/// design × workload, every figure is drawn, and summary.json has the documented keys.
+#[test]
+fn reproduce_venice_writes_every_figure() {
+    let dir = std::env::temp_dir().join(format!("lagoon-repro-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let (code, _, err) = lagoon(&[
+        "reproduce",
+        "venice",
+        "--quick",
+        "--requests",
+        "150",
+        "--out",
+        d,
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let designs = ["baseline", "pssd", "pnssd", "nossd", "venice", "ideal"];
+    let workloads = 19;
+    for (file, n_designs, n_workloads) in [
+        ("fig09_perf_timed.csv", 5, workloads),
+        ("fig09_perf_closed.csv", 5, workloads),
+        ("fig09_cost_timed.csv", 5, workloads),
+        ("fig09_cost_closed.csv", 5, workloads),
+        ("fig10_perf.csv", 6, workloads),
+        ("fig10_cost.csv", 6, workloads),
+        ("fig11_p99.csv", 6, workloads),
+        ("fig12_mixes.csv", 5, 6),
+        ("fig13_conflicts.csv", 6, workloads),
+        ("fig14_energy.csv", 5, workloads),
+        ("fig15_sensitivity.csv", 4 * 3, workloads),
+    ] {
+        let rows = csv_rows(&dir.join(file));
+        assert_eq!(rows.len(), n_designs * n_workloads, "{file}");
+        let mut seen: Vec<String> = rows.iter().map(|r| r[..r.len() - 1].join("/")).collect();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(
+            seen.len(),
+            rows.len(),
+            "{file}: a design x workload row repeats"
+        );
+    }
+    for f in [
+        "fig09_perf_timed.svg",
+        "fig09_cost_closed.svg",
+        "fig10_perf.svg",
+        "fig11_cdf_src1_0.svg",
+        "fig11_cdf_hm_0.svg",
+        "fig12_mixes.svg",
+        "fig13_conflicts.svg",
+        "fig14_energy.svg",
+        "fig14_power.svg",
+        "fig15_sensitivity.svg",
+    ] {
+        let s = std::fs::read_to_string(dir.join(f)).unwrap();
+        assert!(s.starts_with("<svg") && s.contains("</svg>"), "{f}");
+    }
+    let runs = csv_rows(&dir.join("runs.csv"));
+    assert_eq!(runs.len(), 2 * 19 * 6 * 2 + 6 * 6 + 2 * 19 * 5);
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    for d in &designs[1..] {
+        assert!(
+            s["speedup_over_baseline"]["perf-optimized"][d].is_number(),
+            "{d}"
+        );
+        assert!(
+            s["speedup_over_baseline"]["cost-optimized"][d].is_number(),
+            "{d}"
+        );
+        assert!(s["energy_vs_baseline"][d].is_number(), "{d}");
+    }
+    for d in designs {
+        let f = s["first_try_conflict_free"][d].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&f), "{d}: {f}");
+    }
+    let md = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(md.contains("| speed-up over Baseline, perf-optimized, venice | 2.65 |"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The same experiment on a directory of the user's traces.
+#[test]
+fn reproduce_venice_on_trace_files() {
+    let dir = std::env::temp_dir().join(format!("lagoon-repro-traces-{}", std::process::id()));
+    let traces = dir.join("in");
+    std::fs::create_dir_all(&traces).unwrap();
+    let mut t = String::new();
+    for i in 0..200u64 {
+        // MQSim ASCII: time(ns) device lba(sectors) size(sectors) type(1 = read)
+        t.push_str(&format!(
+            "{} 0 {} 8 {}\n",
+            i * 5_000,
+            i * 977 % 100_000 * 8,
+            i % 3 % 2
+        ));
+    }
+    std::fs::write(traces.join("tiny.trace"), t).unwrap();
+    let out = dir.join("out");
+    let (code, _, err) = lagoon(&[
+        "reproduce",
+        "venice",
+        "--traces",
+        traces.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let rows = csv_rows(&out.join("fig09_perf_timed.csv"));
+    assert_eq!(rows.len(), 5);
+    assert!(rows.iter().all(|r| r[0] == "tiny"));
+    let (code, _, err) = lagoon(&["reproduce", "nopaper", "--quiet"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown paper 'nopaper'"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

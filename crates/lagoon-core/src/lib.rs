@@ -3,10 +3,11 @@
 //!
 //! Layout follows the drive: [`host`] (flows, replay), [`ssd`] (host interface, cache, FTL),
 //! [`flash`] (geometry, timing), [`interconnect`] (one trait, one module per back end),
-//! [`sim`] (the event loop tying them together), [`stats`] and [`report`] (what a run
-//! reports), [`config`] (presets and TOML). Time is integer picoseconds ([`time`]).
+//! [`sim`] (the event loop tying them together), [`stats`], [`energy`] and [`report`] (what a
+//! run reports), [`config`] (presets and TOML). Time is integer picoseconds ([`time`]).
 
 pub mod config;
+pub mod energy;
 pub mod engine;
 pub mod flash;
 pub mod host;

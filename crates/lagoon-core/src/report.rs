@@ -2,6 +2,7 @@
 //! Rates use the exact simulated time (first arrival at 0 to last completion), never a
 //! truncated one.
 
+use crate::energy::{AreaReport, EnergyReport};
 use crate::interconnect::InterconnectStats;
 use crate::sim::{FlashCounters, Outcome};
 use crate::ssd::ftl::FtlCounters;
@@ -89,6 +90,10 @@ pub struct Report {
     /// Flash page programs per page written by the host to flash.
     pub write_amplification: f64,
     pub wear: WearReport,
+    /// Energy and average power (Venice §6.4, Table 4; `crate::energy`); null for an unknown back end.
+    pub energy: Option<EnergyReport>,
+    /// Interconnect area (Venice §6.6, Table 4, footnote 7); null for an unknown back end.
+    pub area: Option<AreaReport>,
     pub cache_read_hits: u64,
     pub cache_write_merges: u64,
     pub flows: Vec<FlowReport>,
@@ -160,6 +165,8 @@ impl Report {
             })
             .collect();
         let l: &FlowLatency = &o.latency;
+        let (energy, area) =
+            crate::energy::of_outcome(o).map_or((None, None), |(_, e, a)| (Some(e), Some(a)));
         Report {
             ssd: ssd.to_string(),
             arch: arch.to_string(),
@@ -214,6 +221,8 @@ impl Report {
                 mean_erases: o.wear.1,
                 max_erases: o.wear.2,
             },
+            energy,
+            area,
             cache_read_hits: o.cache_read_hits,
             cache_write_merges: o.cache_write_merges,
             flows,
@@ -330,6 +339,24 @@ impl Report {
             "FTL             {} GC runs, {} pages moved, write amplification {:.3}, {} unwritten-page reads",
             self.ftl.gc_runs, self.ftl.gc_page_moves, self.write_amplification, self.ftl.unwritten_page_reads
         );
+        if let Some(e) = &self.energy {
+            let _ = writeln!(
+                s,
+                "energy          {:.3} mJ, {:.1} mW average: flash {:.3} mJ (read {:.3}, program {:.3}, erase {:.3}), bus {:.4}, links {:.4}, routers {:.4}, static {:.3} mJ",
+                e.total_mj, e.average_power_mw, e.flash_mj, e.flash_read_mj, e.flash_program_mj, e.flash_erase_mj, e.bus_mj, e.link_mj, e.router_mj, e.static_mj
+            );
+        }
+        if let Some(a) = &self.area {
+            let routers = match a.router_area_mm2 {
+                Some(mm2) => format!("{mm2:.0} mm2 of routers"),
+                None => "routers inside the flash chips".into(),
+            };
+            let _ = writeln!(
+                s,
+                "area            {} buses + {} links = {:.2} channel areas ({:+.1} % vs {:.0} baseline channels), {} routers, {}",
+                a.buses, a.links, a.interconnect_area_channel_units, 100.0 * a.interconnect_area_change_vs_baseline, a.baseline_area_channel_units, a.routers, routers
+            );
+        }
         let _ = writeln!(
             s,
             "simulator       {} events in {:.3} s wall ({:.0} requests/s, {:.2} M events/s)",

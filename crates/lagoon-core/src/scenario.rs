@@ -59,10 +59,15 @@ impl Scenario {
         if self.workloads.is_empty() {
             return Err(ScenarioError::Invalid("no workload given".into()));
         }
-        let capacity = Simulator::flow_capacity_bytes(&self.ssd, self.workloads.len());
+        // A mix preset (`syn:mix1`, Venice Table 3) is several flows.
+        let mut workloads = Vec::new();
+        for w in &self.workloads {
+            workloads.extend(lagoon_workload::expand_workload(w)?);
+        }
+        let capacity = Simulator::flow_capacity_bytes(&self.ssd, workloads.len());
         let mut flows = Vec::new();
         let mut skipped = Vec::new();
-        for (i, w) in self.workloads.iter().enumerate() {
+        for (i, w) in workloads.iter().enumerate() {
             let seed = self.seed.wrapping_add(i as u64 * 0x9e37_79b9);
             if SyntheticSpec::is_synthetic(w) {
                 let spec = SyntheticSpec::parse(w)?;

@@ -208,6 +208,8 @@ pub struct Outcome {
     pub state_bytes: usize,
     /// Result of the FTL invariant scan, when requested with `set_verify`.
     pub consistency: Option<Result<(), String>>,
+    /// The drive that was simulated (the energy and area model reads it).
+    pub config: SsdConfig,
 }
 
 pub struct FlowOutcome {
@@ -1336,6 +1338,7 @@ impl Simulator {
                 + self.txns.capacity() * std::mem::size_of::<Txn>()
                 + self.reqs.capacity() * std::mem::size_of::<Request>(),
             consistency: self.verify.then(|| self.ftl.check_consistency()),
+            config: self.cfg,
             latency: self.latency,
             flows: self
                 .flows

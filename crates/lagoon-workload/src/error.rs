@@ -42,6 +42,10 @@ pub enum WorkloadError {
     #[error("synthetic spec: unknown key `{key}` (expected one of: read, size, addr, align, arrival, count, span)")]
     UnknownSpecKey { key: String },
 
+    /// A `syn:<name>` spec whose name is neither a key nor a known workload preset.
+    #[error("synthetic spec: unknown workload preset `{name}` (expected one of: {}; or key=value items)", crate::presets::preset_names().join(", "))]
+    UnknownPreset { name: String },
+
     /// A synthetic spec key with a value that cannot be used.
     #[error("synthetic spec: bad value `{value}` for `{key}`: {reason}")]
     BadSpecValue {

@@ -2,11 +2,14 @@
 //!
 //! Everything a simulation consumes as host requests comes through here:
 //! streamed trace readers for the common block-trace formats, trace statistics
-//! (`lagoon trace stats`), and a seeded synthetic generator. Readers never hold
-//! a trace in memory: they yield one [`IoRequest`] per line.
+//! (`lagoon trace stats`), a seeded synthetic generator, and named synthetic stand-ins
+//! for the workloads of the Venice paper ([`presets`]: `syn:hm_0`, ..., `syn:mix1`; a
+//! mix is several flows, see [`expand_workload`]). Readers never hold a trace in
+//! memory: they yield one [`IoRequest`] per line.
 
 pub mod error;
 mod num;
+pub mod presets;
 pub mod stats;
 pub mod synthetic;
 pub mod trace;
@@ -35,6 +38,9 @@ pub struct IoRequest {
     pub device: u32,
 }
 
-pub use stats::TraceStats;
+pub use presets::{
+    expand_workload, mix_presets, preset_names, trace_presets, MixPreset, TracePreset, PRESET_BURST,
+};
+pub use stats::{interarrival_cv2, TraceStats};
 pub use synthetic::{SyntheticGenerator, SyntheticSpec};
 pub use trace::{detect_format, open_trace, TraceFormat, TraceReader};

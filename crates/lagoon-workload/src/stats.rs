@@ -130,6 +130,30 @@ impl TraceStats {
     }
 }
 
+/// Squared coefficient of variation (variance / mean²) of the inter-arrival times of a
+/// request stream, in stream order: the gaps are `arrival[i + 1] − arrival[i]` and the
+/// variance is the population variance over those gaps (divided by their count).
+///
+/// 1 for a Poisson process, 0 for constant gaps, above 1 for bursty arrivals
+/// (`2B − 1` for the synthetic `bursty:<mean>/<B>` process). `None` with fewer than two
+/// gaps or a zero mean gap. One streaming pass (Welford), constant memory.
+pub fn interarrival_cv2<I: IntoIterator<Item = IoRequest>>(iter: I) -> Option<f64> {
+    let mut prev: Option<u64> = None;
+    let (mut n, mut mean, mut m2) = (0u64, 0.0f64, 0.0f64);
+    for r in iter {
+        if let Some(p) = prev {
+            // integer difference first: absolute filetime-based ns values exceed f64 precision
+            let gap = (i128::from(r.arrival_ns) - i128::from(p)) as f64;
+            n += 1;
+            let d = gap - mean;
+            mean += d / n as f64;
+            m2 += d * (gap - mean);
+        }
+        prev = Some(r.arrival_ns);
+    }
+    (n >= 2 && mean != 0.0).then(|| m2 / n as f64 / (mean * mean))
+}
+
 /// `1234567` → `1,234,567`.
 pub fn thousands(v: u64) -> String {
     let digits = v.to_string();
@@ -289,6 +313,30 @@ mod tests {
             TraceStats::from_results(r).unwrap_err().to_string(),
             "m:2: expected 5 fields (time device lba size type), found 1"
         );
+    }
+
+    #[test]
+    fn interarrival_cv2_exact_values() {
+        let at = |ts: &[u64]| -> Vec<IoRequest> {
+            ts.iter()
+                .map(|&t| IoRequest {
+                    arrival_ns: t,
+                    offset_bytes: 0,
+                    size_bytes: 512,
+                    op: Op::Read,
+                    device: 0,
+                })
+                .collect()
+        };
+        // constant gaps
+        assert_eq!(interarrival_cv2(at(&[0, 10, 20, 30])), Some(0.0));
+        // gaps 0, 0, 30: mean 10, variance (100 + 100 + 400) / 3 = 200, CV² = 2
+        let cv2 = interarrival_cv2(at(&[5, 5, 5, 35])).unwrap();
+        assert!((cv2 - 2.0).abs() < 1e-12, "{cv2}");
+        // too few gaps, or all zero
+        assert_eq!(interarrival_cv2(at(&[1, 2])), None);
+        assert_eq!(interarrival_cv2(at(&[7, 7, 7])), None);
+        assert_eq!(interarrival_cv2(std::iter::empty()), None);
     }
 
     #[test]

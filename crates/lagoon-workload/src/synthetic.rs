@@ -13,7 +13,7 @@
 //! | `size` | `4k` (fixed) \| `uniform:4k-64k` \| `choice:4k@70/16k@30` | `4k` |
 //! | `addr` | `uniform` \| `hotcold:<hot access %>/<hot space %>` (`hotcold` = `80/20`) \| `seq` | `uniform` |
 //! | `align` | start-offset alignment for `uniform`/`hotcold` | `4k` |
-//! | `arrival` | `poisson:<mean gap>` \| `fixed:<gap>` \| `qd:<N>` | `qd:32` |
+//! | `arrival` | `poisson:<mean gap>` \| `bursty:<mean gap>/<mean burst length>` \| `fixed:<gap>` \| `qd:<N>` | `qd:32` |
 //! | `count` | number of requests | `100000` |
 //! | `span` | addressed bytes from offset 0 (clamped to the device capacity) | device capacity |
 //!
@@ -30,9 +30,25 @@
 //!   (the first at offset 0) and wraps to 0 when the next request would pass the span
 //!   end; `align` does not apply to it;
 //! - `poisson` draws exponential gaps with the given mean, `fixed` uses constant gaps;
-//!   the first request arrives at time 0. `qd:N` gives every request arrival time 0 and
-//!   asks the replay layer for a closed loop with N requests outstanding
-//!   ([`SyntheticSpec::closed_loop_depth`]).
+//!   the first request arrives at time 0;
+//! - `bursty:<m>/<B>` (e.g. `bursty:58us/4`; `B` decimal, at least 1, default
+//!   [`crate::presets::PRESET_BURST`] when `/<B>` is left out): requests come in bursts
+//!   whose length is geometric with mean B (after each request, the next one starts a new
+//!   burst with probability 1/B); inside a burst requests arrive back to back (gap 0); the
+//!   gap before each burst is exponential with mean B × m. The long-run mean inter-arrival
+//!   time is exactly m, and the squared coefficient of variation of the inter-arrival
+//!   times is CV² = 2B − 1 (B = 1 is `poisson:<m>`). The first request opens the first
+//!   burst at time 0;
+//! - `qd:N` gives every request arrival time 0 and asks the replay layer for a closed
+//!   loop with N requests outstanding ([`SyntheticSpec::closed_loop_depth`]).
+//!
+//! # Presets
+//!
+//! `syn:<name>[,key=value,...]` starts from one of the named [`crate::presets`] (stand-ins
+//! for the workloads of Venice Table 2, e.g. `syn:hm_0`): the preset's keys first, then the
+//! given ones, which win (`syn:hm_0,count=20000`, `syn:hm_0,arrival=qd:32`). The mixes of
+//! Venice Table 3 (`syn:mix1` ...) are several flows: [`crate::expand_workload`] turns
+//! them into one spec per flow.
 //!
 //! The generator ([`SyntheticGenerator`]) is deterministic for a given spec, device
 //! capacity and seed (Xoshiro256++ seeded with `seed_from_u64`), allocates nothing
@@ -45,9 +61,11 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::num::{parse_scaled, parse_u64};
-use crate::{IoRequest, Op, WorkloadError};
+use crate::{presets, IoRequest, Op, WorkloadError};
 
 const PREFIX: &str = "syn:";
+/// The spec keys, in canonical order.
+pub(crate) const KEYS: [&str; 7] = ["read", "size", "addr", "align", "arrival", "count", "span"];
 const SECTOR: u64 = 512;
 
 /// Request-size distribution.
@@ -74,10 +92,15 @@ pub enum AddrPattern {
 }
 
 /// Arrival process.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Arrival {
     /// Exponential inter-arrival gaps with this mean (ns).
     Poisson { mean_ns: u64 },
+    /// Bursts of back-to-back requests (see the module doc): burst lengths geometric with
+    /// mean `burst` (≥ 1), exponential gaps of mean `burst × mean_ns` before each burst, so
+    /// the mean inter-arrival time is `mean_ns` and its squared coefficient of variation
+    /// is `2 × burst − 1`.
+    Bursty { mean_ns: u64, burst: f64 },
     /// Constant inter-arrival gap (ns).
     Fixed { interval_ns: u64 },
     /// Closed loop: all arrivals at 0, `depth` requests outstanding.
@@ -96,6 +119,9 @@ pub struct SyntheticSpec {
     pub count: u64,
     /// Addressed bytes from offset 0; `None` = the whole device.
     pub span: Option<u64>,
+    /// The [`crate::presets`] name the spec started from (`syn:hm_0,...`), if any; a label
+    /// only: the fields above hold the values.
+    pub preset: Option<&'static str>,
 }
 
 impl Default for SyntheticSpec {
@@ -108,6 +134,7 @@ impl Default for SyntheticSpec {
             arrival: Arrival::ClosedLoop { depth: 32 },
             count: 100_000,
             span: None,
+            preset: None,
         }
     }
 }
@@ -118,7 +145,10 @@ impl SyntheticSpec {
         s.trim_start().starts_with(PREFIX)
     }
 
-    /// Parses `syn:key=value,...`.
+    /// Parses `syn:key=value,...`, or `syn:<preset>[,key=value,...]` for one of the
+    /// [`crate::presets`]: the preset's keys first, then the given keys, which win.
+    /// A mix name (`syn:mix1`) is an error here: it is several flows, see
+    /// [`crate::expand_workload`].
     pub fn parse(s: &str) -> Result<SyntheticSpec, WorkloadError> {
         let body = s
             .trim()
@@ -127,9 +157,49 @@ impl SyntheticSpec {
                 spec: s.to_string(),
                 reason: "a synthetic workload must start with `syn:`".to_string(),
             })?;
+        let mut items = body
+            .split(',')
+            .map(str::trim)
+            .filter(|i| !i.is_empty())
+            .peekable();
         let mut spec = SyntheticSpec::default();
-        let mut seen: [bool; 7] = [false; 7];
-        for item in body.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        if let Some(&first) = items.peek() {
+            if !first.contains('=') && !KEYS.contains(&first) {
+                if let Some(p) = presets::trace_preset(first) {
+                    spec.apply_items(s, p.spec_keys().split(','))?;
+                    spec.preset = Some(p.name);
+                    items.next();
+                } else if let Some(m) = presets::mix_preset(first) {
+                    return Err(WorkloadError::BadSpec {
+                        spec: s.to_string(),
+                        reason: format!(
+                            "`{}` is a mix of {} concurrent flows ({}), not one flow: \
+                             expand it into one spec per flow with `expand_workload`",
+                            m.name,
+                            m.constituents.len(),
+                            m.constituents.join(", ")
+                        ),
+                    });
+                } else {
+                    return Err(WorkloadError::UnknownPreset {
+                        name: first.to_string(),
+                    });
+                }
+            }
+        }
+        spec.apply_items(s, items)?;
+        Ok(spec)
+    }
+
+    /// Applies `key=value` items over the current values; each key at most once.
+    fn apply_items<'a>(
+        &mut self,
+        s: &str,
+        items: impl Iterator<Item = &'a str>,
+    ) -> Result<(), WorkloadError> {
+        let spec = self;
+        let mut seen = [false; KEYS.len()];
+        for item in items.map(str::trim).filter(|i| !i.is_empty()) {
             let Some((key, value)) = item.split_once('=') else {
                 return Err(WorkloadError::BadSpec {
                     spec: s.to_string(),
@@ -137,19 +207,10 @@ impl SyntheticSpec {
                 });
             };
             let (key, value) = (key.trim(), value.trim());
-            let idx = match key {
-                "read" => 0,
-                "size" => 1,
-                "addr" => 2,
-                "align" => 3,
-                "arrival" => 4,
-                "count" => 5,
-                "span" => 6,
-                _ => {
-                    return Err(WorkloadError::UnknownSpecKey {
-                        key: key.to_string(),
-                    })
-                }
+            let Some(idx) = KEYS.iter().position(|k| *k == key) else {
+                return Err(WorkloadError::UnknownSpecKey {
+                    key: key.to_string(),
+                });
             };
             if std::mem::replace(&mut seen[idx], true) {
                 return Err(WorkloadError::bad_value(
@@ -203,7 +264,7 @@ impl SyntheticSpec {
                 }
             }
         }
-        Ok(spec)
+        Ok(())
     }
 
     /// `Some(N)` for `arrival=qd:N`: replay must keep N requests outstanding and ignore arrival times.
@@ -359,7 +420,28 @@ fn parse_duration(v: &str) -> Result<u64, String> {
 }
 
 fn parse_arrival(v: &str) -> Result<Arrival, String> {
-    if let Some(m) = v.strip_prefix("poisson:") {
+    if let Some(rest) = v.strip_prefix("bursty:") {
+        let (m, b) = match rest.split_once('/') {
+            Some((m, b)) => (m.trim(), Some(b.trim())),
+            None => (rest.trim(), None),
+        };
+        let mean_ns = parse_duration(m)?;
+        if mean_ns == 0 {
+            return Err("the mean inter-arrival time must be at least 1 ns".to_string());
+        }
+        let burst = match b {
+            None => presets::PRESET_BURST,
+            Some(b) => parse_pct_like_weight(b)
+                .filter(|b| (1.0..=1e6).contains(b))
+                .ok_or_else(|| {
+                    format!(
+                        "the mean burst length `{b}` must be a number from 1 to 1000000 \
+                         (e.g. bursty:58us/4)"
+                    )
+                })?,
+        };
+        Ok(Arrival::Bursty { mean_ns, burst })
+    } else if let Some(m) = v.strip_prefix("poisson:") {
         let mean_ns = parse_duration(m)?;
         if mean_ns == 0 {
             return Err("the mean inter-arrival time must be at least 1 ns".to_string());
@@ -376,7 +458,10 @@ fn parse_arrival(v: &str) -> Result<Arrival, String> {
             .ok_or("the queue depth must be a whole number from 1 to 4294967295")?;
         Ok(Arrival::ClosedLoop { depth })
     } else {
-        Err("expected poisson:<mean>, fixed:<interval> or qd:<N>".to_string())
+        Err(
+            "expected poisson:<mean>, bursty:<mean>/<burst>, fixed:<interval> or qd:<N>"
+                .to_string(),
+        )
     }
 }
 
@@ -447,6 +532,9 @@ impl fmt::Display for Arrival {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Arrival::Poisson { mean_ns } => write!(f, "poisson:{}", Duration(*mean_ns)),
+            Arrival::Bursty { mean_ns, burst } => {
+                write!(f, "bursty:{}/{burst}", Duration(*mean_ns))
+            }
             Arrival::Fixed { interval_ns } => write!(f, "fixed:{}", Duration(*interval_ns)),
             Arrival::ClosedLoop { depth } => write!(f, "qd:{depth}"),
         }
@@ -454,11 +542,16 @@ impl fmt::Display for Arrival {
 }
 
 impl fmt::Display for SyntheticSpec {
-    /// The canonical spec, every key spelled out; parsing it gives back an equal spec.
+    /// The canonical spec, every key spelled out (after the preset name, if any);
+    /// parsing it gives back an equal spec.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(PREFIX)?;
+        if let Some(name) = self.preset {
+            write!(f, "{name},")?;
+        }
         write!(
             f,
-            "syn:read={},size={},addr={},align={},arrival={},count={}",
+            "read={},size={},addr={},align={},arrival={},count={}",
             self.read_pct,
             self.size,
             self.addr,
@@ -484,6 +577,10 @@ pub struct SyntheticGenerator {
     emitted: u64,
     time_ns: f64,
     next_seq: u64,
+    /// Bursty arrivals: probability that a request starts a new burst (1 / B)
+    /// and mean gap before a burst (B × mean inter-arrival, ns).
+    burst_start_p: f64,
+    burst_gap_ns: f64,
 }
 
 impl SyntheticGenerator {
@@ -521,7 +618,13 @@ impl SyntheticGenerator {
             SizeDist::Choice(c) => c.iter().map(|(_, w)| w).sum(),
             _ => 0.0,
         };
+        let (burst_start_p, burst_gap_ns) = match spec.arrival {
+            Arrival::Bursty { mean_ns, burst } => (1.0 / burst, mean_ns as f64 * burst),
+            _ => (1.0, 0.0),
+        };
         Ok(SyntheticGenerator {
+            burst_start_p,
+            burst_gap_ns,
             spec: spec.clone(),
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             span,
@@ -629,6 +732,17 @@ impl Iterator for SyntheticGenerator {
                 let u: f64 = self.rng.random();
                 self.time_ns += -(mean_ns as f64) * (1.0 - u).ln();
                 t.round() as u64
+            }
+            Arrival::Bursty { .. } => {
+                // The first request opens the first burst at time 0; every later one
+                // opens a new burst with probability 1/B (so burst lengths are geometric
+                // with mean B) after an exponential gap of mean B × mean, else it follows
+                // the previous request back to back.
+                if self.emitted > 0 && self.rng.random::<f64>() < self.burst_start_p {
+                    let u: f64 = self.rng.random();
+                    self.time_ns += -self.burst_gap_ns * (1.0 - u).ln();
+                }
+                self.time_ns.round() as u64
             }
             Arrival::Fixed { interval_ns } => self.emitted.saturating_mul(interval_ns),
             Arrival::ClosedLoop { .. } => 0,
@@ -875,6 +989,81 @@ mod tests {
         assert_eq!(g.closed_loop_depth(), Some(8));
         assert_eq!(g.len(), 100);
         assert!(g.all(|r| r.arrival_ns == 0 && r.device == 0));
+    }
+
+    #[test]
+    fn bursty_parse_display_and_errors() {
+        let s = SyntheticSpec::parse("syn:arrival=bursty:58us/4").unwrap();
+        assert_eq!(
+            s.arrival,
+            Arrival::Bursty {
+                mean_ns: 58_000,
+                burst: 4.0
+            }
+        );
+        assert_eq!(s.closed_loop_depth(), None);
+        assert_eq!(
+            s.to_string(),
+            "syn:read=70,size=4k,addr=uniform,align=4k,arrival=bursty:58us/4,count=100000"
+        );
+        let d = SyntheticSpec::parse("syn:arrival=bursty:0.5us").unwrap();
+        assert_eq!(
+            d.arrival,
+            Arrival::Bursty {
+                mean_ns: 500,
+                burst: presets::PRESET_BURST
+            }
+        );
+        for s in [
+            "syn:read=70,size=4k,addr=uniform,align=4k,arrival=bursty:1ms/1,count=10",
+            "syn:read=70,size=4k,addr=uniform,align=4k,arrival=bursty:21063ns/6.25,count=10",
+        ] {
+            assert_eq!(SyntheticSpec::parse(s).unwrap().to_string(), s);
+        }
+        assert_eq!(err("syn:arrival=bursty:58us/0.9"), "synthetic spec: bad value `bursty:58us/0.9` for `arrival`: the mean burst length `0.9` must be a number from 1 to 1000000 (e.g. bursty:58us/4)");
+        assert_eq!(err("syn:arrival=bursty:58us/x"), "synthetic spec: bad value `bursty:58us/x` for `arrival`: the mean burst length `x` must be a number from 1 to 1000000 (e.g. bursty:58us/4)");
+        assert_eq!(err("syn:arrival=bursty:58/4"), "synthetic spec: bad value `bursty:58/4` for `arrival`: `58` needs a time unit: ns, us, ms or s (e.g. 20us)");
+        assert_eq!(err("syn:arrival=bursty:0us/4"), "synthetic spec: bad value `bursty:0us/4` for `arrival`: the mean inter-arrival time must be at least 1 ns");
+        assert_eq!(err("syn:arrival=burst:5us"), "synthetic spec: bad value `burst:5us` for `arrival`: expected poisson:<mean>, bursty:<mean>/<burst>, fixed:<interval> or qd:<N>");
+    }
+
+    /// Gaps of `bursty:m/B`: mean m, CV² = 2B − 1, a share 1 − 1/B of zero gaps, bursts of
+    /// mean length B, on 1M requests (the standard error of the CV² estimate is < 1 %).
+    #[test]
+    fn bursty_mean_and_cv2() {
+        for (b, seed) in [(4.0, 21), (presets::PRESET_BURST, 22), (1.0, 23)] {
+            let n = 1_000_000u64;
+            let spec = format!("syn:arrival=bursty:58us/{b},count={n}");
+            let reqs: Vec<_> = gen(&spec, GIB, seed).collect();
+            assert_eq!(reqs[0].arrival_ns, 0);
+            assert!(reqs.windows(2).all(|w| w[0].arrival_ns <= w[1].arrival_ns));
+            let mean = reqs.last().unwrap().arrival_ns as f64 / (n - 1) as f64;
+            assert!((mean / 58_000.0 - 1.0).abs() < 0.01, "B={b}: mean {mean}");
+            let cv2 = crate::stats::interarrival_cv2(reqs.iter().copied()).unwrap();
+            let want = 2.0 * b - 1.0;
+            assert!(
+                (cv2 / want - 1.0).abs() < 0.03,
+                "B={b}: CV² {cv2} vs {want}"
+            );
+            let zero = reqs
+                .windows(2)
+                .filter(|w| w[0].arrival_ns == w[1].arrival_ns)
+                .count();
+            let zero = zero as f64 / (n - 1) as f64;
+            assert!(
+                (zero - (1.0 - 1.0 / b)).abs() < 0.005,
+                "B={b}: zero gaps {zero}"
+            );
+            let bursts = reqs.len() as f64 / (reqs.len() as f64 - zero * (n - 1) as f64);
+            assert!(
+                (bursts / b - 1.0).abs() < 0.02,
+                "B={b}: burst length {bursts}"
+            );
+        }
+        // poisson for comparison: CV² ≈ 1
+        let reqs = gen("syn:arrival=poisson:58us,count=1000000", GIB, 5);
+        let cv2 = crate::stats::interarrival_cv2(reqs).unwrap();
+        assert!((cv2 - 1.0).abs() < 0.03, "{cv2}");
     }
 
     proptest! {

@@ -48,6 +48,7 @@ pub struct SsdConfig {
     pub cache: CacheConfig,
     pub precondition: PreconditionConfig,
     pub network: NetworkConfig,
+    pub energy: EnergyConfig,
 }
 
 /// Networked back ends (pnSSD, NoSSD, Venice): the mesh of flash nodes and its links.
@@ -266,6 +267,57 @@ pub struct PreconditionConfig {
     pub occupancy: f64,
 }
 
+/// Energy and area model (Venice §5, §6.4, §6.6, Table 4, footnote 7); see [`crate::energy`].
+/// Powers in mW, currents in mA, areas in mm² or in units of one shared flash channel's area.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct EnergyConfig {
+    /// Flash supply voltage VCC, V (ONFI 3.3 V class parts).
+    pub flash_vcc_v: f64,
+    /// Array read current (ICC1) while a plane reads a page for tR, mA.
+    pub read_current_ma: f64,
+    /// Array program current (ICC2) while a plane programs a page for tPROG, mA.
+    pub program_current_ma: f64,
+    /// Array erase current (ICC3) while a block erases for tBERS, mA.
+    pub erase_current_ma: f64,
+    /// Power of a shared channel bus while it carries a transfer, mW (Venice §6.6: a link
+    /// uses 90 % less power than a shared channel bus, so 10 × `link_mw`).
+    pub bus_mw: f64,
+    /// Power of a mesh link while it carries a transfer, mW (Venice Table 4: 1.08 mW).
+    pub link_mw: f64,
+    /// Power of one Venice router chip, always on, mW (Venice Table 4: 0.241 mW).
+    pub router_mw: f64,
+    /// Power of one NoSSD router (buffered, packet-switched, in the flash chip), always on, mW.
+    pub nossd_router_mw: f64,
+    /// Static power of the drive (controller, DRAM, PCIe, flash standby) over the whole run, mW.
+    pub static_mw: f64,
+    /// PCB area of one Venice router chip with its 40 I/O pads, mm² (Venice §6.6: 8 mm²).
+    pub router_area_mm2: f64,
+    /// Area of one flash chip, mm² (Venice §6.6: a typical 100 mm² NAND chip).
+    pub flash_chip_area_mm2: f64,
+    /// Area of one mesh link in units of one shared channel's area (Venice Table 4: 0.04).
+    pub link_area_channels: f64,
+}
+
+impl Default for EnergyConfig {
+    fn default() -> Self {
+        Self {
+            flash_vcc_v: 3.3,
+            read_current_ma: 25.0,
+            program_current_ma: 25.0,
+            erase_current_ma: 25.0,
+            bus_mw: 10.8,
+            link_mw: 1.08,
+            router_mw: 0.241,
+            nossd_router_mw: 1.0,
+            static_mw: 5000.0,
+            router_area_mm2: 8.0,
+            flash_chip_area_mm2: 100.0,
+            link_area_channels: 0.04,
+        }
+    }
+}
+
 /// Defaults are the perf-optimized preset; `presets/perf-optimized.toml` is tested equal to them.
 impl Default for SsdConfig {
     fn default() -> Self {
@@ -277,6 +329,7 @@ impl Default for SsdConfig {
             cache: Default::default(),
             precondition: Default::default(),
             network: Default::default(),
+            energy: Default::default(),
         }
     }
 }
@@ -546,6 +599,31 @@ impl SsdConfig {
                 ));
             }
         }
+        let e = &self.energy;
+        for (key, v) in [
+            ("energy.flash_vcc_v", e.flash_vcc_v),
+            ("energy.read_current_ma", e.read_current_ma),
+            ("energy.program_current_ma", e.program_current_ma),
+            ("energy.erase_current_ma", e.erase_current_ma),
+            ("energy.bus_mw", e.bus_mw),
+            ("energy.link_mw", e.link_mw),
+            ("energy.router_mw", e.router_mw),
+            ("energy.nossd_router_mw", e.nossd_router_mw),
+            ("energy.static_mw", e.static_mw),
+            ("energy.router_area_mm2", e.router_area_mm2),
+            ("energy.link_area_channels", e.link_area_channels),
+        ] {
+            if !(v >= 0.0 && v.is_finite()) {
+                return Err(invalid(key, v, "must be a finite value >= 0"));
+            }
+        }
+        if !(e.flash_chip_area_mm2 > 0.0 && e.flash_chip_area_mm2.is_finite()) {
+            return Err(invalid(
+                "energy.flash_chip_area_mm2",
+                e.flash_chip_area_mm2,
+                "must be a finite area > 0",
+            ));
+        }
         if self.cache.enabled
             && self.cache.capacity_bytes < f.page_bytes as u64 * (f.planes_per_die as u64)
         {
@@ -634,6 +712,29 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("ftl.overprovisioning"), "{e}");
+    }
+
+    #[test]
+    fn energy_keys_parse_and_are_named_in_errors() {
+        let c =
+            SsdConfig::from_toml("[energy]\nlink_mw = 2.5\nstatic_mw = 0.0\n", "e.toml").unwrap();
+        assert_eq!(c.energy.link_mw, 2.5);
+        assert_eq!(c.energy.static_mw, 0.0);
+        // Keys not given keep the preset's values.
+        assert_eq!(c.energy.router_mw, 0.241);
+        assert_eq!(c.energy.bus_mw, 10.8);
+        let e = SsdConfig::from_toml("[energy]\nlink_mW = 2.5\n", "e.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("e.toml") && e.contains("link_mW"), "{e}");
+        let e = SsdConfig::from_toml("[energy]\nrouter_mw = -1.0\n", "e.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("energy.router_mw"), "{e}");
+        let e = SsdConfig::from_toml("[energy]\nflash_chip_area_mm2 = 0.0\n", "e.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("energy.flash_chip_area_mm2"), "{e}");
     }
 
     #[test]

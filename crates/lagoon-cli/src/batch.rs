@@ -1,0 +1,168 @@
+//! Many independent simulations on a few threads with one progress bar: what `compare` and
+//! `reproduce` run. Results come back in job order whatever the thread count, so outputs are
+//! byte-identical between runs. Thousands of runs belong on a cluster (SPEC §5: through Dask),
+//! not here.
+
+use anyhow::{anyhow, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use lagoon_core::config::SsdConfig;
+use lagoon_core::report::Report;
+use lagoon_core::scenario::Scenario;
+use serde::Serialize;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// What a run is, as the figure and table code looks it up.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RunKey {
+    pub experiment: String,
+    pub ssd: String,
+    /// Flash array / mesh as ROWSxCOLS.
+    pub mesh: String,
+    pub replay: String,
+    pub workload: String,
+    pub design: String,
+}
+
+pub struct Job {
+    pub key: RunKey,
+    pub scenario: Scenario,
+}
+
+/// The numbers the tables and figures use, from one run's report.
+#[derive(Clone, Debug, Serialize)]
+pub struct Record {
+    #[serde(flatten)]
+    pub key: RunKey,
+    pub requests: u64,
+    pub sim_time_ns: f64,
+    pub iops: f64,
+    pub mean_latency_us: f64,
+    pub p99_latency_us: f64,
+    /// Requests none of whose transfers waited for an FC or path (Venice §6.3's
+    /// "conflict-free on the first try").
+    pub conflict_free_fraction: f64,
+    /// Venice: transfers whose first scout reserved a path.
+    pub first_try_transfer_fraction: Option<f64>,
+    pub energy_mj: Option<f64>,
+    pub average_power_mw: Option<f64>,
+    #[serde(skip)]
+    pub cdf: Vec<(u64, f64)>,
+}
+
+impl Record {
+    pub fn new(key: RunKey, r: &Report) -> Self {
+        let v = serde_json::to_value(r).unwrap_or_default();
+        let num = |p: &str| v.pointer(p).and_then(|x| x.as_f64());
+        Record {
+            key,
+            requests: r.requests,
+            sim_time_ns: r.sim_time_ns,
+            iops: r.iops,
+            mean_latency_us: r.latency_ns.mean / 1e3,
+            p99_latency_us: r.latency_ns.p99 as f64 / 1e3,
+            conflict_free_fraction: 1.0 - r.path_conflict_fraction,
+            first_try_transfer_fraction: num("/interconnect/venice/first_try_transfer_fraction"),
+            energy_mj: num("/energy/total_mj"),
+            average_power_mw: num("/energy/average_power_mw"),
+            cdf: r.latency_cdf.all.clone(),
+        }
+    }
+}
+
+/// Reshape the flash array to `rows` channels (flash controllers) of `cols` chips, with the
+/// mesh of the networked designs following it (Venice Fig. 15: 4x16, 8x8, 16x4 over the same
+/// chips). The chip count must not change.
+pub fn reshape(ssd: &mut SsdConfig, spec: &str) -> Result<()> {
+    let (r, c) = spec
+        .split_once('x')
+        .and_then(|(r, c)| Some((r.parse::<u32>().ok()?, c.parse::<u32>().ok()?)))
+        .ok_or_else(|| anyhow!("mesh '{spec}': expected ROWSxCOLS, e.g. 8x8"))?;
+    let chips = ssd.flash.channels * ssd.flash.chips_per_channel;
+    if r == 0 || c == 0 || r * c != chips {
+        return Err(anyhow!(
+            "mesh '{spec}': {r}x{c} = {} chips, but the drive has {chips} ({} channels x {} chips); the chip count must stay the same",
+            r * c,
+            ssd.flash.channels,
+            ssd.flash.chips_per_channel
+        ));
+    }
+    ssd.flash.channels = r;
+    ssd.flash.chips_per_channel = c;
+    ssd.network.rows = 0;
+    ssd.network.cols = 0;
+    ssd.network.controllers = 0;
+    ssd.validate()?;
+    Ok(())
+}
+
+/// Run every job on `threads` threads; records in job order. The first failing run stops the
+/// batch with its label.
+pub fn run_all(jobs: Vec<Job>, threads: usize, quiet: bool) -> Result<Vec<Record>> {
+    let n = jobs.len();
+    let pb = if quiet {
+        ProgressBar::hidden()
+    } else {
+        let pb = ProgressBar::with_draw_target(Some(n as u64), ProgressDrawTarget::stderr());
+        pb.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs (eta {eta}) {msg}",
+            )
+            .expect("valid template"),
+        );
+        pb
+    };
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<Record>>>> = Mutex::new((0..n).map(|_| None).collect());
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        for _ in 0..threads.clamp(1, n.max(1)) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n || failed.load(Ordering::Relaxed) {
+                    break;
+                }
+                let job = &jobs[i];
+                let k = &job.key;
+                pb.set_message(format!("{} {} {} {}", k.ssd, k.mesh, k.workload, k.design));
+                let out = job
+                    .scenario
+                    .run(|_| {})
+                    .map(|r| Record::new(k.clone(), &r))
+                    .map_err(|e| {
+                        anyhow!(
+                            "run {} / {} / {} / {} / {}: {e}",
+                            k.experiment,
+                            k.ssd,
+                            k.mesh,
+                            k.workload,
+                            k.design
+                        )
+                    });
+                if out.is_err() {
+                    failed.store(true, Ordering::Relaxed);
+                }
+                results.lock().expect("no panics while holding")[i] = Some(out);
+                pb.inc(1);
+            });
+        }
+    });
+    pb.finish_and_clear();
+    let mut out = Vec::with_capacity(n);
+    for r in results.into_inner().expect("threads joined") {
+        match r {
+            Some(Ok(rec)) => out.push(rec),
+            Some(Err(e)) => return Err(e),
+            None => {}
+        }
+    }
+    if out.len() != n {
+        return Err(anyhow!("a run failed; {} of {n} finished", out.len()));
+    }
+    Ok(out)
+}
+
+/// Threads to use by default: every core the machine offers.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}

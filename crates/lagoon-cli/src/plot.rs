@@ -1,0 +1,309 @@
+//! Small, dependency-free SVG charts for result figures: grouped bars (one group per workload,
+//! one bar per design) and lines (latency CDFs). Text is real SVG text, so figures stay
+//! searchable and crisp at any size.
+
+use std::fmt::Write;
+
+/// One colour per series, in series order (colour-blind-safe Okabe-Ito palette).
+const PALETTE: [&str; 8] = [
+    "#000000", "#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F0E442",
+];
+
+const LEFT: f64 = 70.0;
+const RIGHT: f64 = 20.0;
+const TOP: f64 = 60.0;
+const BOTTOM: f64 = 110.0;
+const HEIGHT: f64 = 300.0;
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// A round upper bound for an axis and its tick step.
+fn nice_max(v: f64) -> (f64, f64) {
+    let v = if v.is_finite() && v > 0.0 { v } else { 1.0 };
+    let mag = 10f64.powf(v.log10().floor());
+    for m in [1.0, 2.0, 2.5, 5.0, 10.0] {
+        if m * mag >= v {
+            let top = m * mag;
+            return (top, top / 5.0);
+        }
+    }
+    (10.0 * mag, 2.0 * mag)
+}
+
+fn header(w: f64, h: f64, title: &str) -> String {
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0}" height="{h:.0}" viewBox="0 0 {w:.0} {h:.0}" font-family="Helvetica, Arial, sans-serif" font-size="12">
+<rect width="100%" height="100%" fill="white"/>
+<text x="{:.1}" y="24" text-anchor="middle" font-size="15" font-weight="bold">{}</text>
+"#,
+        w / 2.0,
+        esc(title)
+    );
+    s
+}
+
+fn legend(s: &mut String, names: &[String], x0: f64, y: f64) {
+    let mut x = x0;
+    for (i, n) in names.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            r#"<rect x="{x:.1}" y="{:.1}" width="12" height="12" fill="{}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
+            y - 10.0,
+            PALETTE[i % PALETTE.len()],
+            x + 16.0,
+            y,
+            esc(n)
+        );
+        x += 28.0 + 7.0 * n.len() as f64;
+    }
+}
+
+fn y_axis(s: &mut String, w: f64, top: f64, step: f64, label: &str, fmt: impl Fn(f64) -> String) {
+    let mut v = 0.0;
+    while v <= top + step * 1e-9 {
+        let y = TOP + HEIGHT * (1.0 - v / top);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{LEFT}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
+            w - RIGHT,
+            LEFT - 6.0,
+            y + 4.0,
+            fmt(v)
+        );
+        v += step;
+    }
+    let _ = writeln!(
+        s,
+        r#"<text transform="translate(18,{:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
+        TOP + HEIGHT / 2.0,
+        esc(label)
+    );
+}
+
+/// Grouped bars: `groups` along x, one bar per series in each group. `reference` draws a
+/// dashed horizontal line (e.g. 1.0 for "same as baseline").
+pub fn bars(
+    title: &str,
+    y_label: &str,
+    groups: &[String],
+    series: &[(String, Vec<f64>)],
+    reference: Option<f64>,
+) -> String {
+    let per_group = series.len().max(1) as f64;
+    let bar_w = 9.0;
+    let group_w = per_group * bar_w + 12.0;
+    let w = (LEFT + RIGHT + group_w * groups.len() as f64).max(560.0);
+    let h = TOP + HEIGHT + BOTTOM;
+    let max = series
+        .iter()
+        .flat_map(|(_, v)| v.iter().copied())
+        .chain(reference)
+        .fold(0.0, f64::max);
+    let (top, step) = nice_max(max);
+    let mut s = header(w, h, title);
+    y_axis(&mut s, w, top, step, y_label, |v| format!("{v:.2}"));
+    let plot_w = w - LEFT - RIGHT;
+    let gw = plot_w / groups.len().max(1) as f64;
+    for (g, name) in groups.iter().enumerate() {
+        let x0 = LEFT + gw * g as f64 + (gw - per_group * bar_w) / 2.0;
+        for (k, (sname, vals)) in series.iter().enumerate() {
+            let v = vals.get(g).copied().unwrap_or(f64::NAN);
+            if !v.is_finite() {
+                continue;
+            }
+            let bh = HEIGHT * (v / top).clamp(0.0, 1.0);
+            let _ = writeln!(
+                s,
+                r#"<rect x="{:.1}" y="{:.1}" width="{bar_w}" height="{bh:.1}" fill="{}"><title>{} {}: {v:.3}</title></rect>"#,
+                x0 + bar_w * k as f64,
+                TOP + HEIGHT - bh,
+                PALETTE[k % PALETTE.len()],
+                esc(name),
+                esc(sname)
+            );
+        }
+        let cx = LEFT + gw * (g as f64 + 0.5);
+        let _ = writeln!(
+            s,
+            r#"<text transform="translate({cx:.1},{:.1}) rotate(-45)" text-anchor="end">{}</text>"#,
+            TOP + HEIGHT + 14.0,
+            esc(name)
+        );
+    }
+    if let Some(r) = reference {
+        let y = TOP + HEIGHT * (1.0 - r / top);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{LEFT}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#444" stroke-dasharray="5,4"/>"##,
+            w - RIGHT
+        );
+    }
+    let _ = writeln!(
+        s,
+        r##"<line x1="{LEFT}" x2="{LEFT}" y1="{TOP}" y2="{:.1}" stroke="#000"/><line x1="{LEFT}" x2="{:.1}" y1="{:.1}" y2="{:.1}" stroke="#000"/>"##,
+        TOP + HEIGHT,
+        w - RIGHT,
+        TOP + HEIGHT,
+        TOP + HEIGHT
+    );
+    let names: Vec<String> = series.iter().map(|(n, _)| n.clone()).collect();
+    legend(&mut s, &names, LEFT, 46.0);
+    s.push_str("</svg>\n");
+    s
+}
+
+/// Lines over a logarithmic or linear x axis; y in [0, 1] when `unit_y` (CDFs).
+pub fn lines(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+    log_x: bool,
+) -> String {
+    let w = 720.0;
+    let h = TOP + HEIGHT + 60.0;
+    let xs = series.iter().flat_map(|(_, p)| p.iter().map(|q| q.0));
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for x in xs.filter(|x| x.is_finite() && (!log_x || *x > 0.0)) {
+        lo = lo.min(x);
+        hi = hi.max(x);
+    }
+    if !lo.is_finite() {
+        (lo, hi) = (1.0, 10.0);
+    }
+    let tx = |x: f64| if log_x { x.max(lo).log10() } else { x };
+    let (a, b) = if log_x {
+        (
+            lo.log10().floor(),
+            hi.log10().ceil().max(lo.log10().floor() + 1.0),
+        )
+    } else {
+        (0.0, nice_max(hi).0)
+    };
+    let plot_w = w - LEFT - RIGHT;
+    let px = |x: f64| LEFT + plot_w * (tx(x) - a) / (b - a);
+    let y_top = series
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|q| q.1))
+        .fold(0.0, f64::max);
+    let (top, step) = if y_top <= 1.0 {
+        (1.0, 0.2)
+    } else {
+        nice_max(y_top)
+    };
+    let py = |y: f64| TOP + HEIGHT * (1.0 - y / top);
+    let mut s = header(w, h, title);
+    y_axis(&mut s, w, top, step, y_label, |v| format!("{v:.1}"));
+    // x ticks: decades on a log axis, fifths on a linear one
+    let ticks: Vec<f64> = if log_x {
+        (a as i32..=b as i32).map(|e| 10f64.powi(e)).collect()
+    } else {
+        (0..=5).map(|i| b * i as f64 / 5.0).collect()
+    };
+    for t in ticks {
+        let x = if log_x {
+            LEFT + plot_w * (t.log10() - a) / (b - a)
+        } else {
+            px(t)
+        };
+        let _ = writeln!(
+            s,
+            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{:.1}" stroke="#eee"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
+            TOP + HEIGHT,
+            TOP + HEIGHT + 16.0,
+            fmt_num(t)
+        );
+    }
+    let _ = writeln!(
+        s,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+        LEFT + plot_w / 2.0,
+        TOP + HEIGHT + 38.0,
+        esc(x_label)
+    );
+    for (k, (_, pts)) in series.iter().enumerate() {
+        let mut d = String::new();
+        for (i, &(x, y)) in pts
+            .iter()
+            .filter(|p| p.0.is_finite() && (!log_x || p.0 > 0.0))
+            .enumerate()
+        {
+            let _ = write!(
+                d,
+                "{}{:.1},{:.1} ",
+                if i == 0 { "M" } else { "L" },
+                px(x),
+                py(y)
+            );
+        }
+        let _ = writeln!(
+            s,
+            r#"<path d="{d}" fill="none" stroke="{}" stroke-width="1.8"/>"#,
+            PALETTE[k % PALETTE.len()]
+        );
+    }
+    let names: Vec<String> = series.iter().map(|(n, _)| n.clone()).collect();
+    legend(&mut s, &names, LEFT, 46.0);
+    s.push_str("</svg>\n");
+    s
+}
+
+fn fmt_num(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{}M", v / 1e6)
+    } else if v >= 1e3 {
+        format!("{}k", v / 1e3)
+    } else {
+        format!("{v}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bars_draw_one_rect_per_finite_value() {
+        let svg = bars(
+            "t",
+            "y",
+            &["a".into(), "b".into()],
+            &[
+                ("x".into(), vec![1.0, 2.0]),
+                ("z".into(), vec![0.5, f64::NAN]),
+            ],
+            Some(1.0),
+        );
+        // 3 bars + 2 legend swatches + background
+        assert_eq!(svg.matches("<rect").count(), 3 + 2 + 1);
+        assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    }
+
+    #[test]
+    fn nice_axis_bounds() {
+        assert_eq!(nice_max(3.7), (5.0, 1.0));
+        assert_eq!(nice_max(1.0), (1.0, 0.2));
+        assert_eq!(nice_max(0.0), (1.0, 0.2));
+    }
+
+    #[test]
+    fn lines_draw_one_path_per_series() {
+        let svg = lines(
+            "cdf",
+            "latency",
+            "fraction",
+            &[
+                ("a".into(), vec![(10.0, 0.1), (100.0, 1.0)]),
+                ("b".into(), vec![(20.0, 0.5), (200.0, 1.0)]),
+            ],
+            true,
+        );
+        assert_eq!(svg.matches("<path").count(), 2);
+    }
+}
