@@ -39,6 +39,15 @@ pub struct Record {
     pub iops: f64,
     pub mean_latency_us: f64,
     pub p99_latency_us: f64,
+    pub read_latency_us: f64,
+    pub write_latency_us: f64,
+    /// Time in the host before the device fetched the request (backlog and host scheduler).
+    pub read_host_wait_us: f64,
+    pub write_host_wait_us: f64,
+    /// Average number of chips busy (PIQ's chip utilization).
+    pub mean_busy_chips: f64,
+    /// Requests that conflicted with one already in the host scheduler (PIQ Table I).
+    pub scheduler_conflict_fraction: Option<f64>,
     /// Requests none of whose transfers waited for an FC or path (Venice §6.3's
     /// "conflict-free on the first try").
     pub conflict_free_fraction: f64,
@@ -61,6 +70,22 @@ impl Record {
             iops: r.iops,
             mean_latency_us: r.latency_ns.mean / 1e3,
             p99_latency_us: r.latency_ns.p99 as f64 / 1e3,
+            read_latency_us: r.read_latency_ns.mean / 1e3,
+            write_latency_us: r.write_latency_ns.mean / 1e3,
+            read_host_wait_us: (r.read_latency_ns.mean - r.device_read_latency_ns.mean).max(0.0)
+                / 1e3,
+            write_host_wait_us: (r.write_latency_ns.mean - r.device_write_latency_ns.mean).max(0.0)
+                / 1e3,
+            mean_busy_chips: r.mean_busy_chips,
+            scheduler_conflict_fraction: {
+                let c: f64 = ["read_conflicts", "write_conflicts"]
+                    .iter()
+                    .filter_map(|k| num(&format!("/flows/0/host_scheduler/{k}")))
+                    .sum();
+                num("/flows/0/host_scheduler/reads")
+                    .zip(num("/flows/0/host_scheduler/writes"))
+                    .map(|(a, b)| c / (a + b).max(1.0))
+            },
             conflict_free_fraction: 1.0 - r.path_conflict_fraction,
             first_try_transfer_fraction: num("/interconnect/venice/first_try_transfer_fraction"),
             energy_mj: num("/energy/total_mj"),

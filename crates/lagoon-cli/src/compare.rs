@@ -28,6 +28,12 @@ pub struct CompareArgs {
     pub replay: Option<Replay>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Host I/O scheduler in front of every flow: noop, rws, piq-r, piq-w or piq (PIQ paper).
+    #[arg(long)]
+    pub host_scheduler: Option<lagoon_core::host::piq::Scheme>,
+    /// Host scheduler queue length (requests waiting or outstanding).
+    #[arg(long, default_value_t = 64)]
+    pub host_queue: u32,
     /// Write the per-design records as JSON (`-` for standard output).
     #[arg(long)]
     pub json: Option<String>,
@@ -76,6 +82,7 @@ pub fn compare(a: CompareArgs) -> Result<()> {
             let mut sc = Scenario::new(&a.ssd, ssd.clone(), d, a.workload.clone());
             sc.replay = a.replay;
             sc.seed = a.seed;
+            sc.host_scheduler = a.host_scheduler.map(|s| (s, a.host_queue));
             Job {
                 key: RunKey {
                     experiment: "compare".into(),

@@ -9,6 +9,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lagoon_core::config::{presets, SsdConfig};
+use lagoon_core::host::piq::Scheme;
 use lagoon_core::host::Replay;
 use lagoon_core::interconnect::Arch;
 use lagoon_core::report::Report;
@@ -94,6 +95,12 @@ struct RunArgs {
     /// Replay each workload this many times back to back.
     #[arg(long, default_value_t = 1)]
     repeat: u32,
+    /// Host I/O scheduler in front of every flow: noop, rws, piq-r, piq-w or piq (PIQ paper).
+    #[arg(long)]
+    host_scheduler: Option<Scheme>,
+    /// Host scheduler queue length (requests waiting or outstanding), 1-512 in the PIQ paper.
+    #[arg(long, default_value_t = 64)]
+    host_queue: u32,
     /// Write the JSON report to a file, or `-` for standard output.
     #[arg(long)]
     json: Option<String>,
@@ -177,6 +184,7 @@ fn run(a: RunArgs) -> Result<()> {
     sc.lenient = a.lenient;
     sc.replay = a.replay;
     sc.seed = a.seed;
+    sc.host_scheduler = a.host_scheduler.map(|s| (s, a.host_queue));
     if a.repeat == 0 {
         bail!("--repeat must be at least 1");
     }

@@ -9,6 +9,19 @@ const PALETTE: [&str; 8] = [
     "#000000", "#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F0E442",
 ];
 
+/// The same design keeps its colour in every figure.
+fn color(name: &str, i: usize) -> &'static str {
+    match name {
+        "baseline" => PALETTE[0],
+        "pssd" => PALETTE[1],
+        "pnssd" => PALETTE[2],
+        "nossd" => PALETTE[3],
+        "venice" => PALETTE[5],
+        "ideal" => PALETTE[4],
+        _ => PALETTE[i % PALETTE.len()],
+    }
+}
+
 const LEFT: f64 = 70.0;
 const RIGHT: f64 = 20.0;
 const TOP: f64 = 60.0;
@@ -55,7 +68,7 @@ fn legend(s: &mut String, names: &[String], x0: f64, y: f64) {
             s,
             r#"<rect x="{x:.1}" y="{:.1}" width="12" height="12" fill="{}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
             y - 10.0,
-            PALETTE[i % PALETTE.len()],
+            color(n, i),
             x + 16.0,
             y,
             esc(n)
@@ -98,7 +111,10 @@ pub fn bars(
     let per_group = series.len().max(1) as f64;
     let bar_w = 9.0;
     let group_w = per_group * bar_w + 12.0;
-    let w = (LEFT + RIGHT + group_w * groups.len() as f64).max(560.0);
+    // wide enough for every group and for the title (~8 px per bold character)
+    let w = (LEFT + RIGHT + group_w * groups.len() as f64)
+        .max(560.0)
+        .max(8.0 * title.chars().count() as f64 + 40.0);
     let h = TOP + HEIGHT + BOTTOM;
     let max = series
         .iter()
@@ -123,7 +139,7 @@ pub fn bars(
                 r#"<rect x="{:.1}" y="{:.1}" width="{bar_w}" height="{bh:.1}" fill="{}"><title>{} {}: {v:.3}</title></rect>"#,
                 x0 + bar_w * k as f64,
                 TOP + HEIGHT - bh,
-                PALETTE[k % PALETTE.len()],
+                color(sname, k),
                 esc(name),
                 esc(sname)
             );
@@ -227,7 +243,7 @@ pub fn lines(
         TOP + HEIGHT + 38.0,
         esc(x_label)
     );
-    for (k, (_, pts)) in series.iter().enumerate() {
+    for (k, (name, pts)) in series.iter().enumerate() {
         let mut d = String::new();
         for (i, &(x, y)) in pts
             .iter()
@@ -245,7 +261,7 @@ pub fn lines(
         let _ = writeln!(
             s,
             r#"<path d="{d}" fill="none" stroke="{}" stroke-width="1.8"/>"#,
-            PALETTE[k % PALETTE.len()]
+            color(name, k)
         );
     }
     let names: Vec<String> = series.iter().map(|(n, _)| n.clone()).collect();

@@ -371,3 +371,110 @@ fn reproduce_venice_on_trace_files() {
     assert!(err.contains("unknown paper 'nopaper'"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `lagoon reproduce piq` on a directory of traces: one row per scheduler × workload in every
+/// figure's data file, the queue sweep 1..512, and the per-scheme averages in summary.json.
+#[test]
+fn reproduce_piq_writes_every_figure() {
+    let dir = std::env::temp_dir().join(format!("lagoon-repro-piq-{}", std::process::id()));
+    let traces = dir.join("in");
+    std::fs::create_dir_all(&traces).unwrap();
+    let mut t = String::new();
+    for i in 0..300u64 {
+        t.push_str(&format!(
+            "{} 0 {} 16 {}\n",
+            i * 20_000,
+            i * 7_919 % 50_000 * 16,
+            i % 3 % 2
+        ));
+    }
+    std::fs::write(traces.join("tiny.trace"), t).unwrap();
+    let out = dir.join("out");
+    let (code, _, err) = lagoon(&[
+        "reproduce",
+        "piq",
+        "--traces",
+        traces.to_str().unwrap(),
+        "--requests",
+        "200",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let workloads = 3; // the trace and the two synthetic workloads
+    for f in [
+        "fig08_read_latency.csv",
+        "fig08_write_latency.csv",
+        "fig10_read_wait.csv",
+        "fig10_write_wait.csv",
+        "fig12_chip_utilization.csv",
+    ] {
+        assert_eq!(csv_rows(&out.join(f)).len(), 5 * workloads, "{f}");
+    }
+    assert_eq!(csv_rows(&out.join("fig11_queue_length.csv")).len(), 5 * 10);
+    assert_eq!(csv_rows(&out.join("backends.csv")).len(), 3 * 5);
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    for scheme in ["noop", "rws", "piq-r", "piq-w", "piq"] {
+        for k in [
+            "read_latency_vs_rws",
+            "write_latency_vs_rws",
+            "chip_utilization_vs_rws",
+        ] {
+            assert!(s[scheme][k].is_number(), "{scheme}.{k}");
+        }
+    }
+    assert_eq!(s["rws"]["read_latency_vs_rws"], 1.0);
+    for f in [
+        "fig08_read_latency.svg",
+        "fig11_read_latency_vs_queue.svg",
+        "fig12_chip_utilization.svg",
+    ] {
+        assert!(
+            std::fs::read_to_string(out.join(f))
+                .unwrap()
+                .starts_with("<svg"),
+            "{f}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `--host-scheduler` on `run`: the flow reports its scheduler, and a bad name is one clear error.
+#[test]
+fn run_with_a_host_scheduler() {
+    let (code, out, err) = lagoon(&[
+        "run",
+        "--ssd",
+        "piq-ssdsim",
+        "--workload",
+        "syn:read=50,size=8k,arrival=qd:16,count=400",
+        "--host-scheduler",
+        "piq",
+        "--host-queue",
+        "8",
+        "--json",
+        "-",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["requests"], 400);
+    let h = &v["flows"][0]["host_scheduler"];
+    assert_eq!(h["scheme"], "piq");
+    assert_eq!(h["queue_length"], 8);
+    assert_eq!(
+        h["reads"].as_u64().unwrap() + h["writes"].as_u64().unwrap(),
+        400
+    );
+    assert!(v["mean_busy_chips"].as_f64().unwrap() > 0.0);
+    let (code, _, err) = lagoon(&[
+        "run",
+        "--workload",
+        "syn:count=5",
+        "--host-scheduler",
+        "cfq",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown host scheduler 'cfq'"), "{err}");
+}

@@ -29,6 +29,9 @@ pub struct FlowReport {
     pub reordered_arrivals: u64,
     /// Malformed trace lines skipped (lenient parsing only).
     pub skipped_lines: u64,
+    /// The flow's host I/O scheduler (PIQ paper), when one is configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_scheduler: Option<crate::host::piq::SchedulerStats>,
 }
 
 /// Venice §6.3 metrics.
@@ -83,6 +86,9 @@ pub struct Report {
     pub venice: Option<VeniceReport>,
     /// Mean over dies of the time an operation occupied the die (including its transfers).
     pub die_utilization: f64,
+    /// Average number of chips busy (PIQ paper's "chip utilization"): each die's busy
+    /// fraction summed, over dies per chip.
+    pub mean_busy_chips: f64,
     /// Mean over dies of the time the flash array was busy (tR/tPROG/tBERS).
     pub die_array_utilization: f64,
     pub flash: FlashCounters,
@@ -162,6 +168,7 @@ impl Report {
                 },
                 reordered_arrivals: f.reordered_arrivals,
                 skipped_lines: 0,
+                host_scheduler: f.scheduler.clone(),
             })
             .collect();
         let l: &FlowLatency = &o.latency;
@@ -208,6 +215,8 @@ impl Report {
                 backtracks: v.backtracks,
             }),
             die_utilization: o.die_busy_fraction,
+            mean_busy_chips: o.die_busy_fraction
+                * (o.config.flash.channels * o.config.flash.chips_per_channel) as f64,
             die_array_utilization: o.die_array_fraction,
             flash: o.flash.clone(),
             ftl: o.ftl.clone(),

@@ -27,6 +27,8 @@ pub struct Scenario {
     pub seed: u64,
     /// Replay each trace this many times back to back.
     pub repeat: u32,
+    /// Host I/O scheduler and its queue length (PIQ paper), in front of every flow.
+    pub host_scheduler: Option<(crate::host::piq::Scheme, u32)>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -51,6 +53,7 @@ impl Scenario {
             replay: None,
             seed: 1,
             repeat: 1,
+            host_scheduler: None,
         }
     }
 
@@ -122,7 +125,11 @@ impl Scenario {
     pub fn run(&self, progress: impl FnMut(u64)) -> Result<Report, ScenarioError> {
         let (flows, skipped) = self.flows()?;
         let start = Instant::now();
-        let sim = Simulator::new(&self.ssd, self.arch, flows, self.seed);
+        let mut sim = Simulator::new(&self.ssd, self.arch, flows, self.seed);
+        if let Some((scheme, len)) = self.host_scheduler {
+            sim.set_host_scheduler(scheme, len)
+                .map_err(ScenarioError::Invalid)?;
+        }
         let outcome = sim.run(progress)?;
         let wall = start.elapsed().as_secs_f64();
         let mut report = Report::new(

@@ -16,6 +16,7 @@
 use crate::config::{MappingConfig, SsdConfig};
 use crate::engine::EventQueue;
 use crate::flash::{FlashOp, FlashTiming};
+use crate::host::piq::{ChipSet, HostScheduler, SchedulerStats, Scheme};
 use crate::host::{Flow, Replay};
 use crate::interconnect::{self, Arch, Interconnect, NetEvent, Transfer};
 use crate::ssd::cache::{Admit, DataCache};
@@ -170,6 +171,8 @@ struct FlowState {
     bytes: u64,
     conflicted: u64,
     reordered_arrivals: u64,
+    /// Host I/O scheduler between the flow and its submission queue (PIQ paper), if any.
+    sched: Option<HostScheduler>,
 }
 
 /// Counters of flash commands.
@@ -222,6 +225,7 @@ pub struct FlowOutcome {
     pub conflicted: u64,
     pub reordered_arrivals: u64,
     pub latency: FlowLatency,
+    pub scheduler: Option<SchedulerStats>,
 }
 
 pub struct Simulator {
@@ -333,6 +337,7 @@ impl Simulator {
                 bytes: 0,
                 conflicted: 0,
                 reordered_arrivals: 0,
+                sched: None,
             })
             .collect();
         let spp = g.page_bytes / 512;
@@ -385,6 +390,45 @@ impl Simulator {
     }
 
     /// Logical page capacity one flow addresses, in bytes (for sizing synthetic workloads).
+    /// Put a host I/O scheduler (PIQ paper §IV) with queue length `queue_length` between every
+    /// flow and its submission queue.
+    pub fn set_host_scheduler(&mut self, scheme: Scheme, queue_length: u32) -> Result<(), String> {
+        let chips = self.cfg.flash.channels * self.cfg.flash.chips_per_channel;
+        if chips > ChipSet::MAX_CHIPS {
+            return Err(format!(
+                "host scheduler: location vectors hold at most {} chips, the drive has {chips}",
+                ChipSet::MAX_CHIPS
+            ));
+        }
+        if !(1..=65_536).contains(&queue_length) {
+            return Err(format!(
+                "host queue length {queue_length}: expected 1 to 65536"
+            ));
+        }
+        for f in &mut self.flows {
+            f.sched = Some(HostScheduler::new(scheme, queue_length));
+        }
+        Ok(())
+    }
+
+    /// PIQ Formula 1 on this drive: the chips holding the request's pages under the static
+    /// allocation (the chip of a logical page never changes: GC and wear levelling move data
+    /// within a chip only in the PIQ paper's SSD; in Lagoon a page's plane is fixed by its LPA).
+    fn location_vector(&self, lpa_base: u64, offset: u64, size: u32) -> ChipSet {
+        let geo = &self.ftl.geo;
+        let page = geo.page_bytes as u64;
+        let (first, last) = (offset / page, (offset + size as u64 - 1) / page);
+        let mut v = ChipSet::EMPTY;
+        let chips = self.cfg.flash.channels * self.cfg.flash.chips_per_channel;
+        for p in first
+            ..=last.min(first + chips as u64 * geo.dies_per_chip as u64 * geo.planes_per_die as u64)
+        {
+            let (plane, _) = geo.locate(lpa_base + p);
+            v.insert(geo.chip_of_die(geo.die_of_plane(plane)));
+        }
+        v
+    }
+
     pub fn flow_capacity_bytes(cfg: &SsdConfig, nflows: usize) -> u64 {
         let ftl_pages = {
             let g = crate::flash::Geometry::new(&cfg.flash, cfg.ftl.allocation);
@@ -560,7 +604,9 @@ impl Simulator {
 
     fn on_arrival(&mut self, now: Ps, f: usize) {
         let fl = &mut self.flows[f];
-        if fl.in_sq >= self.cfg.host.io_queue_depth {
+        if fl.in_sq >= self.cfg.host.io_queue_depth
+            || fl.sched.as_ref().is_some_and(|s| s.is_full())
+        {
             fl.held = true;
             return;
         }
@@ -589,11 +635,34 @@ impl Simulator {
             next: NONE,
             live: true,
         };
-        fl.in_sq += 1;
         let id = self.alloc_req(req);
+        if self.flows[f].sched.is_some() {
+            let v = self.location_vector(self.flows[f].lpa_base, offset, req.size);
+            let s = self.flows[f].sched.as_mut().expect("checked");
+            s.enqueue(id, req.is_read, v, now / PS_PER_NS);
+            self.issue_scheduled(now, f);
+            return;
+        }
         let fl = &mut self.flows[f];
+        fl.in_sq += 1;
         push_back_req(&mut self.reqs, &mut fl.sq, id);
         self.fetch(now);
+    }
+
+    /// Move the requests the flow's host scheduler released into its submission queue.
+    fn issue_scheduled(&mut self, now: Ps, f: usize) {
+        let fl = &mut self.flows[f];
+        let Some(s) = fl.sched.as_mut() else { return };
+        let mut any = false;
+        for id in s.drain_ready() {
+            self.reqs[id as usize].enqueued = now;
+            fl.in_sq += 1;
+            push_back_req(&mut self.reqs, &mut fl.sq, id);
+            any = true;
+        }
+        if any {
+            self.fetch(now);
+        }
     }
 
     /// The controller fetches submission queue entries round-robin over flows while it has room.
@@ -647,6 +716,10 @@ impl Simulator {
         self.in_device -= 1;
         self.last_completion = now;
         self.free_req(id);
+        if let Some(s) = self.flows[f].sched.as_mut() {
+            s.complete(id, now / PS_PER_NS);
+            self.issue_scheduled(now, f);
+        }
         match self.flows[f].replay {
             Replay::Closed { .. } => {
                 if let Some(r) = self.pull(f) {
@@ -1353,6 +1426,7 @@ impl Simulator {
                     conflicted: f.conflicted,
                     reordered_arrivals: f.reordered_arrivals,
                     latency: f.latency,
+                    scheduler: f.sched.map(|mut s| s.finish_stats()),
                 })
                 .collect(),
         }

@@ -894,11 +894,14 @@ mod tests {
         fn reservations_are_exclusive_and_released(
             rows in 2u32..7, cols in 2u32..7, fc_frac in 1u32..=4, seed in 0u64..1000,
             xfers in proptest::collection::vec((0u32..1000, 0u32..4097, 0u64..20_000), 1..80),
-            immediate in any::<bool>(),
+            immediate in any::<bool>(), lookahead in any::<bool>(),
         ) {
             let fcs = (rows * fc_frac / 4).max(1);
             let mut c = config(rows, cols, fcs);
             if immediate { c.network.scout_retry = ScoutRetry::Immediate; }
+            // Without lookahead every scout hop is a queue event, so the checks below run
+            // after each one.
+            c.network.lookahead = lookahead;
             let mut v = Venice::new(&c, seed);
             let mut q = EventQueue::new();
             let mut arrivals: Vec<(Ps, Transfer)> = xfers.iter().enumerate().map(|(i, &(chip, bytes, t))| {
@@ -928,6 +931,10 @@ mod tests {
                     _ => break,
                 }
                 prop_assert_eq!(v.check_reservations(), Ok(()));
+                // §4.3 livelock bound: no scout enters a router more than three times (the
+                // fourth entry is turned back at once).
+                let bound = v.max_visits + 1;
+                prop_assert!(v.fcs.iter().all(|c| c.visits.iter().all(|&n| n <= bound)));
                 prop_assert!(q.events_processed() < 5_000_000, "no progress: livelock");
             }
             prop_assert!(done.iter().all(|&n| n == 1), "every transfer completes once: {:?}", done);

@@ -8,10 +8,10 @@
 //! backlogged, so every Figure 9 run is repeated *closed loop* (32 outstanding requests per
 //! flow, the drive always busy): the two tell different stories, and both are shown.
 
+use super::{mean, write, write_csv, ReproduceArgs};
 use crate::batch::{self, Job, Record, RunKey};
 use crate::plot;
 use anyhow::{bail, Context, Result};
-use clap::Args;
 use lagoon_core::config::SsdConfig;
 use lagoon_core::host::Replay;
 use lagoon_core::interconnect::Arch;
@@ -19,37 +19,7 @@ use lagoon_core::scenario::Scenario;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-
-#[derive(Args)]
-pub struct ReproduceArgs {
-    /// The paper to reproduce: `venice`.
-    pub paper: String,
-    /// Fewer requests per run (every figure kept); finishes in a few minutes on 2 cores.
-    #[arg(long)]
-    pub quick: bool,
-    /// Output directory.
-    #[arg(long, default_value = "results/venice")]
-    pub out: PathBuf,
-    /// Run the per-workload experiments on the trace files in this directory instead of the
-    /// `syn:` presets (Figures 9, 10, 13, 14; mixes and sensitivity need the presets).
-    #[arg(long)]
-    pub traces: Option<PathBuf>,
-    /// Requests per run (default: 2,000 with --quick, 20,000 otherwise).
-    #[arg(long)]
-    pub requests: Option<u64>,
-    /// Simulations at once (default: every core).
-    #[arg(long)]
-    pub jobs: Option<usize>,
-    /// A Markdown file appended to summary.md (explanations written after looking at results).
-    #[arg(long)]
-    pub notes: Option<PathBuf>,
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// No progress bar.
-    #[arg(long)]
-    pub quiet: bool,
-}
+use std::path::Path;
 
 /// Venice Table 2, in the paper's order.
 pub const WORKLOADS: [&str; 19] = [
@@ -111,11 +81,8 @@ const PAPER: Paper = Paper {
     p99_reduction_venice: [("src1_0", 0.32), ("hm_0", 0.22)],
 };
 
-pub fn reproduce(a: ReproduceArgs) -> Result<()> {
-    if a.paper != "venice" {
-        bail!("reproduce: unknown paper '{}' (known: venice)", a.paper);
-    }
-    let n = a.requests.unwrap_or(if a.quick { 2_000 } else { 20_000 });
+pub fn run(a: &ReproduceArgs) -> Result<()> {
+    let n = a.requests.unwrap_or(if a.quick { 2_000 } else { 100_000 });
     if n == 0 {
         bail!("--requests must be at least 1");
     }
@@ -197,33 +164,33 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
             } else {
                 "the traces".into()
             },
-            a.out.display()
+            a.out_dir().display()
         );
     }
     let start = std::time::Instant::now();
     let recs = batch::run_all(jobs, threads, a.quiet)?;
     let wall = start.elapsed().as_secs_f64();
-    std::fs::create_dir_all(&a.out)
-        .with_context(|| format!("cannot create {}", a.out.display()))?;
+    std::fs::create_dir_all(a.out_dir())
+        .with_context(|| format!("cannot create {}", a.out_dir().display()))?;
     let names: Vec<String> = workloads.iter().map(|w| w.0.clone()).collect();
-    let out = Outputs::new(&a.out, &recs, &names);
+    let out = Outputs::new(a.out_dir(), &recs, &names);
     let summary = out.write_all(presets)?;
-    let mut md = summary_md(&summary, &a, n, wall, presets);
+    let mut md = summary_md(&summary, a, n, wall, presets);
     if let Some(p) = &a.notes {
         md.push('\n');
         md.push_str(
             &std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
         );
     }
-    write(&a.out.join("summary.md"), &md)?;
+    write(&a.out_dir().join("summary.md"), &md)?;
     write(
-        &a.out.join("summary.json"),
+        &a.out_dir().join("summary.json"),
         &serde_json::to_string_pretty(&summary)?,
     )?;
     if !a.quiet {
         eprintln!(
             "done in {wall:.0} s: {}",
-            a.out.join("summary.md").display()
+            a.out_dir().join("summary.md").display()
         );
     }
     Ok(())
@@ -246,64 +213,6 @@ fn trace_files(dir: &Path) -> Result<Vec<(String, String)>> {
         bail!("--traces {}: no trace files", dir.display());
     }
     Ok(v)
-}
-
-fn write(p: &Path, s: &str) -> Result<()> {
-    std::fs::write(p, s).with_context(|| format!("cannot write {}", p.display()))
-}
-
-/// Every record as CSV (one row per run).
-pub fn write_csv(p: &Path, recs: &[Record]) -> Result<()> {
-    let mut w =
-        csv::Writer::from_path(p).with_context(|| format!("cannot write {}", p.display()))?;
-    w.write_record([
-        "experiment",
-        "ssd",
-        "mesh",
-        "replay",
-        "workload",
-        "design",
-        "requests",
-        "sim_time_ns",
-        "iops",
-        "mean_latency_us",
-        "p99_latency_us",
-        "conflict_free_fraction",
-        "first_try_transfer_fraction",
-        "energy_mj",
-        "average_power_mw",
-    ])?;
-    let opt = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x}"));
-    for r in recs {
-        let k = &r.key;
-        w.write_record([
-            k.experiment.clone(),
-            k.ssd.clone(),
-            k.mesh.clone(),
-            k.replay.clone(),
-            k.workload.clone(),
-            k.design.clone(),
-            r.requests.to_string(),
-            format!("{}", r.sim_time_ns),
-            format!("{}", r.iops),
-            format!("{}", r.mean_latency_us),
-            format!("{}", r.p99_latency_us),
-            format!("{}", r.conflict_free_fraction),
-            opt(r.first_try_transfer_fraction),
-            opt(r.energy_mj),
-            opt(r.average_power_mw),
-        ])?;
-    }
-    w.flush()?;
-    Ok(())
-}
-
-fn mean(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        f64::NAN
-    } else {
-        v.iter().sum::<f64>() / v.len() as f64
-    }
 }
 
 fn geomean(v: &[f64]) -> f64 {
@@ -730,7 +639,7 @@ fn summary_md(s: &Value, a: &ReproduceArgs, n: u64, wall: f64, presets: bool) ->
         a.traces
             .as_ref()
             .map_or(String::new(), |t| format!(" --traces {}", t.display())),
-        a.out.display(),
+        a.out_dir().display(),
         if presets {
             format!("{n} requests per run on the `syn:` stand-ins for Venice Tables 2 and 3 (synthetic, not the real traces)")
         } else {

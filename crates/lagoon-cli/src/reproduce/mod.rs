@@ -1,0 +1,130 @@
+//! `lagoon reproduce <paper>`: every run behind a paper's evaluation, with CSV/JSON data, SVG
+//! figures and a summary beside the paper's numbers (SPEC §4).
+
+pub mod piq;
+pub mod venice;
+
+use crate::batch::Record;
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+#[derive(Args)]
+pub struct ReproduceArgs {
+    /// The paper to reproduce: `venice` or `piq`.
+    pub paper: String,
+    /// Fewer requests per run (every figure kept); finishes in a few minutes on 2 cores.
+    #[arg(long)]
+    pub quick: bool,
+    /// Output directory (default: results/<paper>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Trace files to run. venice: instead of the `syn:` presets (Figures 9, 10, 13, 14; mixes
+    /// and sensitivity need the presets). piq: the traces replayed (default ../shared/traces).
+    #[arg(long)]
+    pub traces: Option<PathBuf>,
+    /// Requests per synthetic run (venice: 2,000 with --quick, 100,000 otherwise; piq: 2,000
+    /// / 20,000). Trace runs replay the whole trace.
+    #[arg(long)]
+    pub requests: Option<u64>,
+    /// Simulations at once (default: every core).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// A Markdown file appended to summary.md (explanations written after looking at results).
+    #[arg(long)]
+    pub notes: Option<PathBuf>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("results/{}", a.paper)));
+    a.out = Some(out);
+    match a.paper.as_str() {
+        "venice" => venice::run(&a),
+        "piq" => piq::run(&a),
+        other => bail!("reproduce: unknown paper '{other}' (known: venice, piq)"),
+    }
+}
+
+impl ReproduceArgs {
+    pub fn out_dir(&self) -> &Path {
+        self.out.as_deref().expect("set by reproduce()")
+    }
+}
+
+pub(crate) fn write(p: &Path, s: &str) -> Result<()> {
+    std::fs::write(p, s).with_context(|| format!("cannot write {}", p.display()))
+}
+
+fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+/// Every record as CSV (one row per run).
+pub fn write_csv(p: &Path, recs: &[Record]) -> Result<()> {
+    let mut w =
+        csv::Writer::from_path(p).with_context(|| format!("cannot write {}", p.display()))?;
+    w.write_record([
+        "experiment",
+        "ssd",
+        "mesh",
+        "replay",
+        "workload",
+        "design",
+        "requests",
+        "sim_time_ns",
+        "iops",
+        "mean_latency_us",
+        "p99_latency_us",
+        "read_latency_us",
+        "write_latency_us",
+        "read_host_wait_us",
+        "write_host_wait_us",
+        "mean_busy_chips",
+        "scheduler_conflict_fraction",
+        "conflict_free_fraction",
+        "first_try_transfer_fraction",
+        "energy_mj",
+        "average_power_mw",
+    ])?;
+    let opt = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x}"));
+    for r in recs {
+        let k = &r.key;
+        w.write_record([
+            k.experiment.clone(),
+            k.ssd.clone(),
+            k.mesh.clone(),
+            k.replay.clone(),
+            k.workload.clone(),
+            k.design.clone(),
+            r.requests.to_string(),
+            format!("{}", r.sim_time_ns),
+            format!("{}", r.iops),
+            format!("{}", r.mean_latency_us),
+            format!("{}", r.p99_latency_us),
+            format!("{}", r.read_latency_us),
+            format!("{}", r.write_latency_us),
+            format!("{}", r.read_host_wait_us),
+            format!("{}", r.write_host_wait_us),
+            format!("{}", r.mean_busy_chips),
+            opt(r.scheduler_conflict_fraction),
+            format!("{}", r.conflict_free_fraction),
+            opt(r.first_try_transfer_fraction),
+            opt(r.energy_mj),
+            opt(r.average_power_mw),
+        ])?;
+    }
+    w.flush()?;
+    Ok(())
+}

@@ -1,0 +1,471 @@
+//! `lagoon reproduce piq`: the PIQ paper's evaluation (Gao et al., §V) — the five host
+//! schedulers on conflict-heavy workloads on the paper's SSDsim drive (`piq-ssdsim`), the
+//! queue-length sweep 1..512, and the same schedulers in front of `venice` and `ideal`.
+//!
+//! Replay: the paper replays MSR traces; here the real traces in `--traces` (default
+//! `../shared/traces`) are replayed by their timestamps, with two synthetic conflict-heavy
+//! workloads beside them. Averages are arithmetic means over workloads of per-workload ratios
+//! to RWS, as the paper reports "compared with RWS, on average".
+
+use super::{mean, write, write_csv, ReproduceArgs};
+use crate::batch::{self, Job, Record, RunKey};
+use crate::plot;
+use anyhow::{Context, Result};
+use lagoon_core::config::SsdConfig;
+use lagoon_core::host::piq::Scheme;
+use lagoon_core::host::Replay;
+use lagoon_core::interconnect::Arch;
+use lagoon_core::scenario::Scenario;
+use serde_json::{json, Map, Value};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+const DRIVE: &str = "piq-ssdsim";
+const DEFAULT_QUEUE: u32 = 64;
+const SWEEP: [u32; 10] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
+/// Synthetic workloads with heavy conflicts: many multi-page requests over few chips' worth of
+/// bandwidth, one read-heavy and one write-heavy (Poisson arrivals keep them stable).
+const SYNTHETIC: [(&str, &str); 2] = [
+    (
+        "syn-read-heavy",
+        "syn:read=80,size=choice:2k@40/8k@40/32k@20,addr=uniform,arrival=poisson:400us",
+    ),
+    (
+        "syn-write-heavy",
+        "syn:read=20,size=choice:2k@40/8k@40/32k@20,addr=uniform,arrival=poisson:400us",
+    ),
+];
+/// Published averages vs RWS (§V-B, PIQ): read latency −19.7 %, write −47.0 %, chip
+/// utilization +24.2 %.
+const PAPER_PIQ: [(&str, f64); 3] = [
+    ("read_latency_vs_rws", 1.0 - 0.197),
+    ("write_latency_vs_rws", 1.0 - 0.470),
+    ("chip_utilization_vs_rws", 1.242),
+];
+
+pub fn run(a: &ReproduceArgs) -> Result<()> {
+    let n = a.requests.unwrap_or(if a.quick { 2_000 } else { 20_000 });
+    let dir = a
+        .traces
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("../shared/traces"));
+    let mut workloads: Vec<(String, String)> = Vec::new();
+    for e in std::fs::read_dir(&dir).with_context(|| format!("cannot read {}", dir.display()))? {
+        let p = e?.path();
+        if p.is_file() && p.extension().is_none_or(|x| x != "md") {
+            let name = p
+                .file_stem()
+                .map_or("trace".into(), |s| s.to_string_lossy().into_owned());
+            workloads.push((name, p.to_string_lossy().into_owned()));
+        }
+    }
+    workloads.sort();
+    for (name, spec) in SYNTHETIC {
+        workloads.push((name.into(), format!("{spec},count={n}")));
+    }
+    let drive = SsdConfig::load(DRIVE)?;
+    let mut jobs = Vec::new();
+    let mut push = |exp: &str,
+                    ssd: &str,
+                    cfg: &SsdConfig,
+                    w: &(String, String),
+                    arch: Arch,
+                    s: Scheme,
+                    q: u32| {
+        let mut sc = Scenario::new(ssd, cfg.clone(), arch, vec![w.1.clone()]);
+        sc.seed = a.seed;
+        // traces by their timestamps; synthetic specs by their own Poisson arrivals
+        sc.replay = Some(Replay::Timed { speedup: 1.0 });
+        sc.host_scheduler = Some((s, q));
+        jobs.push(Job {
+            key: RunKey {
+                experiment: exp.into(),
+                ssd: ssd.into(),
+                mesh: format!("q{q}"),
+                replay: "timed".into(),
+                workload: w.0.clone(),
+                design: format!("{arch}/{s}"),
+            },
+            scenario: sc,
+        });
+    };
+    for w in &workloads {
+        for s in Scheme::ALL {
+            push(
+                "schemes",
+                DRIVE,
+                &drive,
+                w,
+                Arch::Baseline,
+                s,
+                DEFAULT_QUEUE,
+            );
+        }
+    }
+    let sweep_w = workloads
+        .iter()
+        .find(|w| w.0 == "tpcc-small")
+        .unwrap_or(&workloads[0])
+        .clone();
+    for q in SWEEP {
+        for s in Scheme::ALL {
+            push("sweep", DRIVE, &drive, &sweep_w, Arch::Baseline, s, q);
+        }
+    }
+    // Path diversity: the perf-optimized drive, where the back ends differ, under a read-heavy
+    // conflict load.
+    let perf = SsdConfig::load("perf-optimized")?;
+    let net_w = (
+        "syn-read-heavy-perf".to_string(),
+        format!("syn:read=80,size=choice:4k@40/16k@40/64k@20,addr=uniform,arrival=poisson:8us,count={n}"),
+    );
+    for arch in [Arch::Baseline, Arch::Venice, Arch::Ideal] {
+        for s in Scheme::ALL {
+            push(
+                "backends",
+                "perf-optimized",
+                &perf,
+                &net_w,
+                arch,
+                s,
+                DEFAULT_QUEUE,
+            );
+        }
+    }
+    let threads = a.jobs.unwrap_or_else(batch::default_threads);
+    if !a.quiet {
+        eprintln!(
+            "reproduce piq: {} runs ({} workloads x 5 schedulers, queue sweep, back ends) on {threads} threads -> {}",
+            jobs.len(),
+            workloads.len(),
+            a.out_dir().display()
+        );
+    }
+    let start = std::time::Instant::now();
+    let recs = batch::run_all(jobs, threads, a.quiet)?;
+    let wall = start.elapsed().as_secs_f64();
+    let out = a.out_dir();
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    write_csv(&out.join("runs.csv"), &recs)?;
+    write(
+        &out.join("runs.json"),
+        &serde_json::to_string_pretty(&recs)?,
+    )?;
+    let names: Vec<String> = workloads.iter().map(|w| w.0.clone()).collect();
+    let find = |exp: &str, w: &str, d: &str, q: u32| {
+        recs.iter().find(|r| {
+            r.key.experiment == exp
+                && r.key.workload == w
+                && r.key.design == d
+                && r.key.mesh == format!("q{q}")
+        })
+    };
+    let design = |s: Scheme| format!("baseline/{s}");
+    // Per workload and scheme, a metric normalized to a reference scheme.
+    let table = |f: &dyn Fn(&Record) -> f64, reference: Scheme| -> Vec<(String, Vec<f64>)> {
+        Scheme::ALL
+            .iter()
+            .map(|&s| {
+                let v = names
+                    .iter()
+                    .map(|w| {
+                        match (
+                            find("schemes", w, &design(s), DEFAULT_QUEUE),
+                            find("schemes", w, &design(reference), DEFAULT_QUEUE),
+                        ) {
+                            (Some(r), Some(b)) if f(b) > 0.0 => f(r) / f(b),
+                            _ => f64::NAN,
+                        }
+                    })
+                    .collect();
+                (s.to_string(), v)
+            })
+            .collect()
+    };
+    let csv_rows = |file: &str, col: &str, t: &[(String, Vec<f64>)]| -> Result<()> {
+        let p = out.join(file);
+        let mut w =
+            csv::Writer::from_path(&p).with_context(|| format!("cannot write {}", p.display()))?;
+        w.write_record(["workload", "scheduler", col])?;
+        for (s, vals) in t {
+            for (wl, v) in names.iter().zip(vals) {
+                w.write_record([wl.as_str(), s.as_str(), &format!("{v:.6}")])?;
+            }
+        }
+        w.flush()?;
+        Ok(())
+    };
+    let draw = |file: &str, title: &str, y: &str, t: &[(String, Vec<f64>)]| -> Result<()> {
+        let mut groups = names.clone();
+        groups.push("average".into());
+        let series: Vec<(String, Vec<f64>)> = t
+            .iter()
+            .map(|(s, v)| {
+                let mut v = v.clone();
+                let fin: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+                v.push(mean(&fin));
+                (s.clone(), v)
+            })
+            .collect();
+        write(
+            &out.join(file),
+            &plot::bars(title, y, &groups, &series, Some(1.0)),
+        )
+    };
+    let read_lat = table(&|r| r.read_latency_us, Scheme::Noop);
+    let write_lat = table(&|r| r.write_latency_us, Scheme::Noop);
+    csv_rows("fig08_read_latency.csv", "read_latency_vs_noop", &read_lat)?;
+    csv_rows(
+        "fig08_write_latency.csv",
+        "write_latency_vs_noop",
+        &write_lat,
+    )?;
+    draw(
+        "fig08_read_latency.svg",
+        "Fig. 8a (piq-ssdsim, queue 64): read latency / NOOP",
+        "read latency / NOOP",
+        &read_lat,
+    )?;
+    draw(
+        "fig08_write_latency.svg",
+        "Fig. 8b (piq-ssdsim, queue 64): write latency / NOOP",
+        "write latency / NOOP",
+        &write_lat,
+    )?;
+    let read_wait = table(&|r| r.read_host_wait_us, Scheme::Rws);
+    let write_wait = table(&|r| r.write_host_wait_us, Scheme::Rws);
+    csv_rows("fig10_read_wait.csv", "read_host_wait_vs_rws", &read_wait)?;
+    csv_rows(
+        "fig10_write_wait.csv",
+        "write_host_wait_vs_rws",
+        &write_wait,
+    )?;
+    draw(
+        "fig10_read_wait.svg",
+        "Fig. 10a: read waiting time in the host / RWS",
+        "wait / RWS",
+        &read_wait,
+    )?;
+    draw(
+        "fig10_write_wait.svg",
+        "Fig. 10b: write waiting time in the host / RWS",
+        "wait / RWS",
+        &write_wait,
+    )?;
+    let chips = table(&|r| r.mean_busy_chips, Scheme::Rws);
+    csv_rows("fig12_chip_utilization.csv", "busy_chips_vs_rws", &chips)?;
+    draw(
+        "fig12_chip_utilization.svg",
+        "Fig. 12: average busy chips / RWS",
+        "busy chips / RWS",
+        &chips,
+    )?;
+    // Fig. 11: queue length sweep.
+    let p = out.join("fig11_queue_length.csv");
+    let mut w =
+        csv::Writer::from_path(&p).with_context(|| format!("cannot write {}", p.display()))?;
+    w.write_record([
+        "queue_length",
+        "scheduler",
+        "read_latency_us",
+        "write_latency_us",
+        "mean_busy_chips",
+    ])?;
+    let mut read_lines = Vec::new();
+    let mut write_lines = Vec::new();
+    for s in Scheme::ALL {
+        let (mut rl, mut wl) = (Vec::new(), Vec::new());
+        for q in SWEEP {
+            if let Some(r) = find("sweep", &sweep_w.0, &design(s), q) {
+                w.write_record([
+                    q.to_string(),
+                    s.to_string(),
+                    format!("{:.3}", r.read_latency_us),
+                    format!("{:.3}", r.write_latency_us),
+                    format!("{:.3}", r.mean_busy_chips),
+                ])?;
+                rl.push((q as f64, r.read_latency_us));
+                wl.push((q as f64, r.write_latency_us));
+            }
+        }
+        read_lines.push((s.to_string(), rl));
+        write_lines.push((s.to_string(), wl));
+    }
+    w.flush()?;
+    write(
+        &out.join("fig11_read_latency_vs_queue.svg"),
+        &plot::lines(
+            &format!("Fig. 11a ({}): read latency vs queue length", sweep_w.0),
+            "queue length (log)",
+            "mean read latency (us)",
+            &read_lines,
+            true,
+        ),
+    )?;
+    write(
+        &out.join("fig11_write_latency_vs_queue.svg"),
+        &plot::lines(
+            &format!("Fig. 11b ({}): write latency vs queue length", sweep_w.0),
+            "queue length (log)",
+            "mean write latency (us)",
+            &write_lines,
+            true,
+        ),
+    )?;
+    // Schedulers in front of networked back ends.
+    let p = out.join("backends.csv");
+    let mut w =
+        csv::Writer::from_path(&p).with_context(|| format!("cannot write {}", p.display()))?;
+    w.write_record([
+        "arch",
+        "scheduler",
+        "read_latency_us",
+        "write_latency_us",
+        "mean_busy_chips",
+        "read_vs_rws",
+        "write_vs_rws",
+    ])?;
+    let mut backends = Map::new();
+    for arch in ["baseline", "venice", "ideal"] {
+        let get = |s: Scheme| find("backends", &net_w.0, &format!("{arch}/{s}"), DEFAULT_QUEUE);
+        let rws = get(Scheme::Rws);
+        let mut m = Map::new();
+        for s in Scheme::ALL {
+            if let (Some(r), Some(b)) = (get(s), rws) {
+                let (rr, wr) = (
+                    r.read_latency_us / b.read_latency_us,
+                    r.write_latency_us / b.write_latency_us,
+                );
+                w.write_record([
+                    arch.to_string(),
+                    s.to_string(),
+                    format!("{:.3}", r.read_latency_us),
+                    format!("{:.3}", r.write_latency_us),
+                    format!("{:.3}", r.mean_busy_chips),
+                    format!("{rr:.4}"),
+                    format!("{wr:.4}"),
+                ])?;
+                m.insert(s.to_string(), json!({"read_latency_vs_rws": rr, "write_latency_vs_rws": wr, "chip_utilization_vs_rws": r.mean_busy_chips / b.mean_busy_chips}));
+            }
+        }
+        backends.insert(arch.into(), Value::Object(m));
+    }
+    w.flush()?;
+    // summary.json: per scheme, averages of per-workload ratios to RWS.
+    let vs_rws = |f: &dyn Fn(&Record) -> f64| table(f, Scheme::Rws);
+    let (rl, wl, cu) = (
+        vs_rws(&|r| r.read_latency_us),
+        vs_rws(&|r| r.write_latency_us),
+        vs_rws(&|r| r.mean_busy_chips),
+    );
+    let mut summary = Map::new();
+    let fin = |v: &[f64]| -> Vec<f64> { v.iter().copied().filter(|x| x.is_finite()).collect() };
+    for (k, s) in Scheme::ALL.iter().enumerate() {
+        let conflicts: Vec<f64> = names
+            .iter()
+            .filter_map(|w| {
+                find("schemes", w, &design(*s), DEFAULT_QUEUE)?.scheduler_conflict_fraction
+            })
+            .collect();
+        summary.insert(
+            s.to_string(),
+            json!({
+                "read_latency_vs_rws": mean(&fin(&rl[k].1)),
+                "write_latency_vs_rws": mean(&fin(&wl[k].1)),
+                "chip_utilization_vs_rws": mean(&fin(&cu[k].1)),
+                "conflict_fraction": mean(&conflicts),
+            }),
+        );
+    }
+    summary.insert("workloads".into(), json!(names));
+    summary.insert("drive".into(), json!(DRIVE));
+    summary.insert("queue_length".into(), json!(DEFAULT_QUEUE));
+    summary.insert(
+        "mean".into(),
+        json!("arithmetic mean over workloads of per-workload ratios to RWS"),
+    );
+    summary.insert("backends".into(), Value::Object(backends));
+    let summary = Value::Object(summary);
+    write(
+        &out.join("summary.json"),
+        &serde_json::to_string_pretty(&summary)?,
+    )?;
+    let mut md = String::new();
+    let _ = writeln!(md, "# PIQ (parallel issue queuing) reproduced by Lagoon\n");
+    let _ = writeln!(md, "Command: `lagoon reproduce piq{}{} --out {}` — {wall:.0} s wall. Drive `{DRIVE}` (the paper's SSDsim setup, §V-A), host queue length {DEFAULT_QUEUE}, timed replay of every trace in `{}` and two synthetic conflict-heavy workloads ({n} requests each). Averages: arithmetic means over workloads of per-workload ratios to RWS.\n",
+        if a.quick { " --quick" } else { "" },
+        a.traces.as_ref().map_or(String::new(), |t| format!(" --traces {}", t.display())),
+        out.display(), dir.display());
+    let _ = writeln!(md, "## PIQ against RWS, beside the paper (SPEC §4)\n");
+    let _ = writeln!(
+        md,
+        "| metric | paper | Lagoon | Lagoon / paper |\n|---|---|---|---|"
+    );
+    for (k, p) in PAPER_PIQ {
+        let v = summary["piq"][k].as_f64().unwrap_or(f64::NAN);
+        let _ = writeln!(md, "| {k} | {p:.3} | {v:.3} | {:.2} |", v / p);
+    }
+    let _ = writeln!(md, "\n## Every scheme against RWS\n\n| scheme | read latency | write latency | busy chips | requests in conflict |\n|---|---|---|---|---|");
+    for s in Scheme::ALL {
+        let o = &summary[s.to_string()];
+        let f = |k: &str| o[k].as_f64().map_or("-".into(), |x| format!("{x:.3}"));
+        let _ = writeln!(
+            md,
+            "| {s} | {} | {} | {} | {} |",
+            f("read_latency_vs_rws"),
+            f("write_latency_vs_rws"),
+            f("chip_utilization_vs_rws"),
+            f("conflict_fraction")
+        );
+    }
+    let _ = writeln!(md, "\n## In front of networked back ends (perf-optimized, `{}`)\n\n| back end | scheme | read latency / RWS | write latency / RWS | busy chips / RWS |\n|---|---|---|---|---|", net_w.0);
+    for arch in ["baseline", "venice", "ideal"] {
+        for s in Scheme::ALL {
+            let o = &summary["backends"][arch][s.to_string()];
+            let f = |k: &str| o[k].as_f64().map_or("-".into(), |x| format!("{x:.3}"));
+            let _ = writeln!(
+                md,
+                "| {arch} | {s} | {} | {} | {} |",
+                f("read_latency_vs_rws"),
+                f("write_latency_vs_rws"),
+                f("chip_utilization_vs_rws")
+            );
+        }
+    }
+    let _ = writeln!(md, "\n## Figures\n");
+    for (f, t) in [
+        ("fig08_read_latency.svg", "Fig. 8a: read latency / NOOP"),
+        ("fig08_write_latency.svg", "Fig. 8b: write latency / NOOP"),
+        (
+            "fig10_read_wait.svg",
+            "Fig. 10a: read waiting time in the host / RWS",
+        ),
+        (
+            "fig10_write_wait.svg",
+            "Fig. 10b: write waiting time in the host / RWS",
+        ),
+        (
+            "fig11_read_latency_vs_queue.svg",
+            "Fig. 11a: read latency vs queue length",
+        ),
+        (
+            "fig11_write_latency_vs_queue.svg",
+            "Fig. 11b: write latency vs queue length",
+        ),
+        ("fig12_chip_utilization.svg", "Fig. 12: busy chips / RWS"),
+    ] {
+        let _ = writeln!(md, "### {t}\n\n![{t}]({f})\n");
+    }
+    let _ = writeln!(md, "Data: one CSV per figure (one row per scheduler × workload; `fig11_queue_length.csv` one per scheduler × queue length), `backends.csv`, every run in `runs.csv` / `runs.json`, averages in `summary.json`.");
+    if let Some(p) = &a.notes {
+        md.push('\n');
+        md.push_str(
+            &std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
+        );
+    }
+    write(&out.join("summary.md"), &md)?;
+    if !a.quiet {
+        eprintln!("done in {wall:.0} s: {}", out.join("summary.md").display());
+    }
+    Ok(())
+}
