@@ -123,7 +123,7 @@ pub fn bars(
         .fold(0.0, f64::max);
     let (top, step) = nice_max(max);
     let mut s = header(w, h, title);
-    y_axis(&mut s, w, top, step, y_label, |v| format!("{v:.2}"));
+    y_axis(&mut s, w, top, step, y_label, tick);
     let plot_w = w - LEFT - RIGHT;
     let gw = plot_w / groups.len().max(1) as f64;
     for (g, name) in groups.iter().enumerate() {
@@ -215,7 +215,7 @@ pub fn lines(
     };
     let py = |y: f64| TOP + HEIGHT * (1.0 - y / top);
     let mut s = header(w, h, title);
-    y_axis(&mut s, w, top, step, y_label, |v| format!("{v:.1}"));
+    y_axis(&mut s, w, top, step, y_label, tick);
     // x ticks: decades on a log axis, fifths on a linear one
     let ticks: Vec<f64> = if log_x {
         (a as i32..=b as i32).map(|e| 10f64.powi(e)).collect()
@@ -268,6 +268,17 @@ pub fn lines(
     legend(&mut s, &names, LEFT, 46.0);
     s.push_str("</svg>\n");
     s
+}
+
+/// A y tick label short enough to stay clear of the axis title.
+fn tick(v: f64) -> String {
+    if v >= 1000.0 {
+        fmt_num(v)
+    } else if v >= 10.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
 }
 
 fn fmt_num(v: f64) -> String {

@@ -405,8 +405,9 @@ impl Simulator {
                 "host queue length {queue_length}: expected 1 to 65536"
             ));
         }
+        let slots = self.cfg.host.io_queue_depth;
         for f in &mut self.flows {
-            f.sched = Some(HostScheduler::new(scheme, queue_length));
+            f.sched = Some(HostScheduler::new(scheme, queue_length, slots));
         }
         Ok(())
     }
@@ -604,9 +605,13 @@ impl Simulator {
 
     fn on_arrival(&mut self, now: Ps, f: usize) {
         let fl = &mut self.flows[f];
-        if fl.in_sq >= self.cfg.host.io_queue_depth
-            || fl.sched.as_ref().is_some_and(|s| s.is_full())
-        {
+        // With a host scheduler, its queue length bounds the host side and its device slots
+        // (the queue depth) the device side.
+        let full = match fl.sched.as_ref() {
+            Some(s) => s.is_full(),
+            None => fl.in_sq >= self.cfg.host.io_queue_depth,
+        };
+        if full {
             fl.held = true;
             return;
         }

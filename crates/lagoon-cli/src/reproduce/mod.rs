@@ -57,6 +57,28 @@ impl ReproduceArgs {
     pub fn out_dir(&self) -> &Path {
         self.out.as_deref().expect("set by reproduce()")
     }
+
+    /// The command that regenerates these results, for the summaries.
+    pub fn command_line(&self) -> String {
+        let mut c = format!("lagoon reproduce {}", self.paper);
+        if self.quick {
+            c.push_str(" --quick");
+        }
+        if let Some(r) = self.requests {
+            c.push_str(&format!(" --requests {r}"));
+        }
+        if let Some(t) = &self.traces {
+            c.push_str(&format!(" --traces {}", t.display()));
+        }
+        if self.seed != 1 {
+            c.push_str(&format!(" --seed {}", self.seed));
+        }
+        c.push_str(&format!(" --out {}", self.out_dir().display()));
+        if let Some(n) = &self.notes {
+            c.push_str(&format!(" --notes {}", n.display()));
+        }
+        c
+    }
 }
 
 pub(crate) fn write(p: &Path, s: &str) -> Result<()> {

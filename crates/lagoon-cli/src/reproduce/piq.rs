@@ -24,15 +24,17 @@ const DRIVE: &str = "piq-ssdsim";
 const DEFAULT_QUEUE: u32 = 64;
 const SWEEP: [u32; 10] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 /// Synthetic workloads with heavy conflicts: many multi-page requests over few chips' worth of
-/// bandwidth, one read-heavy and one write-heavy (Poisson arrivals keep them stable).
+/// bandwidth, one read-heavy and one write-heavy, at about two thirds of the 8 x 40 MB/s
+/// channels (Poisson arrivals keep them stable while the queue often holds more than the
+/// device takes).
 const SYNTHETIC: [(&str, &str); 2] = [
     (
         "syn-read-heavy",
-        "syn:read=80,size=choice:2k@40/8k@40/32k@20,addr=uniform,arrival=poisson:400us",
+        "syn:read=80,size=choice:2k@40/8k@40/32k@20,addr=uniform,arrival=poisson:50us",
     ),
     (
         "syn-write-heavy",
-        "syn:read=20,size=choice:2k@40/8k@40/32k@20,addr=uniform,arrival=poisson:400us",
+        "syn:read=20,size=choice:2k@40/8k@40/32k@20,addr=uniform,arrival=poisson:50us",
     ),
 ];
 /// Published averages vs RWS (§V-B, PIQ): read latency −19.7 %, write −47.0 %, chip
@@ -65,24 +67,29 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     }
     let drive = SsdConfig::load(DRIVE)?;
     let mut jobs = Vec::new();
+    let timed = Replay::Timed { speedup: 1.0 };
+    let closed = Replay::Closed {
+        depth: DEFAULT_QUEUE,
+    };
+    #[allow(clippy::too_many_arguments)]
     let mut push = |exp: &str,
                     ssd: &str,
                     cfg: &SsdConfig,
                     w: &(String, String),
                     arch: Arch,
                     s: Scheme,
-                    q: u32| {
+                    q: u32,
+                    replay: Replay| {
         let mut sc = Scenario::new(ssd, cfg.clone(), arch, vec![w.1.clone()]);
         sc.seed = a.seed;
-        // traces by their timestamps; synthetic specs by their own Poisson arrivals
-        sc.replay = Some(Replay::Timed { speedup: 1.0 });
+        sc.replay = Some(replay);
         sc.host_scheduler = Some((s, q));
         jobs.push(Job {
             key: RunKey {
                 experiment: exp.into(),
                 ssd: ssd.into(),
                 mesh: format!("q{q}"),
-                replay: "timed".into(),
+                replay: replay.to_string(),
                 workload: w.0.clone(),
                 design: format!("{arch}/{s}"),
             },
@@ -99,6 +106,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
                 Arch::Baseline,
                 s,
                 DEFAULT_QUEUE,
+                timed,
             );
         }
     }
@@ -109,15 +117,26 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         .clone();
     for q in SWEEP {
         for s in Scheme::ALL {
-            push("sweep", DRIVE, &drive, &sweep_w, Arch::Baseline, s, q);
+            push(
+                "sweep",
+                DRIVE,
+                &drive,
+                &sweep_w,
+                Arch::Baseline,
+                s,
+                q,
+                timed,
+            );
         }
     }
     // Path diversity: the perf-optimized drive, where the back ends differ, under a read-heavy
-    // conflict load.
-    let perf = SsdConfig::load("perf-optimized")?;
+    // conflict load kept at the queue length (closed loop), so the scheduler always has a choice.
+    // The device takes 32 requests at once, as on piq-ssdsim, so the scheduler has a choice.
+    let mut perf = SsdConfig::load("perf-optimized")?;
+    perf.host.io_queue_depth = drive.host.io_queue_depth;
     let net_w = (
         "syn-read-heavy-perf".to_string(),
-        format!("syn:read=80,size=choice:4k@40/16k@40/64k@20,addr=uniform,arrival=poisson:8us,count={n}"),
+        format!("syn:read=80,size=choice:4k@40/16k@40/64k@20,addr=uniform,count={n}"),
     );
     for arch in [Arch::Baseline, Arch::Venice, Arch::Ideal] {
         for s in Scheme::ALL {
@@ -129,6 +148,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
                 arch,
                 s,
                 DEFAULT_QUEUE,
+                closed,
             );
         }
     }
@@ -273,8 +293,9 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     ])?;
     let mut read_lines = Vec::new();
     let mut write_lines = Vec::new();
+    let mut chip_lines = Vec::new();
     for s in Scheme::ALL {
-        let (mut rl, mut wl) = (Vec::new(), Vec::new());
+        let (mut rl, mut wl, mut cl) = (Vec::new(), Vec::new(), Vec::new());
         for q in SWEEP {
             if let Some(r) = find("sweep", &sweep_w.0, &design(s), q) {
                 w.write_record([
@@ -286,10 +307,12 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
                 ])?;
                 rl.push((q as f64, r.read_latency_us));
                 wl.push((q as f64, r.write_latency_us));
+                cl.push((q as f64, r.mean_busy_chips));
             }
         }
         read_lines.push((s.to_string(), rl));
         write_lines.push((s.to_string(), wl));
+        chip_lines.push((s.to_string(), cl));
     }
     w.flush()?;
     write(
@@ -309,6 +332,19 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
             "queue length (log)",
             "mean write latency (us)",
             &write_lines,
+            true,
+        ),
+    )?;
+    write(
+        &out.join("fig11_busy_chips_vs_queue.svg"),
+        &plot::lines(
+            &format!(
+                "Fig. 11c ({}): average busy chips vs queue length",
+                sweep_w.0
+            ),
+            "queue length (log)",
+            "average busy chips",
+            &chip_lines,
             true,
         ),
     )?;
@@ -392,10 +428,8 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     )?;
     let mut md = String::new();
     let _ = writeln!(md, "# PIQ (parallel issue queuing) reproduced by Lagoon\n");
-    let _ = writeln!(md, "Command: `lagoon reproduce piq{}{} --out {}` — {wall:.0} s wall. Drive `{DRIVE}` (the paper's SSDsim setup, §V-A), host queue length {DEFAULT_QUEUE}, timed replay of every trace in `{}` and two synthetic conflict-heavy workloads ({n} requests each). Averages: arithmetic means over workloads of per-workload ratios to RWS.\n",
-        if a.quick { " --quick" } else { "" },
-        a.traces.as_ref().map_or(String::new(), |t| format!(" --traces {}", t.display())),
-        out.display(), dir.display());
+    let _ = writeln!(md, "Command: `{}` — {wall:.0} s wall. Drive `{DRIVE}` (the paper's SSDsim setup, §V-A), host queue length {DEFAULT_QUEUE}, timed replay of every trace in `{}` and two synthetic conflict-heavy workloads ({n} requests each). Averages: arithmetic means over workloads of per-workload ratios to RWS.\n",
+        a.command_line(), dir.display());
     let _ = writeln!(md, "## PIQ against RWS, beside the paper (SPEC §4)\n");
     let _ = writeln!(
         md,
@@ -418,7 +452,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
             f("conflict_fraction")
         );
     }
-    let _ = writeln!(md, "\n## In front of networked back ends (perf-optimized, `{}`)\n\n| back end | scheme | read latency / RWS | write latency / RWS | busy chips / RWS |\n|---|---|---|---|---|", net_w.0);
+    let _ = writeln!(md, "\n## In front of networked back ends (perf-optimized with the device taking {} requests at once, `{}`)\n\n| back end | scheme | read latency / RWS | write latency / RWS | busy chips / RWS |\n|---|---|---|---|---|", drive.host.io_queue_depth, net_w.0);
     for arch in ["baseline", "venice", "ideal"] {
         for s in Scheme::ALL {
             let o = &summary["backends"][arch][s.to_string()];
@@ -451,6 +485,10 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         (
             "fig11_write_latency_vs_queue.svg",
             "Fig. 11b: write latency vs queue length",
+        ),
+        (
+            "fig11_busy_chips_vs_queue.svg",
+            "Fig. 11c: average busy chips vs queue length",
         ),
         ("fig12_chip_utilization.svg", "Fig. 12: busy chips / RWS"),
     ] {

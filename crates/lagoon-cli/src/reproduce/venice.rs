@@ -632,14 +632,8 @@ fn summary_md(s: &Value, a: &ReproduceArgs, n: u64, wall: f64, presets: bool) ->
     let _ = writeln!(m, "# Venice (ISCA 2023) reproduced by Lagoon\n");
     let _ = writeln!(
         m,
-        "Command: `lagoon reproduce venice{}{}{} --out {}` — {}; {wall:.0} s wall.\n",
-        if a.quick { " --quick" } else { "" },
-        a.requests
-            .map_or(String::new(), |r| format!(" --requests {r}")),
-        a.traces
-            .as_ref()
-            .map_or(String::new(), |t| format!(" --traces {}", t.display())),
-        a.out_dir().display(),
+        "Command: `{}` — {}; {wall:.0} s wall.\n",
+        a.command_line(),
         if presets {
             format!("{n} requests per run on the `syn:` stand-ins for Venice Tables 2 and 3 (synthetic, not the real traces)")
         } else {
