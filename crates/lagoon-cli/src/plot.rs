@@ -111,10 +111,10 @@ pub fn bars(
     let per_group = series.len().max(1) as f64;
     let bar_w = 9.0;
     let group_w = per_group * bar_w + 12.0;
-    // wide enough for every group and for the title (~8 px per bold character)
+    // wide enough for every group and for the title (~9.5 px per bold 15 px character)
     let w = (LEFT + RIGHT + group_w * groups.len() as f64)
         .max(560.0)
-        .max(8.0 * title.chars().count() as f64 + 40.0);
+        .max(9.5 * title.chars().count() as f64 + 40.0);
     let h = TOP + HEIGHT + BOTTOM;
     let max = series
         .iter()
