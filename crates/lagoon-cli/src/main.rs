@@ -43,7 +43,7 @@ enum Command {
         /// Preset name (perf-optimized, cost-optimized).
         preset: String,
     },
-    /// Compare baseline and ideal back ends on built-in defaults (what `lagoon` alone runs).
+    /// Every back end on built-in defaults (what `lagoon` alone runs).
     Demo,
 }
 
@@ -244,39 +244,36 @@ fn trace_stats(
     Ok(())
 }
 
-/// Baseline vs ideal on the perf-optimized drive under a saturating random-read workload and a
-/// mixed one: the path-conflict problem in two tables.
+/// Every back end on the perf-optimized drive under a saturating random-read workload and a
+/// mixed one: the path-conflict problem and what each design does about it, in two tables.
 fn demo() -> Result<()> {
     let ssd = SsdConfig::load("perf-optimized")?;
     let workloads = [
         "syn:read=100,size=4k,addr=uniform,arrival=qd:64,count=100000",
         "syn:read=70,size=16k,addr=uniform,arrival=qd:64,count=50000",
     ];
-    println!("Lagoon demo: perf-optimized drive (Venice Table 1), baseline shared channels vs the path-conflict-free ideal\n");
+    println!("Lagoon demo: the perf-optimized drive (Venice Table 1) with each back end, closed loop at 64\n");
+    let mut jobs = Vec::new();
     for w in workloads {
-        println!("workload {w}");
-        println!(
-            "  {:<9} {:>10} {:>10} {:>11} {:>11} {:>11} {:>10}",
-            "arch", "IOPS", "MB/s", "mean us", "p99 us", "conflicts", "wall s"
-        );
-        for arch in [Arch::Baseline, Arch::Ideal] {
-            let sc = Scenario::new("perf-optimized", ssd.clone(), arch, vec![w.to_string()]);
-            let pb = progress_bar(false, None);
-            let r = sc.run(|d| pb.set_position(d))?;
-            pb.finish_and_clear();
-            println!(
-                "  {:<9} {:>10.0} {:>10.1} {:>11.1} {:>11.1} {:>10.1}% {:>10.2}",
-                r.arch,
-                r.iops,
-                r.bandwidth_mb_s,
-                r.latency_ns.mean / 1e3,
-                r.latency_ns.p99 as f64 / 1e3,
-                100.0 * r.path_conflict_fraction,
-                r.wall_time_s
-            );
+        for arch in Arch::ALL {
+            jobs.push(batch::Job {
+                key: batch::RunKey {
+                    experiment: "demo".into(),
+                    ssd: "perf-optimized".into(),
+                    mesh: "8x8".into(),
+                    replay: "closed:64".into(),
+                    workload: w.into(),
+                    design: arch.to_string(),
+                },
+                scenario: Scenario::new("perf-optimized", ssd.clone(), arch, vec![w.to_string()]),
+            });
         }
-        println!();
     }
-    println!("Run `lagoon run --help` to simulate your own trace or workload.");
+    let recs = batch::run_all(jobs, batch::default_threads(), false)?;
+    for (w, chunk) in workloads.iter().zip(recs.chunks(Arch::ALL.len())) {
+        println!("{}", compare::table("perf-optimized", "8x8", w, chunk));
+    }
+    println!("Next: `lagoon compare --workload syn:hm_0` (a Venice Table 2 stand-in), `lagoon reproduce venice --quick`,");
+    println!("`lagoon reproduce piq --quick`, or `lagoon run --help` to simulate your own trace.");
     Ok(())
 }

@@ -478,3 +478,17 @@ fn run_with_a_host_scheduler() {
     assert_eq!(code, 2);
     assert!(err.contains("unknown host scheduler 'cfq'"), "{err}");
 }
+
+/// `lagoon` alone (the README's first command): every back end in two tables.
+#[test]
+fn demo_runs_every_back_end() {
+    let (code, out, err) = lagoon(&[]);
+    assert_eq!(code, 0, "{err}");
+    for d in ["baseline", "pssd", "pnssd", "nossd", "venice", "ideal"] {
+        let rows = out
+            .lines()
+            .filter(|l| l.trim_start().starts_with(&format!("{d} ")))
+            .count();
+        assert_eq!(rows, 2, "{d} in both tables:\n{out}");
+    }
+}
