@@ -104,6 +104,9 @@ struct RunArgs {
     /// Write the JSON report to a file, or `-` for standard output.
     #[arg(long)]
     json: Option<String>,
+    /// Draw the per-link utilization of a mesh back end (venice) as an SVG heat map.
+    #[arg(long)]
+    heatmap: Option<PathBuf>,
     /// Write the end-to-end latency CDF (all, read, write) as CSV.
     #[arg(long)]
     cdf: Option<PathBuf>,
@@ -202,7 +205,48 @@ fn run(a: RunArgs) -> Result<()> {
     if let Some(path) = &a.cdf {
         write_cdf(path, &sc, &report)?;
     }
+    if let Some(path) = &a.heatmap {
+        write_heatmap(path, &report)?;
+    }
     Ok(())
+}
+
+pub(crate) fn write_heatmap(path: &Path, report: &Report) -> Result<()> {
+    let ic = &report.interconnect;
+    let Some(m) = &ic.mesh else {
+        bail!(
+            "--heatmap: the {} back end has no per-link mesh utilization (use --arch venice)",
+            report.arch
+        );
+    };
+    let fc_util = ic
+        .venice
+        .as_ref()
+        .map(|v| v.controller_utilization.clone())
+        .unwrap_or_default();
+    let fcs: Vec<(u32, f64)> = m
+        .controller_routers
+        .iter()
+        .enumerate()
+        .map(|(i, &r)| (r, fc_util.get(i).copied().unwrap_or(f64::NAN)))
+        .collect();
+    let title = format!(
+        "{} on {} ({}x{}): link utilization, mean {:.1} %",
+        report.arch,
+        report.ssd,
+        m.rows,
+        m.cols,
+        100.0 * ic.mean_channel_utilization
+    );
+    let svg = plot::mesh_heatmap(
+        &title,
+        m.rows,
+        m.cols,
+        &m.links,
+        &ic.channel_utilization,
+        &fcs,
+    );
+    std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))
 }
 
 fn write_cdf(path: &Path, _sc: &Scenario, report: &Report) -> Result<()> {

@@ -281,6 +281,100 @@ fn tick(v: f64) -> String {
     }
 }
 
+/// Busy fraction 0..1 as a colour from pale yellow to dark red (ColorBrewer YlOrRd).
+fn heat(u: f64) -> String {
+    const STOPS: [(f64, [f64; 3]); 4] = [
+        (0.0, [255.0, 255.0, 204.0]),
+        (0.33, [254.0, 178.0, 76.0]),
+        (0.66, [240.0, 59.0, 32.0]),
+        (1.0, [128.0, 0.0, 38.0]),
+    ];
+    let u = if u.is_finite() {
+        u.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let i = STOPS.iter().position(|s| s.0 >= u).unwrap_or(3).max(1);
+    let (a, b) = (STOPS[i - 1], STOPS[i]);
+    let t = (u - a.0) / (b.0 - a.0);
+    let c: Vec<u8> = (0..3)
+        .map(|k| (a.1[k] + t * (b.1[k] - a.1[k])).round() as u8)
+        .collect();
+    format!("#{:02x}{:02x}{:02x}", c[0], c[1], c[2])
+}
+
+/// A mesh of `rows` × `cols` routers (row-major ids, row 0 on top) with each link drawn in the
+/// colour of its busy fraction, and the controllers on the left edge with theirs.
+pub fn mesh_heatmap(
+    title: &str,
+    rows: u32,
+    cols: u32,
+    links: &[(u32, u32)],
+    link_util: &[f64],
+    controllers: &[(u32, f64)],
+) -> String {
+    let gap = (560.0 / cols.max(rows) as f64).clamp(14.0, 60.0);
+    let (x0, y0) = (110.0, 70.0);
+    let w = x0 + gap * cols as f64 + 170.0;
+    let h = y0 + gap * rows as f64 + 40.0;
+    let pos = |r: u32| (x0 + gap * (r % cols) as f64, y0 + gap * (r / cols) as f64);
+    let mut s = header(w.max(9.5 * title.chars().count() as f64 + 40.0), h, title);
+    let stroke = (gap / 6.0).clamp(2.0, 8.0);
+    for (i, &(a, b)) in links.iter().enumerate() {
+        let u = link_util.get(i).copied().unwrap_or(f64::NAN);
+        let ((xa, ya), (xb, yb)) = (pos(a), pos(b));
+        let _ = writeln!(
+            s,
+            r#"<line x1="{xa:.1}" y1="{ya:.1}" x2="{xb:.1}" y2="{yb:.1}" stroke="{}" stroke-width="{stroke:.1}"><title>link {i} ({a}-{b}): {:.1} % busy</title></line>"#,
+            heat(u),
+            100.0 * u
+        );
+    }
+    let rad = (gap / 8.0).clamp(1.5, 5.0);
+    for r in 0..rows * cols {
+        let (x, y) = pos(r);
+        let _ = writeln!(
+            s,
+            r##"<circle cx="{x:.1}" cy="{y:.1}" r="{rad:.1}" fill="#555"/>"##
+        );
+    }
+    for (i, &(r, u)) in controllers.iter().enumerate() {
+        let (x, y) = pos(r);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{:.1}" y1="{y:.1}" x2="{x:.1}" y2="{y:.1}" stroke="#999" stroke-dasharray="3,2"/><rect x="{:.1}" y="{:.1}" width="34" height="14" fill="{}" stroke="#333"><title>FC{i}: {:.1} % busy</title></rect><text x="{:.1}" y="{:.1}" font-size="10">FC{i}</text>"##,
+            x - 40.0,
+            x - 80.0,
+            y - 7.0,
+            heat(u),
+            100.0 * u,
+            x - 105.0,
+            y + 4.0
+        );
+    }
+    // colour scale
+    let lx = x0 + gap * cols as f64 + 40.0;
+    for k in 0..=10 {
+        let u = k as f64 / 10.0;
+        let y = y0 + 10.0 * (10 - k) as f64;
+        let _ = writeln!(
+            s,
+            r#"<rect x="{lx:.1}" y="{y:.1}" width="16" height="10" fill="{}"/>"#,
+            heat(u)
+        );
+    }
+    let _ = writeln!(
+        s,
+        r#"<text x="{:.1}" y="{:.1}">100 % busy</text><text x="{:.1}" y="{:.1}">0 %</text>"#,
+        lx + 20.0,
+        y0 + 9.0,
+        lx + 20.0,
+        y0 + 109.0
+    );
+    s.push_str("</svg>\n");
+    s
+}
+
 fn fmt_num(v: f64) -> String {
     if v >= 1e6 {
         format!("{}M", v / 1e6)
@@ -310,6 +404,23 @@ mod tests {
         // 3 bars + 2 legend swatches + background
         assert_eq!(svg.matches("<rect").count(), 3 + 2 + 1);
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    }
+
+    #[test]
+    fn heatmap_draws_every_link_and_controller() {
+        let svg = mesh_heatmap(
+            "t",
+            2,
+            2,
+            &[(0, 1), (2, 3), (0, 2), (1, 3)],
+            &[0.0, 0.5, 1.0, 0.25],
+            &[(0, 0.9), (2, 0.1)],
+        );
+        assert_eq!(svg.matches("% busy</title></line>").count(), 4);
+        assert_eq!(svg.matches("<circle").count(), 4);
+        assert!(svg.contains("FC1"));
+        assert_eq!(heat(0.0), "#ffffcc");
+        assert_eq!(heat(1.0), "#800026");
     }
 
     #[test]

@@ -307,6 +307,7 @@ fn reproduce_venice_writes_every_figure() {
         "fig14_energy.svg",
         "fig14_power.svg",
         "fig15_sensitivity.svg",
+        "venice_links_closed.svg",
     ] {
         let s = std::fs::read_to_string(dir.join(f)).unwrap();
         assert!(s.starts_with("<svg") && s.contains("</svg>"), "{f}");
@@ -491,4 +492,40 @@ fn demo_runs_every_back_end() {
             .count();
         assert_eq!(rows, 2, "{d} in both tables:\n{out}");
     }
+}
+
+/// `run --heatmap`: one coloured line per mesh link (112 on 8x8) and a box per controller; a
+/// back end without mesh links is one clear error.
+#[test]
+fn heatmap_of_venice_links() {
+    let path = std::env::temp_dir().join(format!("lagoon-heat-{}.svg", std::process::id()));
+    let p = path.to_str().unwrap();
+    let w = "syn:read=100,size=4k,arrival=qd:16,count=500";
+    let (code, _, err) = lagoon(&[
+        "run",
+        "--arch",
+        "venice",
+        "--workload",
+        w,
+        "--heatmap",
+        p,
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let svg = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(svg.matches("% busy</title></line>").count(), 112);
+    assert_eq!(svg.matches("<title>FC").count(), 8);
+    let (code, _, err) = lagoon(&[
+        "run",
+        "--arch",
+        "baseline",
+        "--workload",
+        w,
+        "--heatmap",
+        p,
+        "--quiet",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--heatmap: the baseline back end"), "{err}");
+    std::fs::remove_file(&path).ok();
 }

@@ -175,6 +175,19 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     let names: Vec<String> = workloads.iter().map(|w| w.0.clone()).collect();
     let out = Outputs::new(a.out_dir(), &recs, &names);
     let summary = out.write_all(presets)?;
+    if presets {
+        // Where Venice's circuits run: per-link utilization under a backlogged load.
+        let mut sc = Scenario::new(
+            "perf-optimized",
+            SsdConfig::load("perf-optimized")?,
+            Arch::Venice,
+            vec![format!("syn:src1_0,count={}", n.min(20_000))],
+        );
+        sc.seed = a.seed;
+        sc.replay = closed;
+        let r = sc.run(|_| {})?;
+        crate::write_heatmap(&a.out_dir().join("venice_links_closed.svg"), &r)?;
+    }
     let mut md = summary_md(&summary, a, n, wall, presets);
     if let Some(p) = &a.notes {
         md.push('\n');
@@ -843,6 +856,10 @@ fn summary_md(s: &Value, a: &ReproduceArgs, n: u64, wall: f64, presets: bool) ->
         figs.insert(
             "fig15_sensitivity.svg",
             "Fig. 15: sensitivity to the array shape",
+        );
+        figs.insert(
+            "venice_links_closed.svg",
+            "Venice link and controller utilization, syn:src1_0 closed loop (32)",
         );
     }
     for (f, t) in figs {

@@ -136,6 +136,25 @@ impl Mesh {
     }
 
     /// Links from controller `fc` to router `r` on a minimal path (its own link included).
+    /// The routers each link joins, by link id, and where the controllers attach: what a
+    /// per-link heat map needs.
+    pub fn layout(&self) -> super::MeshLayout {
+        let mut links = vec![(0, 0); self.links() as usize];
+        for r in 0..self.routers() {
+            for p in [RIGHT, UP] {
+                if let Some(n) = self.neighbor(r, p) {
+                    links[self.link(r, p) as usize] = (r, n);
+                }
+            }
+        }
+        super::MeshLayout {
+            rows: self.rows,
+            cols: self.cols,
+            controller_routers: self.fc_router.clone(),
+            links,
+        }
+    }
+
     pub fn fc_distance(&self, fc: u32, r: u32) -> u32 {
         1 + self.hops(self.fc_router[fc as usize], r)
     }

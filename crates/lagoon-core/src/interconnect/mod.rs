@@ -88,6 +88,16 @@ impl VeniceStats {
     }
 }
 
+/// A mesh: `links[i]` joins routers (a, b) (row-major router ids, `rows` × `cols`), and
+/// controller i attaches to router `controller_routers[i]`.
+#[derive(Clone, Debug, Serialize)]
+pub struct MeshLayout {
+    pub rows: u32,
+    pub cols: u32,
+    pub controller_routers: Vec<u32>,
+    pub links: Vec<(u32, u32)>,
+}
+
 /// Utilization and conflict counters every back end reports.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct InterconnectStats {
@@ -100,6 +110,9 @@ pub struct InterconnectStats {
     pub mean_channel_utilization: f64,
     /// Events the interconnect handled from its own heap rather than the engine's queue.
     pub local_events: u64,
+    /// Mesh designs whose `channel_utilization` is one entry per mesh link: the layout.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mesh: Option<MeshLayout>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub venice: Option<VeniceStats>,
 }
@@ -129,6 +142,7 @@ impl InterconnectStats {
             mean_channel_utilization: util.iter().sum::<f64>() / util.len().max(1) as f64,
             channel_utilization: util,
             local_events: 0,
+            mesh: None,
             venice: None,
         }
     }

@@ -711,6 +711,7 @@ impl Interconnect for Venice {
         );
         s.venice = Some(v);
         s.local_events = self.local_events;
+        s.mesh = Some(self.mesh.layout());
         s
     }
 }
