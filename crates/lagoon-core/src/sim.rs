@@ -13,7 +13,7 @@
 //! Per-request and per-transaction state live in slabs addressed by `u32`; die queues are
 //! intrusive linked lists through the transaction slab, so the steady state allocates nothing.
 
-use crate::config::{MappingConfig, SsdConfig};
+use crate::config::{DieScheduling, MappingConfig, SsdConfig};
 use crate::engine::EventQueue;
 use crate::flash::{FlashOp, FlashTiming};
 use crate::host::piq::{ChipSet, HostScheduler, SchedulerStats, Scheme};
@@ -962,6 +962,12 @@ impl Simulator {
     // ------------------------------------------------------------- die scheduling
 
     fn enqueue(&mut self, now: Ps, t: u32, q: usize) {
+        // In-order dies: user writes share the read queue, so neither overtakes the other.
+        let q = if q == Q_WRITE && self.cfg.ftl.die_scheduling == DieScheduling::Fifo {
+            Q_READ
+        } else {
+            q
+        };
         let die = self.ftl.geo.die_of_plane(self.txns[t as usize].plane) as usize;
         push_back_txn(&mut self.txns, &mut self.queues[die][q], t);
         self.try_dispatch(now, die);
@@ -997,6 +1003,14 @@ impl Simulator {
             let mut n = 0usize;
             let mut used_planes = 0u32;
             let multi = self.cfg.flash.multiplane && q != Q_ERASE;
+            // In-order user queue: only its head may start; partners must be the same kind.
+            let fifo = q == Q_READ && self.cfg.ftl.die_scheduling == DieScheduling::Fifo;
+            let writes = |k: TxnKind| {
+                matches!(
+                    k,
+                    TxnKind::UserWrite | TxnKind::MapWrite | TxnKind::GcWrite | TxnKind::Copyback
+                )
+            };
             let mut prev = NONE;
             let mut cur = self.queues[die][q].head;
             let mut scanned = 0;
@@ -1017,8 +1031,14 @@ impl Simulator {
                     cur = next;
                     continue;
                 }
+                if fifo && n == 0 && scanned > 1 {
+                    break;
+                }
+                let same_kind =
+                    !fifo || n == 0 || writes(x.kind) == writes(self.txns[picked[0] as usize].kind);
                 let local = x.plane % self.ftl.geo.planes_per_die;
-                let ok = used_planes & (1 << local) == 0
+                let ok = same_kind
+                    && used_planes & (1 << local) == 0
                     && match x.kind {
                         TxnKind::UserWrite | TxnKind::MapWrite => {
                             self.ftl.can_allocate(x.plane, Stream::User)

@@ -11,7 +11,7 @@ use super::{mean, write, write_csv, ReproduceArgs};
 use crate::batch::{self, Job, Record, RunKey};
 use crate::plot;
 use anyhow::{Context, Result};
-use lagoon_core::config::SsdConfig;
+use lagoon_core::config::{DieScheduling, SsdConfig};
 use lagoon_core::host::piq::Scheme;
 use lagoon_core::host::Replay;
 use lagoon_core::interconnect::Arch;
@@ -21,6 +21,21 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 const DRIVE: &str = "piq-ssdsim";
+/// Device models for the sensitivity table: requests the device takes at once, and die order.
+const DEVICES: [(u32, DieScheduling); 4] = [
+    (32, DieScheduling::Priority),
+    (32, DieScheduling::Fifo),
+    (8, DieScheduling::Priority),
+    (8, DieScheduling::Fifo),
+];
+
+fn device_label(slots: u32, die: DieScheduling) -> String {
+    let order = match die {
+        DieScheduling::Priority => "out-of-order dies",
+        DieScheduling::Fifo => "in-order dies",
+    };
+    format!("{slots} slots, {order}")
+}
 const DEFAULT_QUEUE: u32 = 64;
 const SWEEP: [u32; 10] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 /// Synthetic workloads with heavy conflicts: many multi-page requests over few chips' worth of
@@ -150,6 +165,33 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
                 DEFAULT_QUEUE,
                 closed,
             );
+        }
+    }
+    // Device sensitivity: how many requests the device takes at once, and whether its dies may
+    // reorder, decide how much a host scheduler can do (notes, item 2).
+    let device_ws: Vec<(String, String)> = workloads
+        .iter()
+        .filter(|w| w.0.starts_with("syn-") || w.0 == sweep_w.0)
+        .cloned()
+        .collect();
+    for (slots, die) in DEVICES {
+        let mut cfg = drive.clone();
+        cfg.host.io_queue_depth = slots;
+        cfg.ftl.die_scheduling = die;
+        let label = device_label(slots, die);
+        for w in &device_ws {
+            for s in [Scheme::Rws, Scheme::Piq] {
+                push(
+                    &format!("device {label}"),
+                    DRIVE,
+                    &cfg,
+                    w,
+                    Arch::Baseline,
+                    s,
+                    DEFAULT_QUEUE,
+                    timed,
+                );
+            }
         }
     }
     let threads = a.jobs.unwrap_or_else(batch::default_threads);
@@ -421,6 +463,48 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         json!("arithmetic mean over workloads of per-workload ratios to RWS"),
     );
     summary.insert("backends".into(), Value::Object(backends));
+    // Device sensitivity: PIQ / RWS per device model and workload.
+    let p = out.join("device_sensitivity.csv");
+    let mut w =
+        csv::Writer::from_path(&p).with_context(|| format!("cannot write {}", p.display()))?;
+    w.write_record([
+        "device",
+        "workload",
+        "read_latency_vs_rws",
+        "write_latency_vs_rws",
+        "chip_utilization_vs_rws",
+    ])?;
+    let mut devices = Map::new();
+    for (slots, die) in DEVICES {
+        let label = device_label(slots, die);
+        let exp = format!("device {label}");
+        let mut m = Map::new();
+        for wl in &device_ws {
+            let get = |s: Scheme| {
+                recs.iter().find(|r| {
+                    r.key.experiment == exp && r.key.workload == wl.0 && r.key.design == design(s)
+                })
+            };
+            if let (Some(p), Some(r)) = (get(Scheme::Piq), get(Scheme::Rws)) {
+                let v = [
+                    p.read_latency_us / r.read_latency_us,
+                    p.write_latency_us / r.write_latency_us,
+                    p.mean_busy_chips / r.mean_busy_chips,
+                ];
+                w.write_record([
+                    label.clone(),
+                    wl.0.clone(),
+                    format!("{:.4}", v[0]),
+                    format!("{:.4}", v[1]),
+                    format!("{:.4}", v[2]),
+                ])?;
+                m.insert(wl.0.clone(), json!({"read_latency_vs_rws": v[0], "write_latency_vs_rws": v[1], "chip_utilization_vs_rws": v[2]}));
+            }
+        }
+        devices.insert(label, Value::Object(m));
+    }
+    w.flush()?;
+    summary.insert("piq_by_device".into(), Value::Object(devices));
     let summary = Value::Object(summary);
     write(
         &out.join("summary.json"),
@@ -464,6 +548,21 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
                 f("write_latency_vs_rws"),
                 f("chip_utilization_vs_rws")
             );
+        }
+    }
+    let _ = writeln!(md, "\n## PIQ against RWS by device model (`device_sensitivity.csv`)\n\nThe device takes N requests at once; its dies serve them out of order (Lagoon's default, MQSim-like) or in arrival order (`die_scheduling = \"fifo\"`).\n\n| device | workload | read latency | write latency | busy chips |\n|---|---|---|---|---|");
+    if let Some(d) = summary["piq_by_device"].as_object() {
+        for (label, ws) in d {
+            for (wl, o) in ws.as_object().into_iter().flatten() {
+                let f = |k: &str| o[k].as_f64().map_or("-".into(), |x| format!("{x:.3}"));
+                let _ = writeln!(
+                    md,
+                    "| {label} | {wl} | {} | {} | {} |",
+                    f("read_latency_vs_rws"),
+                    f("write_latency_vs_rws"),
+                    f("chip_utilization_vs_rws")
+                );
+            }
         }
     }
     let _ = writeln!(md, "\n## Figures\n");

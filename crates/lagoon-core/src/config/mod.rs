@@ -245,6 +245,19 @@ pub struct FtlConfig {
     pub copyback: bool,
     /// Bytes of one mapping entry in a flash translation page (sets entries per page).
     pub translation_entry_bytes: u32,
+    /// How a die picks its next user transaction: `priority` (MQSim's out-of-order: reads
+    /// before writes, any executable transaction in the queue) or `fifo` (user reads and
+    /// writes in arrival order, the oldest first; a device that cannot reorder, for studying
+    /// host schedulers such as PIQ).
+    pub die_scheduling: DieScheduling,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum DieScheduling {
+    #[default]
+    Priority,
+    Fifo,
 }
 
 /// DRAM write-back data cache in the controller.
@@ -384,6 +397,7 @@ impl Default for FtlConfig {
             gc_preemptible: false,
             copyback: false,
             translation_entry_bytes: 8,
+            die_scheduling: DieScheduling::Priority,
         }
     }
 }

@@ -133,3 +133,28 @@ fn venice_lookahead_does_not_change_results() {
     assert_eq!(strip(&with), strip(&without));
     assert!(with.contains("\"venice\""));
 }
+
+/// In-order dies (`die_scheduling = "fifo"`): every request still completes, and reads no
+/// longer overtake writes, so under a saturating mixed load reads wait longer than with the
+/// default out-of-order dies while writes wait less.
+#[test]
+fn fifo_dies_keep_arrival_order() {
+    let w = "syn:read=50,size=4k,addr=uniform,arrival=qd:64,count=4000";
+    let mut c = lagoon_core::config::presets::piq_ssdsim();
+    let ooo = run(&c, Arch::Baseline, &[w], 3);
+    c.ftl.die_scheduling = lagoon_core::config::DieScheduling::Fifo;
+    let fifo = run(&c, Arch::Baseline, &[w], 3);
+    assert_eq!((ooo.requests, fifo.requests), (4000, 4000));
+    assert!(
+        fifo.read_latency_ns.mean > ooo.read_latency_ns.mean,
+        "reads: fifo {} vs priority {}",
+        fifo.read_latency_ns.mean,
+        ooo.read_latency_ns.mean
+    );
+    assert!(
+        fifo.write_latency_ns.mean < ooo.write_latency_ns.mean,
+        "writes: fifo {} vs priority {}",
+        fifo.write_latency_ns.mean,
+        ooo.write_latency_ns.mean
+    );
+}
