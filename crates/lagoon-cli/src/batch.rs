@@ -61,8 +61,6 @@ pub struct Record {
 
 impl Record {
     pub fn new(key: RunKey, r: &Report) -> Self {
-        let v = serde_json::to_value(r).unwrap_or_default();
-        let num = |p: &str| v.pointer(p).and_then(|x| x.as_f64());
         Record {
             key,
             requests: r.requests,
@@ -77,19 +75,21 @@ impl Record {
             write_host_wait_us: (r.write_latency_ns.mean - r.device_write_latency_ns.mean).max(0.0)
                 / 1e3,
             mean_busy_chips: r.mean_busy_chips,
-            scheduler_conflict_fraction: {
-                let c: f64 = ["read_conflicts", "write_conflicts"]
-                    .iter()
-                    .filter_map(|k| num(&format!("/flows/0/host_scheduler/{k}")))
-                    .sum();
-                num("/flows/0/host_scheduler/reads")
-                    .zip(num("/flows/0/host_scheduler/writes"))
-                    .map(|(a, b)| c / (a + b).max(1.0))
-            },
+            scheduler_conflict_fraction: r.flows.first().and_then(|f| {
+                let h = f.host_scheduler.as_ref()?;
+                Some(
+                    (h.read_conflicts + h.write_conflicts) as f64
+                        / (h.reads + h.writes).max(1) as f64,
+                )
+            }),
             conflict_free_fraction: 1.0 - r.path_conflict_fraction,
-            first_try_transfer_fraction: num("/interconnect/venice/first_try_transfer_fraction"),
-            energy_mj: num("/energy/total_mj"),
-            average_power_mw: num("/energy/average_power_mw"),
+            first_try_transfer_fraction: r
+                .interconnect
+                .venice
+                .as_ref()
+                .map(|v| v.first_try_transfer_fraction),
+            energy_mj: r.energy.as_ref().map(|e| e.total_mj),
+            average_power_mw: r.energy.as_ref().map(|e| e.average_power_mw),
             cdf: r.latency_cdf.all.clone(),
         }
     }

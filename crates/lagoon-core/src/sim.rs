@@ -482,7 +482,7 @@ impl Simulator {
             };
             s.txns[t as usize].link = i as u32;
             let die = s.ftl.geo.die_of_plane(s.txns[t as usize].plane) as usize;
-            push_back_txn(&mut s.txns, &mut s.queues[die][q], t);
+            push_back(&mut s.txns, &mut s.queues[die][q], t);
         }
         // All operations are queued before any die picks: multi-plane pairs can form.
         for die in 0..s.dies.len() {
@@ -650,7 +650,7 @@ impl Simulator {
         }
         let fl = &mut self.flows[f];
         fl.in_sq += 1;
-        push_back_req(&mut self.reqs, &mut fl.sq, id);
+        push_back(&mut self.reqs, &mut fl.sq, id);
         self.fetch(now);
     }
 
@@ -662,7 +662,7 @@ impl Simulator {
         for id in s.drain_ready() {
             self.reqs[id as usize].enqueued = now;
             fl.in_sq += 1;
-            push_back_req(&mut self.reqs, &mut fl.sq, id);
+            push_back(&mut self.reqs, &mut fl.sq, id);
             any = true;
         }
         if any {
@@ -684,7 +684,7 @@ impl Simulator {
             }
             let Some(f) = found else { return };
             self.rr_flow = (f + 1) % n;
-            let id = pop_front_req(&mut self.reqs, &mut self.flows[f].sq);
+            let id = pop_front(&mut self.reqs, &mut self.flows[f].sq);
             self.in_device += 1;
             let r = self.reqs[id as usize];
             let mut t = self.pcie.to_device(now, self.cfg.host.sqe_bytes);
@@ -832,7 +832,7 @@ impl Simulator {
             match cache.admit(lpa, mask) {
                 Admit::Full => {
                     self.reqs[id as usize].next_page = k;
-                    push_back_req(&mut self.reqs, &mut self.buffer_wait, id);
+                    push_back(&mut self.reqs, &mut self.buffer_wait, id);
                     return;
                 }
                 Admit::Merged => {}
@@ -877,11 +877,11 @@ impl Simulator {
         }
         let tvpn = self.ftl.translation_page_of(lpa);
         if let Some(list) = self.map_waiters.get_mut(&tvpn) {
-            push_back_txn(&mut self.txns, list, t);
+            push_back(&mut self.txns, list, t);
             return;
         }
         let mut list = List::EMPTY;
-        push_back_txn(&mut self.txns, &mut list, t);
+        push_back(&mut self.txns, &mut list, t);
         self.map_waiters.insert(tvpn, list);
         let ppa = self.ftl.translation_page_location(tvpn);
         // One sector holds the entry (ECC codeword granularity); MQSim reads the same.
@@ -969,7 +969,7 @@ impl Simulator {
             q
         };
         let die = self.ftl.geo.die_of_plane(self.txns[t as usize].plane) as usize;
-        push_back_txn(&mut self.txns, &mut self.queues[die][q], t);
+        push_back(&mut self.txns, &mut self.queues[die][q], t);
         self.try_dispatch(now, die);
     }
 
@@ -1024,7 +1024,7 @@ impl Simulator {
                 ) && !self.ftl.is_current(x.lpa, x.ppa)
                 {
                     // The page was overwritten since GC chose it: nothing to move.
-                    remove_txn(&mut self.txns, &mut self.queues[die][q], prev, cur);
+                    remove_linked(&mut self.txns, &mut self.queues[die][q], prev, cur);
                     self.free_txn(cur);
                     self.gc_move_done(now, x.plane);
                     dropped = true;
@@ -1049,7 +1049,7 @@ impl Simulator {
                         _ => true,
                     };
                 if ok {
-                    remove_txn(&mut self.txns, &mut self.queues[die][q], prev, cur);
+                    remove_linked(&mut self.txns, &mut self.queues[die][q], prev, cur);
                     picked[n] = cur;
                     n += 1;
                     used_planes |= 1 << local;
@@ -1291,7 +1291,7 @@ impl Simulator {
             if !self.cache.as_ref().unwrap().has_room(lpa) {
                 return;
             }
-            pop_front_req(&mut self.reqs, &mut self.buffer_wait);
+            pop_front(&mut self.reqs, &mut self.buffer_wait);
             self.buffer_write(now, id);
         }
     }
@@ -1365,38 +1365,20 @@ impl Simulator {
             next: NONE,
             link: NONE,
         };
-        if self.free_txn != NONE {
-            let t = self.free_txn;
-            self.free_txn = self.txns[t as usize].next;
-            self.txns[t as usize] = x;
-            t
-        } else {
-            self.txns.push(x);
-            (self.txns.len() - 1) as u32
-        }
+        slab_alloc(&mut self.txns, &mut self.free_txn, x)
     }
 
     fn free_txn(&mut self, t: u32) {
-        self.txns[t as usize].next = self.free_txn;
-        self.free_txn = t;
+        slab_free(&mut self.txns, &mut self.free_txn, t);
     }
 
     fn alloc_req(&mut self, r: Request) -> u32 {
-        if self.free_req != NONE {
-            let id = self.free_req;
-            self.free_req = self.reqs[id as usize].next;
-            self.reqs[id as usize] = r;
-            id
-        } else {
-            self.reqs.push(r);
-            (self.reqs.len() - 1) as u32
-        }
+        slab_alloc(&mut self.reqs, &mut self.free_req, r)
     }
 
     fn free_req(&mut self, id: u32) {
         self.reqs[id as usize].live = false;
-        self.reqs[id as usize].next = self.free_req;
-        self.free_req = id;
+        slab_free(&mut self.reqs, &mut self.free_req, id);
     }
 
     // -------------------------------------------------------------------- results
@@ -1458,44 +1440,81 @@ impl Simulator {
     }
 }
 
-// Intrusive lists through the slabs' `next` fields.
+// Slabs of `Copy` records addressed by index, with free lists and intrusive lists threaded
+// through their `next` fields (no allocation per request or transaction).
 
-fn push_back_txn(txns: &mut [Txn], l: &mut List, t: u32) {
-    txns[t as usize].next = NONE;
+trait Linked {
+    fn next(&self) -> u32;
+    fn set_next(&mut self, n: u32);
+}
+
+impl Linked for Txn {
+    #[inline(always)]
+    fn next(&self) -> u32 {
+        self.next
+    }
+    #[inline(always)]
+    fn set_next(&mut self, n: u32) {
+        self.next = n;
+    }
+}
+
+impl Linked for Request {
+    #[inline(always)]
+    fn next(&self) -> u32 {
+        self.next
+    }
+    #[inline(always)]
+    fn set_next(&mut self, n: u32) {
+        self.next = n;
+    }
+}
+
+/// Store `x` in a free slot (or a new one) and return its index.
+fn slab_alloc<T: Linked>(slab: &mut Vec<T>, free: &mut u32, x: T) -> u32 {
+    if *free != NONE {
+        let id = *free;
+        *free = slab[id as usize].next();
+        slab[id as usize] = x;
+        id
+    } else {
+        slab.push(x);
+        (slab.len() - 1) as u32
+    }
+}
+
+fn slab_free<T: Linked>(slab: &mut [T], free: &mut u32, id: u32) {
+    slab[id as usize].set_next(*free);
+    *free = id;
+}
+
+fn push_back<T: Linked>(slab: &mut [T], l: &mut List, t: u32) {
+    slab[t as usize].set_next(NONE);
     if l.tail == NONE {
         l.head = t;
     } else {
-        txns[l.tail as usize].next = t;
+        slab[l.tail as usize].set_next(t);
     }
     l.tail = t;
 }
 
-fn remove_txn(txns: &mut [Txn], l: &mut List, prev: u32, t: u32) {
-    let next = txns[t as usize].next;
+/// Unlink `t`, whose predecessor in `l` is `prev` (`NONE` at the head).
+fn remove_linked<T: Linked>(slab: &mut [T], l: &mut List, prev: u32, t: u32) {
+    let next = slab[t as usize].next();
     if prev == NONE {
         l.head = next;
     } else {
-        txns[prev as usize].next = next;
+        slab[prev as usize].set_next(next);
     }
     if l.tail == t {
         l.tail = prev;
     }
-    txns[t as usize].next = NONE;
+    slab[t as usize].set_next(NONE);
 }
 
-fn push_back_req(reqs: &mut [Request], l: &mut List, id: u32) {
-    reqs[id as usize].next = NONE;
-    if l.tail == NONE {
-        l.head = id;
-    } else {
-        reqs[l.tail as usize].next = id;
-    }
-    l.tail = id;
-}
-
-fn pop_front_req(reqs: &mut [Request], l: &mut List) -> u32 {
+fn pop_front<T: Linked>(slab: &mut [T], l: &mut List) -> u32 {
     let id = l.head;
-    l.head = reqs[id as usize].next;
+    l.head = slab[id as usize].next();
     if l.head == NONE {
         l.tail = NONE;
     }

@@ -51,7 +51,7 @@
 use std::fmt::Write as _;
 
 use crate::num::parse_u64;
-use crate::synthetic::KEYS;
+use crate::synthetic::{spec_item, KEYS};
 use crate::{SyntheticSpec, WorkloadError};
 
 /// Mean burst length B of the presets' `bursty` arrivals.
@@ -365,25 +365,7 @@ pub fn expand_workload(workload: &str) -> Result<Vec<String>, WorkloadError> {
     let mut overrides = String::new();
     let mut seen = [false; KEYS.len()];
     for item in items {
-        let Some((key, value)) = item.split_once('=') else {
-            return Err(WorkloadError::BadSpec {
-                spec: workload.to_string(),
-                reason: format!("`{item}` is not of the form key=value"),
-            });
-        };
-        let (key, value) = (key.trim(), value.trim());
-        let Some(idx) = KEYS.iter().position(|k| *k == key) else {
-            return Err(WorkloadError::UnknownSpecKey {
-                key: key.to_string(),
-            });
-        };
-        if std::mem::replace(&mut seen[idx], true) {
-            return Err(WorkloadError::bad_value(
-                key,
-                value,
-                "the key is given more than once",
-            ));
-        }
+        let (_, key, value) = spec_item(workload, item, &mut seen)?;
         match key {
             "count" => {
                 total = parse_u64(value).ok_or_else(|| {

@@ -66,6 +66,35 @@ use crate::{presets, IoRequest, Op, WorkloadError};
 const PREFIX: &str = "syn:";
 /// The spec keys, in canonical order.
 pub(crate) const KEYS: [&str; 7] = ["read", "size", "addr", "align", "arrival", "count", "span"];
+
+/// One `key=value` item of spec `spec`: the key's index in [`KEYS`], the key and the value,
+/// or the error naming what is wrong (not key=value, an unknown key, a key given twice).
+pub(crate) fn spec_item<'a>(
+    spec: &str,
+    item: &'a str,
+    seen: &mut [bool; KEYS.len()],
+) -> Result<(usize, &'a str, &'a str), WorkloadError> {
+    let Some((key, value)) = item.split_once('=') else {
+        return Err(WorkloadError::BadSpec {
+            spec: spec.to_string(),
+            reason: format!("`{item}` is not of the form key=value"),
+        });
+    };
+    let (key, value) = (key.trim(), value.trim());
+    let Some(idx) = KEYS.iter().position(|k| *k == key) else {
+        return Err(WorkloadError::UnknownSpecKey {
+            key: key.to_string(),
+        });
+    };
+    if std::mem::replace(&mut seen[idx], true) {
+        return Err(WorkloadError::bad_value(
+            key,
+            value,
+            "the key is given more than once",
+        ));
+    }
+    Ok((idx, key, value))
+}
 const SECTOR: u64 = 512;
 
 /// Request-size distribution.
@@ -200,25 +229,7 @@ impl SyntheticSpec {
         let spec = self;
         let mut seen = [false; KEYS.len()];
         for item in items.map(str::trim).filter(|i| !i.is_empty()) {
-            let Some((key, value)) = item.split_once('=') else {
-                return Err(WorkloadError::BadSpec {
-                    spec: s.to_string(),
-                    reason: format!("`{item}` is not of the form key=value"),
-                });
-            };
-            let (key, value) = (key.trim(), value.trim());
-            let Some(idx) = KEYS.iter().position(|k| *k == key) else {
-                return Err(WorkloadError::UnknownSpecKey {
-                    key: key.to_string(),
-                });
-            };
-            if std::mem::replace(&mut seen[idx], true) {
-                return Err(WorkloadError::bad_value(
-                    key,
-                    value,
-                    "the key is given more than once",
-                ));
-            }
+            let (idx, key, value) = spec_item(s, item, &mut seen)?;
             match idx {
                 0 => {
                     spec.read_pct = parse_pct(value).ok_or_else(|| {

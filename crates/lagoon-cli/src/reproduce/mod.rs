@@ -5,6 +5,7 @@ pub mod piq;
 pub mod venice;
 
 use crate::batch::Record;
+use crate::plot;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -149,4 +150,73 @@ pub fn write_csv(p: &Path, recs: &[Record]) -> Result<()> {
     }
     w.flush()?;
     Ok(())
+}
+
+/// Per-workload values of one design (or scheduler), in workload order.
+pub type Series = Vec<(String, Vec<f64>)>;
+
+pub(crate) fn finite(v: &[f64]) -> Vec<f64> {
+    v.iter().copied().filter(|x| x.is_finite()).collect()
+}
+
+/// (name, path) for every regular file in `dir`, sorted by name.
+pub(crate) fn trace_files(dir: &Path) -> Result<Vec<(String, String)>> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
+        let p = e?.path();
+        if p.is_file() && p.extension().is_none_or(|x| x != "md") {
+            let name = p
+                .file_stem()
+                .map_or("trace".into(), |s| s.to_string_lossy().into_owned());
+            v.push((name, p.to_string_lossy().into_owned()));
+        }
+    }
+    v.sort();
+    Ok(v)
+}
+
+/// One row per series × workload: `workload, <series_name>, <value columns...>`.
+pub(crate) fn write_rows(
+    p: &Path,
+    series_name: &str,
+    workloads: &[String],
+    cols: &[(&str, &Series)],
+) -> Result<()> {
+    let mut w =
+        csv::Writer::from_path(p).with_context(|| format!("cannot write {}", p.display()))?;
+    let mut head = vec!["workload", series_name];
+    head.extend(cols.iter().map(|c| c.0));
+    w.write_record(&head)?;
+    for (k, (d, _)) in cols[0].1.iter().enumerate() {
+        for (i, wl) in workloads.iter().enumerate() {
+            let mut row = vec![wl.clone(), d.clone()];
+            for (_, s) in cols {
+                row.push(format!("{:.6}", s[k].1[i]));
+            }
+            w.write_record(&row)?;
+        }
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// Bars per workload plus an "average" group (arithmetic mean of the finite values).
+pub(crate) fn bars_with_average(
+    title: &str,
+    y: &str,
+    workloads: &[String],
+    s: &Series,
+    reference: Option<f64>,
+) -> String {
+    let mut groups = workloads.to_vec();
+    groups.push("average".into());
+    let series: Series = s
+        .iter()
+        .map(|(d, v)| {
+            let mut v = v.clone();
+            v.push(mean(&finite(v.as_slice())));
+            (d.clone(), v)
+        })
+        .collect();
+    plot::bars(title, y, &groups, &series, reference)
 }

@@ -7,7 +7,10 @@
 //! workloads beside them. Averages are arithmetic means over workloads of per-workload ratios
 //! to RWS, as the paper reports "compared with RWS, on average".
 
-use super::{mean, write, write_csv, ReproduceArgs};
+use super::{
+    bars_with_average, finite, mean, trace_files, write, write_csv, write_rows, ReproduceArgs,
+    Series,
+};
 use crate::batch::{self, Job, Record, RunKey};
 use crate::plot;
 use anyhow::{Context, Result};
@@ -66,17 +69,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         .traces
         .clone()
         .unwrap_or_else(|| PathBuf::from("../shared/traces"));
-    let mut workloads: Vec<(String, String)> = Vec::new();
-    for e in std::fs::read_dir(&dir).with_context(|| format!("cannot read {}", dir.display()))? {
-        let p = e?.path();
-        if p.is_file() && p.extension().is_none_or(|x| x != "md") {
-            let name = p
-                .file_stem()
-                .map_or("trace".into(), |s| s.to_string_lossy().into_owned());
-            workloads.push((name, p.to_string_lossy().into_owned()));
-        }
-    }
-    workloads.sort();
+    let mut workloads = trace_files(&dir)?;
     for (name, spec) in SYNTHETIC {
         workloads.push((name.into(), format!("{spec},count={n}")));
     }
@@ -224,7 +217,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     };
     let design = |s: Scheme| format!("baseline/{s}");
     // Per workload and scheme, a metric normalized to a reference scheme.
-    let table = |f: &dyn Fn(&Record) -> f64, reference: Scheme| -> Vec<(String, Vec<f64>)> {
+    let table = |f: &dyn Fn(&Record) -> f64, reference: Scheme| -> Series {
         Scheme::ALL
             .iter()
             .map(|&s| {
@@ -244,34 +237,13 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
             })
             .collect()
     };
-    let csv_rows = |file: &str, col: &str, t: &[(String, Vec<f64>)]| -> Result<()> {
-        let p = out.join(file);
-        let mut w =
-            csv::Writer::from_path(&p).with_context(|| format!("cannot write {}", p.display()))?;
-        w.write_record(["workload", "scheduler", col])?;
-        for (s, vals) in t {
-            for (wl, v) in names.iter().zip(vals) {
-                w.write_record([wl.as_str(), s.as_str(), &format!("{v:.6}")])?;
-            }
-        }
-        w.flush()?;
-        Ok(())
+    let csv_rows = |file: &str, col: &str, t: &Series| -> Result<()> {
+        write_rows(&out.join(file), "scheduler", &names, &[(col, t)])
     };
-    let draw = |file: &str, title: &str, y: &str, t: &[(String, Vec<f64>)]| -> Result<()> {
-        let mut groups = names.clone();
-        groups.push("average".into());
-        let series: Vec<(String, Vec<f64>)> = t
-            .iter()
-            .map(|(s, v)| {
-                let mut v = v.clone();
-                let fin: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
-                v.push(mean(&fin));
-                (s.clone(), v)
-            })
-            .collect();
+    let draw = |file: &str, title: &str, y: &str, t: &Series| -> Result<()> {
         write(
             &out.join(file),
-            &plot::bars(title, y, &groups, &series, Some(1.0)),
+            &bars_with_average(title, y, &names, t, Some(1.0)),
         )
     };
     let read_lat = table(&|r| r.read_latency_us, Scheme::Noop);
@@ -437,7 +409,6 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         vs_rws(&|r| r.mean_busy_chips),
     );
     let mut summary = Map::new();
-    let fin = |v: &[f64]| -> Vec<f64> { v.iter().copied().filter(|x| x.is_finite()).collect() };
     for (k, s) in Scheme::ALL.iter().enumerate() {
         let conflicts: Vec<f64> = names
             .iter()
@@ -448,9 +419,9 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         summary.insert(
             s.to_string(),
             json!({
-                "read_latency_vs_rws": mean(&fin(&rl[k].1)),
-                "write_latency_vs_rws": mean(&fin(&wl[k].1)),
-                "chip_utilization_vs_rws": mean(&fin(&cu[k].1)),
+                "read_latency_vs_rws": mean(&finite(&rl[k].1)),
+                "write_latency_vs_rws": mean(&finite(&wl[k].1)),
+                "chip_utilization_vs_rws": mean(&finite(&cu[k].1)),
                 "conflict_fraction": mean(&conflicts),
             }),
         );

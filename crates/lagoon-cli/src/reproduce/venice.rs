@@ -8,7 +8,10 @@
 //! backlogged, so every Figure 9 run is repeated *closed loop* (32 outstanding requests per
 //! flow, the drive always busy): the two tell different stories, and both are shown.
 
-use super::{mean, write, write_csv, ReproduceArgs};
+use super::{
+    bars_with_average, finite, mean, trace_files, write, write_csv, write_rows, ReproduceArgs,
+    Series,
+};
 use crate::batch::{self, Job, Record, RunKey};
 use crate::plot;
 use anyhow::{bail, Context, Result};
@@ -87,7 +90,13 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         bail!("--requests must be at least 1");
     }
     let workloads: Vec<(String, String)> = match &a.traces {
-        Some(dir) => trace_files(dir)?,
+        Some(dir) => {
+            let t = trace_files(dir)?;
+            if t.is_empty() {
+                bail!("--traces {}: no trace files", dir.display());
+            }
+            t
+        }
         None => WORKLOADS
             .iter()
             .map(|w| (w.to_string(), format!("syn:{w},count={n}")))
@@ -209,25 +218,6 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     Ok(())
 }
 
-/// (name, path) for every regular file in `dir`, sorted by name.
-fn trace_files(dir: &Path) -> Result<Vec<(String, String)>> {
-    let mut v = Vec::new();
-    for e in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
-        let p = e?.path();
-        if p.is_file() && p.extension().is_none_or(|x| x != "md") {
-            let name = p
-                .file_stem()
-                .map_or("trace".into(), |s| s.to_string_lossy().into_owned());
-            v.push((name, p.to_string_lossy().into_owned()));
-        }
-    }
-    v.sort();
-    if v.is_empty() {
-        bail!("--traces {}: no trace files", dir.display());
-    }
-    Ok(v)
-}
-
 fn geomean(v: &[f64]) -> f64 {
     if v.is_empty() {
         f64::NAN
@@ -241,9 +231,6 @@ struct Outputs<'a> {
     recs: &'a [Record],
     workloads: &'a [String],
 }
-
-/// Per-workload values of one design, in workload order, with their mean.
-type Series = Vec<(String, Vec<f64>)>;
 
 impl<'a> Outputs<'a> {
     fn new(dir: &'a Path, recs: &'a [Record], workloads: &'a [String]) -> Self {
@@ -297,30 +284,14 @@ impl<'a> Outputs<'a> {
 
     /// One row per design x workload: `cols` names the value columns.
     fn csv(&self, name: &str, workloads: &[String], cols: &[(&str, &Series)]) -> Result<()> {
-        let p = self.dir.join(name);
-        let mut w =
-            csv::Writer::from_path(&p).with_context(|| format!("cannot write {}", p.display()))?;
-        let mut head = vec!["workload", "design"];
-        head.extend(cols.iter().map(|c| c.0));
-        w.write_record(&head)?;
-        let designs = &cols[0].1;
-        for (k, (d, _)) in designs.iter().enumerate() {
-            for (i, wl) in workloads.iter().enumerate() {
-                let mut row = vec![wl.clone(), d.clone()];
-                for (_, s) in cols {
-                    row.push(format!("{:.6}", s[k].1[i]));
-                }
-                w.write_record(&row)?;
-            }
-        }
-        w.flush()?;
-        Ok(())
+        write_rows(&self.dir.join(name), "design", workloads, cols)
     }
 
     fn svg(&self, name: &str, s: String) -> Result<()> {
         write(&self.dir.join(name), &s)
     }
 
+    /// Bars per workload plus an "average" group (arithmetic mean).
     /// Bars per workload plus an "average" group (arithmetic mean).
     fn bars_with_mean(
         &self,
@@ -331,17 +302,10 @@ impl<'a> Outputs<'a> {
         s: &Series,
         reference: Option<f64>,
     ) -> Result<()> {
-        let mut groups = workloads.to_vec();
-        groups.push("average".into());
-        let series: Series = s
-            .iter()
-            .map(|(d, v)| {
-                let mut v = v.clone();
-                v.push(mean(&finite(&v)));
-                (d.clone(), v)
-            })
-            .collect();
-        self.svg(name, plot::bars(title, y, &groups, &series, reference))
+        write(
+            &self.dir.join(name),
+            &bars_with_average(title, y, workloads, s, reference),
+        )
     }
 
     fn write_all(&self, presets: bool) -> Result<Value> {
@@ -618,10 +582,6 @@ impl<'a> Outputs<'a> {
         summary.insert("speedup_over_baseline_geomean".into(), Value::Object(geo));
         Ok(Value::Object(summary))
     }
-}
-
-fn finite(v: &[f64]) -> Vec<f64> {
-    v.iter().copied().filter(|x| x.is_finite()).collect()
 }
 
 fn means(s: &Series) -> Value {

@@ -241,32 +241,25 @@ pub(crate) fn leading_fields<'a, const N: usize>(
     Ok(out)
 }
 
-pub(crate) fn uint<'a>(field: &'static str, value: &'a str) -> Result<u64, LineError<'a>> {
-    parse_u64(value).ok_or_else(|| {
-        if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
-            LineError::TooLarge { field, value }
-        } else {
-            LineError::Invalid {
-                field,
-                value,
-                expected: "an unsigned integer",
-            }
+/// Why `value` is not an unsigned integer of the wanted width: too many digits, or not digits.
+fn not_uint<'a>(field: &'static str, value: &'a str) -> LineError<'a> {
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        LineError::TooLarge { field, value }
+    } else {
+        LineError::Invalid {
+            field,
+            value,
+            expected: "an unsigned integer",
         }
-    })
+    }
+}
+
+pub(crate) fn uint<'a>(field: &'static str, value: &'a str) -> Result<u64, LineError<'a>> {
+    parse_u64(value).ok_or_else(|| not_uint(field, value))
 }
 
 pub(crate) fn uint32<'a>(field: &'static str, value: &'a str) -> Result<u32, LineError<'a>> {
-    parse_u32(value).ok_or_else(|| {
-        if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
-            LineError::TooLarge { field, value }
-        } else {
-            LineError::Invalid {
-                field,
-                value,
-                expected: "an unsigned integer",
-            }
-        }
-    })
+    parse_u32(value).ok_or_else(|| not_uint(field, value))
 }
 
 /// An unsigned integer count of `unit`-byte units, converted to bytes.
