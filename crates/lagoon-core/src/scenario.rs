@@ -37,6 +37,8 @@ pub enum ScenarioError {
     Workload(#[from] WorkloadError),
     #[error(transparent)]
     Sim(#[from] crate::sim::SimError),
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
     #[error("{0}")]
     Invalid(String),
 }
@@ -123,6 +125,8 @@ impl Scenario {
 
     /// Run to completion; `progress(done)` is called now and then with completed requests.
     pub fn run(&self, progress: impl FnMut(u64)) -> Result<Report, ScenarioError> {
+        // A config built in code (tests, the Python API) is checked here like a TOML file.
+        self.ssd.validate()?;
         let (flows, skipped) = self.flows()?;
         let start = Instant::now();
         let mut sim = Simulator::new(&self.ssd, self.arch, flows, self.seed);

@@ -261,7 +261,14 @@ pub struct Simulator {
     error: Option<WorkloadError>,
     verify: bool,
     probe_done: Vec<(u32, Ps)>,
+    watchdog_events: u64,
 }
+
+/// The watchdog's default bound: this many events in a row at one simulated instant, or
+/// inside the interconnect with no flash, host or completion event between them, is a stuck
+/// model, not a busy one. Real runs stay far below it (Venice at saturation: ~160 events per
+/// request; docs/BENCHMARKS.md), so only a livelock reaches it, after a few seconds.
+pub const WATCHDOG_EVENTS: u64 = 50_000_000;
 
 /// Why a run could not finish.
 #[derive(Debug, thiserror::Error)]
@@ -384,6 +391,7 @@ impl Simulator {
             error: None,
             verify: false,
             probe_done: Vec::new(),
+            watchdog_events: WATCHDOG_EVENTS,
             cfg: cfg.clone(),
             ftl,
         }
@@ -443,6 +451,11 @@ impl Simulator {
     }
 
     /// Check the FTL mapping invariant (a full scan) when the run ends; see `Outcome::consistency`.
+    /// Bound of the stuck-model watchdog (see [`WATCHDOG_EVENTS`]); tests lower it.
+    pub fn set_watchdog(&mut self, events: u64) {
+        self.watchdog_events = events.max(1);
+    }
+
     pub fn set_verify(&mut self, on: bool) {
         self.verify = on;
     }
@@ -510,7 +523,27 @@ impl Simulator {
             self.start_flow(f);
         }
         let mut completed_seen = 0u64;
+        // Watchdog: events since simulated time last moved, and since the last event outside
+        // the interconnect.
+        let (mut instant, mut same_instant, mut net_only) = (0 as Ps, 0u64, 0u64);
+        let mut local_seen = self.net.local_events();
         while let Some((now, ev)) = self.q.pop() {
+            if now != instant {
+                instant = now;
+                same_instant = 0;
+            }
+            same_instant += 1;
+            if let Event::Net(_) = ev {
+                // Local events happen only inside Net events: the delta is the last one's.
+                let l = self.net.local_events();
+                net_only += 1 + (l - local_seen);
+                local_seen = l;
+            } else {
+                net_only = 0;
+            }
+            if same_instant > self.watchdog_events || net_only > self.watchdog_events {
+                return Err(self.stuck(now, same_instant > self.watchdog_events, ev));
+            }
             match ev {
                 Event::Arrival { flow } => self.on_arrival(now, flow as usize),
                 Event::Fetched { req } => self.on_fetched(now, req),
@@ -555,6 +588,32 @@ impl Simulator {
             });
         }
         Ok(self.finish())
+    }
+
+    /// The watchdog's error: what was stuck, and where the requests were.
+    fn stuck(&self, now: Ps, same_instant: bool, ev: Event) -> SimError {
+        let outstanding: u64 = self
+            .flows
+            .iter()
+            .map(|f| f.in_sq as u64 + f.next.is_some() as u64)
+            .sum();
+        let what = if same_instant {
+            format!(
+                "{} events in a row at one instant without simulated time advancing",
+                self.watchdog_events
+            )
+        } else {
+            format!(
+                "{} events in a row inside the {} back end without any transfer, flash operation or completion",
+                self.watchdog_events,
+                self.net.name()
+            )
+        };
+        SimError::Stalled {
+            time_ns: crate::time::to_ns_f64(now),
+            outstanding,
+            reason: format!("{what} (last event: {ev:?}); {}", self.net.describe_state()),
+        }
     }
 
     // ---------------------------------------------------------------- host side

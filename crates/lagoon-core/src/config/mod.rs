@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 pub mod presets;
+pub mod schema;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -22,19 +23,13 @@ pub enum ConfigError {
     },
     #[error("invalid configuration: {key} = {value}: {reason}")]
     Invalid {
-        key: &'static str,
+        key: String,
         value: String,
         reason: String,
     },
 }
 
-fn invalid(key: &'static str, value: impl ToString, reason: impl ToString) -> ConfigError {
-    ConfigError::Invalid {
-        key,
-        value: value.to_string(),
-        reason: reason.to_string(),
-    }
-}
+use schema::{int, key_error as invalid, real, Param, Range, Section};
 
 /// The whole drive.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -85,6 +80,34 @@ pub struct NetworkConfig {
     /// Simulator speed only: handle a scout's next hop at once when no other event can come
     /// first. Results are identical either way (tested).
     pub lookahead: bool,
+}
+
+/// Time limits: a flash or network time up to 10 s; rates from 1 MB/s (so no single
+/// transfer of a 32 KB page overflows a run's picosecond clock).
+const TIME_NS: Range = Range::real(0.0, 1e10);
+const RATE_MB_S: Range = Range::real(1.0, 1e8);
+
+impl Section for NetworkConfig {
+    const NAME: &'static str = "network";
+    const PARAMS: &'static [Param<Self>] = &[
+        int!(rows, "routers, 0 = flash.channels", 0, 4096),
+        int!(cols, "routers, 0 = flash.chips_per_channel", 0, 4096),
+        int!(controllers, "0 = one per row", 0, 4096),
+        int!(link_width_bytes, "bytes", 1, 1024),
+        // A link cycle of at least 1 ps: the clock's resolution.
+        real!(link_cycle_ns, "ns", Range::real(0.001, 1e6)),
+        int!(router_delay_cycles, "link cycles", 0, 1_000_000),
+        int!(scout_flits, "flits", 1, 1024),
+        // Venice §4.3: 3; 0 would turn every scout back at its first router.
+        int!(max_router_visits, "visits", 1, 255),
+        int!(command_bytes, "bytes", 1, 4096),
+        int!(nossd_buffer_bytes, "bytes", 64, 1 << 24),
+        real!(
+            nossd_link_mb_s,
+            "MB/s, 0 = flash.channel_mb_s",
+            Range::real(0.0, 1e8)
+        ),
+    ];
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -144,6 +167,22 @@ pub struct HostInterfaceConfig {
     pub cqe_bytes: u32,
 }
 
+impl Section for HostInterfaceConfig {
+    const NAME: &'static str = "host";
+    const PARAMS: &'static [Param<Self>] = &[
+        real!(pcie_lane_gb_s, "GB/s", Range::real(0.001, 1e5)),
+        int!(pcie_lanes, "lanes", 1, 1024),
+        // NVMe: at most 65,536 entries per queue.
+        int!(io_queue_depth, "requests", 1, 65_536),
+        int!(fetch_size, "requests", 1, 65_536),
+        // PCIe Max_Payload_Size is at most 4096 B.
+        int!(pcie_max_payload_bytes, "bytes", 1, 4096),
+        int!(pcie_packet_overhead_bytes, "bytes", 0, 4096),
+        int!(sqe_bytes, "bytes", 0, 4096),
+        int!(cqe_bytes, "bytes", 0, 4096),
+    ];
+}
+
 /// Flash array geometry and timing.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -168,6 +207,25 @@ pub struct FlashConfig {
     /// Combine same-kind transactions to different planes of one die into one multi-plane
     /// operation (one command, one tR/tPROG, one data transfer per plane).
     pub multiplane: bool,
+}
+
+impl Section for FlashConfig {
+    const NAME: &'static str = "flash";
+    const PARAMS: &'static [Param<Self>] = &[
+        int!(channels, "", 1, 4096),
+        int!(chips_per_channel, "", 1, 4096),
+        int!(dies_per_chip, "", 1, 256),
+        int!(planes_per_die, "", 1, 16),
+        int!(blocks_per_plane, "", 1, 1 << 24),
+        int!(pages_per_block, "", 1, 65_535),
+        // A multiple of 512 is checked with the geometry.
+        int!(page_bytes, "bytes", 512, 32_768),
+        real!(read_ns, "ns", TIME_NS),
+        real!(program_ns, "ns", TIME_NS),
+        real!(erase_ns, "ns", TIME_NS),
+        real!(command_ns, "ns", TIME_NS),
+        real!(channel_mb_s, "MB/s", RATE_MB_S),
+    ];
 }
 
 /// Static plane-allocation order (MQSim's CWDP family): which address bit-field varies fastest.
@@ -252,6 +310,24 @@ pub struct FtlConfig {
     pub die_scheduling: DieScheduling,
 }
 
+impl Section for FtlConfig {
+    const NAME: &'static str = "ftl";
+    const PARAMS: &'static [Param<Self>] = &[
+        real!(overprovisioning, "fraction", Range::real(0.0, 0.89)),
+        real!(
+            gc_threshold,
+            "fraction of a plane's blocks",
+            Range::above(0.0, 0.49)
+        ),
+        real!(
+            gc_hard_threshold,
+            "fraction of a plane's blocks",
+            Range::real(0.0, 0.49)
+        ),
+        int!(translation_entry_bytes, "bytes", 1, 32_768),
+    ];
+}
+
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum DieScheduling {
@@ -272,12 +348,31 @@ pub struct CacheConfig {
     pub dram_mb_s: f64,
 }
 
+impl Section for CacheConfig {
+    const NAME: &'static str = "cache";
+    const PARAMS: &'static [Param<Self>] = &[
+        // Allocated as it fills: a large value costs memory only for pages a run caches.
+        int!(capacity_bytes, "bytes", 0, 1 << 40),
+        real!(dram_access_ns, "ns", TIME_NS),
+        real!(dram_mb_s, "MB/s", RATE_MB_S),
+    ];
+}
+
 /// State of the drive before the measured run.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct PreconditionConfig {
     /// Fraction of the logical space written (sequentially, plane by plane) before the run.
     pub occupancy: f64,
+}
+
+impl Section for PreconditionConfig {
+    const NAME: &'static str = "precondition";
+    const PARAMS: &'static [Param<Self>] = &[real!(
+        occupancy,
+        "fraction of the logical space",
+        Range::real(0.0, 1.0)
+    )];
 }
 
 /// Energy and area model (Venice §5, §6.4, §6.6, Table 4, footnote 7); see [`crate::energy`].
@@ -310,6 +405,27 @@ pub struct EnergyConfig {
     pub flash_chip_area_mm2: f64,
     /// Area of one mesh link in units of one shared channel's area (Venice Table 4: 0.04).
     pub link_area_channels: f64,
+}
+
+/// Energy and area constants: finite and non-negative (a zero switches a term off).
+const ENERGY: Range = Range::real(0.0, 1e12);
+
+impl Section for EnergyConfig {
+    const NAME: &'static str = "energy";
+    const PARAMS: &'static [Param<Self>] = &[
+        real!(flash_vcc_v, "V", ENERGY),
+        real!(read_current_ma, "mA", ENERGY),
+        real!(program_current_ma, "mA", ENERGY),
+        real!(erase_current_ma, "mA", ENERGY),
+        real!(bus_mw, "mW", ENERGY),
+        real!(link_mw, "mW", ENERGY),
+        real!(router_mw, "mW", ENERGY),
+        real!(nossd_router_mw, "mW", ENERGY),
+        real!(static_mw, "mW", ENERGY),
+        real!(router_area_mm2, "mm2", ENERGY),
+        real!(flash_chip_area_mm2, "mm2", Range::above(0.0, 1e12)),
+        real!(link_area_channels, "channel areas", ENERGY),
+    ];
 }
 
 impl Default for EnergyConfig {
@@ -472,55 +588,24 @@ impl SsdConfig {
         Ok(cfg)
     }
 
-    /// Reject impossible geometries and out-of-range fractions, naming the key.
+    /// Every key against its declared range ([`schema`]), then the rules that tie keys of
+    /// several sections together; the first violation is returned, naming the key.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        schema::check_ranges(self)?;
+        self.check_consistency()?;
+        self.check_model_state()
+    }
+
+    fn check_consistency(&self) -> Result<(), ConfigError> {
         let f = &self.flash;
-        for (key, v) in [
-            ("flash.channels", f.channels),
-            ("flash.chips_per_channel", f.chips_per_channel),
-            ("flash.dies_per_chip", f.dies_per_chip),
-            ("flash.planes_per_die", f.planes_per_die),
-            ("flash.blocks_per_plane", f.blocks_per_plane),
-            ("flash.pages_per_block", f.pages_per_block),
-            ("host.pcie_lanes", self.host.pcie_lanes),
-            ("host.io_queue_depth", self.host.io_queue_depth),
-            ("host.fetch_size", self.host.fetch_size),
-            (
-                "host.pcie_max_payload_bytes",
-                self.host.pcie_max_payload_bytes,
-            ),
-        ] {
-            if v == 0 {
-                return Err(invalid(key, v, "must be at least 1"));
-            }
-        }
-        if f.planes_per_die > 16 {
-            return Err(invalid(
-                "flash.planes_per_die",
-                f.planes_per_die,
-                "at most 16 planes per die are modelled",
-            ));
-        }
-        if f.pages_per_block > 65_535 {
-            return Err(invalid(
-                "flash.pages_per_block",
-                f.pages_per_block,
-                "at most 65535",
-            ));
-        }
-        if f.page_bytes < 512 || !f.page_bytes.is_multiple_of(512) || f.page_bytes > 32768 {
+        if !f.page_bytes.is_multiple_of(512) {
             return Err(invalid(
                 "flash.page_bytes",
                 f.page_bytes,
                 "must be a multiple of 512 between 512 and 32768",
             ));
         }
-        let pages = f.channels as u64
-            * f.chips_per_channel as u64
-            * f.dies_per_chip as u64
-            * f.planes_per_die as u64
-            * f.blocks_per_plane as u64
-            * f.pages_per_block as u64;
+        let pages = self.physical_pages();
         if pages >= u32::MAX as u64 / 2 {
             return Err(invalid(
                 "flash (geometry)",
@@ -528,44 +613,10 @@ impl SsdConfig {
                 "more than 2^31 physical pages; use larger pages or fewer blocks",
             ));
         }
-        for (key, v) in [
-            ("flash.read_ns", f.read_ns),
-            ("flash.program_ns", f.program_ns),
-            ("flash.erase_ns", f.erase_ns),
-            ("flash.command_ns", f.command_ns),
-            ("cache.dram_access_ns", self.cache.dram_access_ns),
-        ] {
-            if !(v >= 0.0 && v.is_finite()) {
-                return Err(invalid(key, v, "must be a finite time >= 0"));
-            }
-        }
-        for (key, v) in [
-            ("flash.channel_mb_s", f.channel_mb_s),
-            ("host.pcie_lane_gb_s", self.host.pcie_lane_gb_s),
-            ("cache.dram_mb_s", self.cache.dram_mb_s),
-        ] {
-            if !(v > 0.0 && v.is_finite()) {
-                return Err(invalid(key, v, "must be a finite rate > 0"));
-            }
-        }
         let ftl = &self.ftl;
-        if !(0.0..0.9).contains(&ftl.overprovisioning) {
-            return Err(invalid(
-                "ftl.overprovisioning",
-                ftl.overprovisioning,
-                "must be in [0, 0.9)",
-            ));
-        }
-        if !(0.0..=1.0).contains(&self.precondition.occupancy) {
-            return Err(invalid(
-                "precondition.occupancy",
-                self.precondition.occupancy,
-                "must be in [0, 1]",
-            ));
-        }
         // GC needs at least two free blocks per plane (user and GC write frontiers) to make progress.
         let gc_blocks = (ftl.gc_threshold * f.blocks_per_plane as f64).floor() as u64;
-        if !(0.0..0.5).contains(&ftl.gc_threshold) || gc_blocks < 2 {
+        if gc_blocks < 2 {
             return Err(invalid(
                 "ftl.gc_threshold",
                 ftl.gc_threshold,
@@ -576,11 +627,11 @@ impl SsdConfig {
                 ),
             ));
         }
-        if !(0.0..=ftl.gc_threshold).contains(&ftl.gc_hard_threshold) {
+        if ftl.gc_hard_threshold > ftl.gc_threshold {
             return Err(invalid(
                 "ftl.gc_hard_threshold",
                 ftl.gc_hard_threshold,
-                "must be in [0, gc_threshold]",
+                format!("must be in [0, ftl.gc_threshold = {}]", ftl.gc_threshold),
             ));
         }
         let logical_per_plane = ((f.blocks_per_plane as f64 * f.pages_per_block as f64)
@@ -593,11 +644,11 @@ impl SsdConfig {
                 format!("the logical space ({logical_per_plane} pages per plane) does not fit beside the GC reserve ({gc_blocks} blocks); raise it"),
             ));
         }
-        if ftl.translation_entry_bytes == 0 || ftl.translation_entry_bytes > f.page_bytes {
+        if ftl.translation_entry_bytes > f.page_bytes {
             return Err(invalid(
                 "ftl.translation_entry_bytes",
                 ftl.translation_entry_bytes,
-                "must be in 1..=page_bytes",
+                format!("must be in 1..=flash.page_bytes ({})", f.page_bytes),
             ));
         }
         if let MappingConfig::Demand {
@@ -605,38 +656,13 @@ impl SsdConfig {
             entry_bytes,
         } = ftl.mapping
         {
-            if entry_bytes == 0 || cmt_bytes < entry_bytes as u64 {
+            if cmt_bytes < entry_bytes as u64 {
                 return Err(invalid(
                     "ftl.mapping.cmt_bytes",
                     cmt_bytes,
-                    "must hold at least one entry",
+                    format!("must hold at least one entry of {entry_bytes} bytes"),
                 ));
             }
-        }
-        let e = &self.energy;
-        for (key, v) in [
-            ("energy.flash_vcc_v", e.flash_vcc_v),
-            ("energy.read_current_ma", e.read_current_ma),
-            ("energy.program_current_ma", e.program_current_ma),
-            ("energy.erase_current_ma", e.erase_current_ma),
-            ("energy.bus_mw", e.bus_mw),
-            ("energy.link_mw", e.link_mw),
-            ("energy.router_mw", e.router_mw),
-            ("energy.nossd_router_mw", e.nossd_router_mw),
-            ("energy.static_mw", e.static_mw),
-            ("energy.router_area_mm2", e.router_area_mm2),
-            ("energy.link_area_channels", e.link_area_channels),
-        ] {
-            if !(v >= 0.0 && v.is_finite()) {
-                return Err(invalid(key, v, "must be a finite value >= 0"));
-            }
-        }
-        if !(e.flash_chip_area_mm2 > 0.0 && e.flash_chip_area_mm2.is_finite()) {
-            return Err(invalid(
-                "energy.flash_chip_area_mm2",
-                e.flash_chip_area_mm2,
-                "must be a finite area > 0",
-            ));
         }
         if self.cache.enabled
             && self.cache.capacity_bytes < f.page_bytes as u64 * (f.planes_per_die as u64)
@@ -645,6 +671,99 @@ impl SsdConfig {
                 "cache.capacity_bytes",
                 self.cache.capacity_bytes,
                 "must hold at least one multi-plane page group",
+            ));
+        }
+        // The networked back ends place chip c on router c and controller i on the first
+        // router of row i × rows / controllers: the mesh must hold every chip, and each
+        // controller needs a row of its own.
+        let chips = f.channels as u64 * f.chips_per_channel as u64;
+        let (rows, cols) = self.mesh_dims();
+        let routers = rows as u64 * cols as u64;
+        if routers < chips {
+            let key = if self.network.rows != 0 {
+                "network.rows"
+            } else {
+                "network.cols"
+            };
+            let v = if self.network.rows != 0 { rows } else { cols };
+            return Err(invalid(
+                key,
+                v,
+                format!("the {rows}x{cols} network has {routers} routers but the flash array has {chips} chips (flash.channels x flash.chips_per_channel); it must have at least one router per chip"),
+            ));
+        }
+        if routers > 4 * chips.max(256) {
+            return Err(invalid(
+                "network.rows",
+                rows,
+                format!("the {rows}x{cols} network has {routers} routers for {chips} chips; at most 4 routers per chip (or 1024 routers) are modelled"),
+            ));
+        }
+        if self.mesh_controllers() > rows {
+            return Err(invalid(
+                "network.controllers",
+                self.network.controllers,
+                format!("at most one controller per mesh row ({rows} rows): controller i attaches to the first router of row i x rows / controllers"),
+            ));
+        }
+        if self.network.nossd_buffer_bytes < self.network.command_bytes {
+            return Err(invalid(
+                "network.nossd_buffer_bytes",
+                self.network.nossd_buffer_bytes,
+                format!(
+                    "must hold a command packet (network.command_bytes = {})",
+                    self.network.command_bytes
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Physical pages of the flash array (each factor is bounded by the schema, so the
+    /// product fits a `u64`).
+    pub fn physical_pages(&self) -> u64 {
+        let f = &self.flash;
+        f.channels as u64
+            * f.chips_per_channel as u64
+            * f.dies_per_chip as u64
+            * f.planes_per_die as u64
+            * f.blocks_per_plane as u64
+            * f.pages_per_block as u64
+    }
+
+    /// Up-front state the model allocates for this drive, bytes (a close upper estimate:
+    /// per-block, per-plane and per-die tables, the translation directory and the mesh).
+    /// Mapping entries and caches grow with what a run touches and are not counted.
+    pub fn model_state_bytes(&self) -> u64 {
+        let f = &self.flash;
+        let planes = f.channels as u64
+            * f.chips_per_channel as u64
+            * f.dies_per_chip as u64
+            * f.planes_per_die as u64;
+        let blocks = planes * f.blocks_per_plane as u64;
+        let dies = planes / f.planes_per_die as u64;
+        let entries = (f.page_bytes / self.ftl.translation_entry_bytes.max(1)).max(1) as u64;
+        let (rows, cols) = self.mesh_dims();
+        let routers = rows as u64 * cols as u64;
+        // Block record + free-list slot; plane allocator; die queues and state;
+        // a translation-directory word per translation page; router and link tables.
+        blocks * (32 + 4)
+            + planes * 64
+            + dies * 256
+            + self.physical_pages() / entries * 4
+            + routers * 256
+    }
+
+    fn check_model_state(&self) -> Result<(), ConfigError> {
+        let need = self.model_state_bytes();
+        if need > schema::MODEL_STATE_LIMIT_BYTES {
+            return Err(invalid(
+                "flash (geometry)",
+                format!("{:.1} GB of model state", need as f64 / 1e9),
+                format!(
+                    "more than the {:.1} GB limit; use fewer channels, chips, dies, planes or blocks",
+                    schema::MODEL_STATE_LIMIT_BYTES as f64 / 1e9
+                ),
             ));
         }
         Ok(())

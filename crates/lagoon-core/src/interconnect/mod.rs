@@ -155,6 +155,16 @@ pub trait Interconnect {
     fn submit(&mut self, now: Ps, t: Transfer, q: &mut EventQueue<Event>);
     fn on_event(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>);
     fn stats(&self, sim_time: Ps) -> InterconnectStats;
+    /// Events the back end handled from its own heap so far (the watchdog counts them as
+    /// work done without progress, like queue events).
+    fn local_events(&self) -> u64 {
+        0
+    }
+    /// One line on what the back end holds (waiting transfers, busy controllers), for the
+    /// watchdog's error when a run is stuck.
+    fn describe_state(&self) -> String {
+        format!("the {} back end holds transfers in progress", self.name())
+    }
 }
 
 /// Back-end architecture chosen on the command line.

@@ -99,6 +99,9 @@ struct Controller {
     circuit: bool,
 }
 
+/// Local events handled per `Wake` before control goes back to the engine.
+const LOCAL_BUDGET: u32 = 1 << 16;
+
 pub struct Venice {
     mesh: Mesh,
     cycle: Ps,
@@ -563,11 +566,15 @@ impl Venice {
     /// popped them in this same (time, seq) order, so the run is identical to scheduling
     /// every scout hop through the queue, without its heap traffic or dispatch (a scout
     /// search is tens of hops, and scouts re-sent together move in lockstep).
+    /// At most `LOCAL_BUDGET` events per call, then a `Wake` proxy resumes the rest through
+    /// the queue (same order), so the engine's watchdog sees a search that never ends.
     fn run_local(&mut self, q: &mut EventQueue<Event>) {
+        let mut budget = LOCAL_BUDGET;
         while let Some(k) = self.local.peek_key() {
-            if q.peek_key().is_some_and(|g| g < k) {
+            if q.peek_key().is_some_and(|g| g < k) || budget == 0 {
                 break;
             }
+            budget -= 1;
             let (k, ev) = self.local.pop().expect("peeked");
             self.local_events += 1;
             self.handle(k.0, ev);
@@ -686,6 +693,36 @@ impl Interconnect for Venice {
             self.handle(now, ev);
             self.flush(q);
         }
+    }
+
+    fn local_events(&self) -> u64 {
+        self.local_events
+    }
+
+    fn describe_state(&self) -> String {
+        let active: Vec<String> = self
+            .fcs
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.active)
+            .map(|(i, c)| {
+                format!(
+                    "FC{i} at router {} for chip {} ({} scouts{})",
+                    c.router,
+                    c.xfer.chip,
+                    c.attempts,
+                    if c.circuit { ", circuit held" } else { "" }
+                )
+            })
+            .take(8)
+            .collect();
+        format!(
+            "venice: {} transfers waiting for a controller; controllers searching: {}; links reserved: {} of {}",
+            self.waiting.len(),
+            if active.is_empty() { "none".to_string() } else { active.join(", ") },
+            self.owner.iter().filter(|&&o| o != FREE).count(),
+            self.owner.len()
+        )
     }
 
     fn stats(&self, sim_time: Ps) -> InterconnectStats {

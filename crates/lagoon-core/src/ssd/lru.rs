@@ -1,9 +1,13 @@
-//! A fixed-capacity LRU set of `u64` keys with a small payload, allocation-free after
-//! construction: slots in one array linked as a doubly-linked list, and an open-addressing
-//! index. Shared by the cached mapping table and the DRAM data cache.
+//! A fixed-capacity LRU set of `u64` keys with a small payload: slots in one array linked as
+//! a doubly-linked list, and an open-addressing index. Shared by the cached mapping table and
+//! the DRAM data cache. Memory follows the entries held, not the capacity (a 1 TB cache on a
+//! short run costs what the run caches): slots and index grow by doubling while the set fills,
+//! and once it is full nothing is allocated again.
 
 const EMPTY: u32 = u32::MAX;
 const TOMB: u32 = u32::MAX - 1;
+/// Slots allocated up front; more as the set fills.
+const INITIAL_SLOTS: usize = 1 << 16;
 
 #[derive(Clone, Copy)]
 struct Slot<V: Copy> {
@@ -15,6 +19,7 @@ struct Slot<V: Copy> {
 
 pub struct Lru<V: Copy + Default> {
     slots: Vec<Slot<V>>,
+    capacity: usize,
     /// Most recently used slot, least recently used slot.
     head: u32,
     tail: u32,
@@ -37,9 +42,10 @@ fn hash(k: u64) -> u64 {
 impl<V: Copy + Default> Lru<V> {
     pub fn new(capacity: usize) -> Self {
         let capacity = capacity.max(1);
-        let buckets = (capacity * 2).next_power_of_two().max(8);
+        let buckets = (capacity.min(INITIAL_SLOTS) * 2).next_power_of_two().max(8);
         Self {
-            slots: Vec::with_capacity(capacity),
+            slots: Vec::with_capacity(capacity.min(INITIAL_SLOTS)),
+            capacity,
             head: EMPTY,
             tail: EMPTY,
             free: Vec::new(),
@@ -51,7 +57,7 @@ impl<V: Copy + Default> Lru<V> {
     }
 
     pub fn capacity(&self) -> usize {
-        self.slots.capacity()
+        self.capacity
     }
     pub fn len(&self) -> usize {
         self.len
@@ -136,6 +142,12 @@ impl<V: Copy + Default> Lru<V> {
     /// Insert a key that is not present. Panics (debug) if full: callers evict first.
     pub fn insert(&mut self, key: u64, value: V) {
         debug_assert!(!self.is_full(), "LRU insert while full");
+        // Keep the index at most half full as the set grows past its first allocation.
+        if (self.len + self.tombs + 1) * 2 > self.index.len() {
+            self.index = vec![EMPTY; self.index.len() * 2];
+            self.mask = self.index.len() - 1;
+            self.rehash();
+        }
         let (b, found) = self.find(key);
         debug_assert!(!found);
         let s = match self.free.pop() {

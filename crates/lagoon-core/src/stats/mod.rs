@@ -56,15 +56,18 @@ impl Latency {
         if h.is_empty() {
             return LatencySummary::default();
         }
+        // The histogram answers with the top of a bucket, which can lie past the largest
+        // value recorded (or below the smallest): clamp into the exact [min, max].
+        let q = |p: f64| h.value_at_quantile(p).clamp(self.min, self.max);
         LatencySummary {
             count: h.len(),
             mean: self.sum as f64 / h.len() as f64,
             min: self.min,
-            p50: h.value_at_quantile(0.5),
-            p90: h.value_at_quantile(0.9),
-            p99: h.value_at_quantile(0.99),
-            p999: h.value_at_quantile(0.999),
-            p9999: h.value_at_quantile(0.9999),
+            p50: q(0.5),
+            p90: q(0.9),
+            p99: q(0.99),
+            p999: q(0.999),
+            p9999: q(0.9999),
             max: self.max,
         }
     }
@@ -79,7 +82,9 @@ impl Latency {
             .map(|v| {
                 acc += v.count_at_value();
                 (
-                    self.h.highest_equivalent(v.value_iterated_to()),
+                    self.h
+                        .highest_equivalent(v.value_iterated_to())
+                        .clamp(self.min, self.max),
                     acc as f64 / n,
                 )
             })
@@ -140,5 +145,45 @@ mod tests {
         let cdf = l.cdf();
         assert_eq!(cdf.last().unwrap().1, 1.0);
         assert_eq!(cdf.len(), 1000);
+    }
+
+    /// The case seen on piq-ssdsim/tpcc: a histogram bucket's top (158,990) past the largest
+    /// value recorded (158,903) was reported as p99.99.
+    #[test]
+    fn percentile_never_exceeds_max() {
+        let mut l = Latency::default();
+        for _ in 0..99 {
+            l.record(1_000);
+        }
+        l.record(158_903);
+        let s = l.summary();
+        assert_eq!(s.max, 158_903);
+        assert_eq!(s.p9999, 158_903);
+        assert!(l.cdf().iter().all(|&(v, _)| v <= 158_903));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn percentiles_lie_within_min_and_max(
+            values in proptest::collection::vec(0u64..u64::MAX / 4, 1..300),
+            scale in 0u32..60,
+        ) {
+            let mut l = Latency::default();
+            for v in &values {
+                l.record(v >> scale);
+            }
+            let s = l.summary();
+            let (lo, hi) = (s.min, s.max);
+            proptest::prop_assert_eq!(lo, values.iter().map(|v| v >> scale).min().unwrap());
+            proptest::prop_assert_eq!(hi, values.iter().map(|v| v >> scale).max().unwrap());
+            for p in [s.p50, s.p90, s.p99, s.p999, s.p9999] {
+                proptest::prop_assert!(lo <= p && p <= hi, "{} not in [{}, {}]", p, lo, hi);
+            }
+            proptest::prop_assert!(s.p50 <= s.p90 && s.p90 <= s.p99 && s.p99 <= s.p999 && s.p999 <= s.p9999);
+            proptest::prop_assert!(s.mean >= lo as f64 && s.mean <= hi as f64);
+            for w in l.cdf().windows(2) {
+                proptest::prop_assert!(w[0].0 <= w[1].0 && w[0].1 <= w[1].1);
+            }
+        }
     }
 }

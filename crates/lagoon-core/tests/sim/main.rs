@@ -2,5 +2,6 @@
 
 mod common;
 mod properties;
+mod robustness;
 mod timing;
 mod traces;

@@ -1,0 +1,156 @@
+//! Hostile configurations (issue 9): every case found by the attack on the networked back
+//! ends' config handling is one error naming the key, and a model that cannot make progress
+//! is stopped by the watchdog instead of hanging.
+
+use super::common::tiny;
+use lagoon_core::config::SsdConfig;
+use lagoon_core::host::{Flow, Replay};
+use lagoon_core::interconnect::Arch;
+use lagoon_core::scenario::Scenario;
+use lagoon_core::sim::{SimError, Simulator};
+use lagoon_workload::{IoRequest, Op};
+
+fn err(toml: &str) -> String {
+    SsdConfig::from_toml(toml, "hostile.toml")
+        .expect_err(toml)
+        .to_string()
+}
+
+#[test]
+fn mesh_smaller_than_the_flash_array_is_named() {
+    for (t, key) in [
+        ("[network]\nrows = 2\n", "network.rows"),
+        ("[network]\ncols = 3\n", "network.cols"),
+        ("[network]\nrows = 4294967295\n", "network.rows"),
+        ("[network]\ncols = 4294967295\n", "network.cols"),
+        (
+            "[network]\nrows = 8\ncols = 8\ncontrollers = 9\n",
+            "network.controllers",
+        ),
+    ] {
+        let e = err(t);
+        assert!(e.contains(key), "{t}: {e}");
+    }
+    // The message says why: routers against chips.
+    let e = err("[network]\nrows = 2\n");
+    assert!(e.contains("16 routers") && e.contains("64 chips"), "{e}");
+}
+
+#[test]
+fn meaningless_network_values_are_named_with_their_range() {
+    for (t, key) in [
+        (
+            "[network]\nlink_width_bytes = 0\n",
+            "network.link_width_bytes",
+        ),
+        (
+            "[network]\nnossd_buffer_bytes = 0\n",
+            "network.nossd_buffer_bytes",
+        ),
+        (
+            "[network]\nmax_router_visits = 0\n",
+            "network.max_router_visits",
+        ),
+        ("[network]\nlink_cycle_ns = nan\n", "network.link_cycle_ns"),
+        ("[network]\nlink_cycle_ns = -1.0\n", "network.link_cycle_ns"),
+        ("[network]\nlink_cycle_ns = 0.0\n", "network.link_cycle_ns"),
+        ("[network]\nlink_cycle_ns = inf\n", "network.link_cycle_ns"),
+        (
+            "[network]\nnossd_link_mb_s = nan\n",
+            "network.nossd_link_mb_s",
+        ),
+        (
+            "[network]\nnossd_link_mb_s = -5.0\n",
+            "network.nossd_link_mb_s",
+        ),
+        ("[flash]\nchannel_mb_s = 1e-300\n", "flash.channel_mb_s"),
+        ("[flash]\nread_ns = 1e300\n", "flash.read_ns"),
+        ("[host]\npcie_lanes = 0\n", "host.pcie_lanes"),
+        ("[ftl]\ngc_threshold = nan\n", "ftl.gc_threshold"),
+    ] {
+        let e = err(t);
+        assert!(e.contains(key) && e.contains("must be"), "{t}: {e}");
+    }
+    let e = err("[network]\nlink_cycle_ns = nan\n");
+    assert_eq!(
+        e,
+        "invalid configuration: network.link_cycle_ns = NaN: must be a finite number in [0.001, 1000000] (ns)"
+    );
+}
+
+#[test]
+fn a_wrong_type_names_the_file_and_key() {
+    let e = err("[network]\nrows = \"eight\"\n");
+    assert!(e.contains("hostile.toml") && e.contains("rows"), "{e}");
+    let e = err("[network]\nrows = -1\n");
+    assert!(e.contains("hostile.toml") && e.contains("rows"), "{e}");
+}
+
+#[test]
+fn a_geometry_too_large_for_memory_is_rejected_before_allocation() {
+    let e = err("[flash]\nchannels = 4096\nchips_per_channel = 4096\ndies_per_chip = 4\nblocks_per_plane = 8\npages_per_block = 1\nplanes_per_die = 1\n[ftl]\ngc_threshold = 0.3\noverprovisioning = 0.8\n");
+    assert!(e.contains("GB of model state"), "{e}");
+}
+
+#[test]
+fn a_huge_cmt_runs_in_the_memory_it_uses() {
+    let c = SsdConfig::from_toml(
+        "[ftl.mapping]\ntype = \"demand\"\ncmt_bytes = 4294967295\nentry_bytes = 8\n",
+        "big-cmt.toml",
+    )
+    .unwrap();
+    let s = Scenario::new(
+        "big-cmt",
+        c,
+        Arch::Baseline,
+        vec!["syn:read=50,size=4k,arrival=qd:8,count=2000".into()],
+    );
+    let r = s.run(|_| {}).unwrap();
+    assert_eq!(r.requests, 2000);
+}
+
+#[test]
+fn configs_built_in_code_are_validated_before_a_run() {
+    let mut c = tiny();
+    c.network.link_width_bytes = 0;
+    let s = Scenario::new(
+        "x",
+        c,
+        Arch::Venice,
+        vec!["syn:read=100,size=4k,arrival=qd:1,count=10".into()],
+    );
+    let e = s.run(|_| {}).unwrap_err().to_string();
+    assert!(e.contains("network.link_width_bytes"), "{e}");
+}
+
+/// `max_router_visits = 0` (now rejected by the schema) turned every Venice scout back at its
+/// first router forever: the watchdog must stop such a model with an error naming it.
+#[test]
+fn watchdog_stops_a_livelocked_venice() {
+    let mut c = tiny();
+    c.network.max_router_visits = 0;
+    let reads = (0..4u64).map(|i| {
+        Ok(IoRequest {
+            arrival_ns: 0,
+            device: 0,
+            offset_bytes: i * 4096,
+            size_bytes: 4096,
+            op: Op::Read,
+        })
+    });
+    let flow = Flow {
+        name: "reads".into(),
+        source: Box::new(reads.collect::<Vec<_>>().into_iter()),
+        replay: Replay::Closed { depth: 4 },
+    };
+    let mut sim = Simulator::new(&c, Arch::Venice, vec![flow], 1);
+    sim.set_watchdog(200_000);
+    match sim.run(|_| {}) {
+        Err(SimError::Stalled { reason, .. }) => {
+            assert!(reason.contains("venice"), "{reason}");
+            assert!(reason.contains("200000 events in a row"), "{reason}");
+        }
+        Err(e) => panic!("expected a stall, got {e}"),
+        Ok(_) => panic!("expected a stall, the run finished"),
+    }
+}
