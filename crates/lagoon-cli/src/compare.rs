@@ -11,14 +11,12 @@ use std::fmt::Write;
 
 #[derive(Args)]
 pub struct CompareArgs {
-    /// Preset name (perf-optimized, cost-optimized) or a TOML file.
-    #[arg(long, default_value = "perf-optimized")]
+    #[arg(long, default_value = "perf-optimized", help = crate::help::ssd())]
     pub ssd: String,
     /// Trace file, synthetic spec or preset (`syn:hm_0`, `syn:mix1`); repeat for several flows.
     #[arg(long, required = true)]
     pub workload: Vec<String>,
-    /// `all`, or a comma-separated list of designs (baseline,pssd,pnssd,nossd,venice,ideal).
-    #[arg(long, default_value = "all")]
+    #[arg(long, default_value = "all", help = format!("`all`, or a comma-separated list of designs ({})", Arch::names()))]
     pub arch: String,
     /// Flash array and mesh as ROWSxCOLS over the same chips (e.g. 4x16; Venice Fig. 15).
     #[arg(long)]
@@ -28,12 +26,13 @@ pub struct CompareArgs {
     pub replay: Option<Replay>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Host I/O scheduler in front of every flow: noop, rws, piq-r, piq-w or piq (PIQ paper).
-    #[arg(long)]
+    /// Host I/O scheduler in front of every flow (PIQ paper).
+    #[arg(long, value_parser = crate::help::scheduler())]
     pub host_scheduler: Option<lagoon_core::host::piq::Scheme>,
-    /// Host scheduler queue length (requests waiting or outstanding).
-    #[arg(long, default_value_t = 64)]
-    pub host_queue: u32,
+    /// Host scheduler queue length (requests waiting or outstanding); default 64. Needs
+    /// --host-scheduler.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub host_queue: Option<u32>,
     /// Write the per-design records as JSON (`-` for standard output).
     #[arg(long)]
     pub json: Option<String>,
@@ -76,13 +75,14 @@ pub fn compare(a: CompareArgs) -> Result<()> {
         }
     };
     let workload = a.workload.join(" + ");
+    let sched = crate::host_scheduler(a.host_scheduler, a.host_queue)?;
     let jobs: Vec<Job> = designs
         .iter()
         .map(|&d| {
             let mut sc = Scenario::new(&a.ssd, ssd.clone(), d, a.workload.clone());
             sc.replay = a.replay;
             sc.seed = a.seed;
-            sc.host_scheduler = a.host_scheduler.map(|s| (s, a.host_queue));
+            sc.host_scheduler = sched;
             Job {
                 key: RunKey {
                     experiment: "compare".into(),

@@ -2,6 +2,7 @@
 
 mod batch;
 mod compare;
+mod help;
 mod plot;
 mod reproduce;
 
@@ -38,10 +39,14 @@ enum Command {
     Compare(compare::CompareArgs),
     /// Regenerate a paper's evaluation: runs, CSV/JSON, SVG figures and a summary.
     Reproduce(reproduce::ReproduceArgs),
-    /// Show a preset's configuration as TOML.
+    /// Show a preset's configuration as TOML, or every key with its unit and valid range.
     Config {
-        /// Preset name (perf-optimized, cost-optimized).
-        preset: String,
+        #[arg(help = help::preset(), required_unless_present = "keys")]
+        preset: Option<String>,
+        /// List every numeric key: its unit, valid range and value in PRESET (default
+        /// perf-optimized), or in a TOML file given as PRESET.
+        #[arg(long)]
+        keys: bool,
     },
     /// Every back end on built-in defaults (what `lagoon` alone runs).
     Demo,
@@ -52,7 +57,8 @@ enum TraceCommand {
     /// Requests, read %, average size, inter-arrival time and span of a trace.
     Stats {
         file: PathBuf,
-        #[arg(long)]
+        /// Trace format; detected if omitted.
+        #[arg(long, value_parser = help::format())]
         format: Option<TraceFormat>,
         /// Skip and count malformed lines instead of stopping at the first.
         #[arg(long)]
@@ -65,12 +71,10 @@ enum TraceCommand {
 
 #[derive(Args)]
 struct RunArgs {
-    /// Preset name (perf-optimized, cost-optimized) or a TOML file.
-    #[arg(long, default_value = "perf-optimized")]
+    #[arg(long, default_value = "perf-optimized", help = help::ssd())]
     ssd: String,
-    /// Back end: baseline (shared channels), pssd (2x channel rate), venice (router mesh,
-    /// path reservation) or ideal (path-conflict-free).
-    #[arg(long, default_value = "baseline")]
+    /// Back end.
+    #[arg(long, default_value = "baseline", value_parser = help::arch())]
     arch: Arch,
     /// Flash array as ROWSxCOLS over the same chips: ROWS channels (flash controllers) of COLS
     /// chips, and the networked designs' mesh with it (e.g. 4x16; Venice Fig. 15).
@@ -80,8 +84,8 @@ struct RunArgs {
     /// Table 2; `syn:mix1`, Table 3); repeat for several flows.
     #[arg(long, required = true)]
     workload: Vec<String>,
-    /// Trace format (mqsim, msr, msr-ms, fiu, blkparse, umass); detected if omitted.
-    #[arg(long)]
+    /// Trace format; detected if omitted.
+    #[arg(long, value_parser = help::format())]
     format: Option<TraceFormat>,
     /// Skip and count malformed trace lines instead of stopping at the first.
     #[arg(long)]
@@ -95,12 +99,13 @@ struct RunArgs {
     /// Replay each workload this many times back to back.
     #[arg(long, default_value_t = 1)]
     repeat: u32,
-    /// Host I/O scheduler in front of every flow: noop, rws, piq-r, piq-w or piq (PIQ paper).
-    #[arg(long)]
+    /// Host I/O scheduler in front of every flow (PIQ paper).
+    #[arg(long, value_parser = help::scheduler())]
     host_scheduler: Option<Scheme>,
-    /// Host scheduler queue length (requests waiting or outstanding), 1-512 in the PIQ paper.
-    #[arg(long, default_value_t = 64)]
-    host_queue: u32,
+    /// Host scheduler queue length (requests waiting or outstanding), 1-512 in the PIQ paper;
+    /// default 64. Needs --host-scheduler.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    host_queue: Option<u32>,
     /// Write the JSON report to a file, or `-` for standard output.
     #[arg(long)]
     json: Option<String>,
@@ -116,6 +121,12 @@ struct RunArgs {
 }
 
 fn main() {
+    // Rust ignores SIGPIPE, so printing into a closed pipe (`lagoon config --keys | head`)
+    // would panic; end quietly as other command-line tools do.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command.unwrap_or(Command::Demo) {
         Command::Run(a) => run(a),
@@ -130,21 +141,55 @@ fn main() {
                     json,
                 },
         } => trace_stats(&file, format, lenient, json),
-        Command::Config { preset } => match presets::text(&preset) {
-            Some(t) => {
-                print!("{t}");
-                Ok(())
-            }
-            None => Err(anyhow::anyhow!(
-                "unknown SSD preset '{preset}' (known presets: {})",
-                presets::NAMES.join(", ")
-            )),
-        },
+        Command::Config { preset, keys } => config(preset, keys),
         Command::Demo => demo(),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");
         std::process::exit(2);
+    }
+}
+
+/// `--host-scheduler` with its `--host-queue` (default 64); a queue length alone is an error.
+pub(crate) fn host_scheduler(
+    s: Option<Scheme>,
+    queue: Option<u32>,
+) -> Result<Option<(Scheme, u32)>> {
+    match (s, queue) {
+        (Some(s), q) => Ok(Some((s, q.unwrap_or(64)))),
+        (None, Some(_)) => bail!(
+            "--host-queue sets the host scheduler's queue length: give --host-scheduler too ({})",
+            Scheme::ALL.map(|x| x.to_string()).join(", ")
+        ),
+        (None, None) => Ok(None),
+    }
+}
+
+fn config(preset: Option<String>, keys: bool) -> Result<()> {
+    let name = preset.unwrap_or_else(|| "perf-optimized".into());
+    if keys {
+        let cfg = SsdConfig::load(&name)?;
+        println!("{:<34} {:<16} {:<22} unit", "key", "value", "valid range");
+        for k in cfg.keys() {
+            println!(
+                "{:<34} {:<16} {:<22} {}",
+                k.key,
+                k.value.to_string(),
+                k.range.to_string(),
+                k.unit
+            );
+        }
+        return Ok(());
+    }
+    match presets::text(&name) {
+        Some(t) => {
+            print!("{t}");
+            Ok(())
+        }
+        None => bail!(
+            "unknown SSD preset '{name}' (known presets: {})",
+            presets::NAMES.join(", ")
+        ),
     }
 }
 
@@ -187,7 +232,7 @@ fn run(a: RunArgs) -> Result<()> {
     sc.lenient = a.lenient;
     sc.replay = a.replay;
     sc.seed = a.seed;
-    sc.host_scheduler = a.host_scheduler.map(|s| (s, a.host_queue));
+    sc.host_scheduler = host_scheduler(a.host_scheduler, a.host_queue)?;
     if a.repeat == 0 {
         bail!("--repeat must be at least 1");
     }
@@ -317,6 +362,9 @@ fn demo() -> Result<()> {
     for (w, chunk) in workloads.iter().zip(recs.chunks(Arch::ALL.len())) {
         println!("{}", compare::table("perf-optimized", "8x8", w, chunk));
     }
+    println!("Venice trails Baseline on this load, and that is the model, not a fault: from Venice Table 1 each of its 8 controllers");
+    println!("drives one 8-bit 1 GHz circuit (1 GB/s, Eq. 1) where Baseline has 8 channels of 1.2 GB/s, and at queue depth 64 scouts fail");
+    println!("and retry (docs/results/networked.md; docs/results/venice/summary.md for the paper's setting).\n");
     println!("Next: `lagoon compare --workload syn:hm_0` (a Venice Table 2 stand-in), `lagoon reproduce venice --quick`,");
     println!("`lagoon reproduce piq --quick`, or `lagoon run --help` to simulate your own trace.");
     Ok(())

@@ -477,7 +477,50 @@ fn run_with_a_host_scheduler() {
         "cfq",
     ]);
     assert_eq!(code, 2);
-    assert!(err.contains("unknown host scheduler 'cfq'"), "{err}");
+    assert!(
+        err.contains("invalid value 'cfq'") && err.contains("piq-r"),
+        "{err}"
+    );
+    // A queue length without a scheduler, or of 0, is an error, not silently ignored.
+    let (code, _, err) = lagoon(&["run", "--workload", "syn:count=5", "--host-queue", "8"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--host-scheduler"), "{err}");
+    let (code, _, err) = lagoon(&[
+        "run",
+        "--workload",
+        "syn:count=5",
+        "--host-scheduler",
+        "piq",
+        "--host-queue",
+        "0",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--host-queue") && err.contains("1..=65536"),
+        "{err}"
+    );
+}
+
+/// Help lists come from the code's own lists: every back end, preset and scheduler.
+#[test]
+fn help_lists_every_back_end_preset_and_scheduler() {
+    let (code, out, _) = lagoon(&["run", "--help"]);
+    assert_eq!(code, 0);
+    for name in ["baseline", "pssd", "pnssd", "nossd", "venice", "ideal"] {
+        assert!(out.contains(&format!("- {name}:")), "{name} in:\n{out}");
+    }
+    for name in ["perf-optimized", "cost-optimized", "piq-ssdsim"] {
+        assert!(out.contains(name), "{name} in:\n{out}");
+    }
+    for name in ["noop", "rws", "piq-r", "piq-w", "piq"] {
+        assert!(out.contains(&format!("- {name}:")), "{name} in:\n{out}");
+    }
+    let (code, out, _) = lagoon(&["config", "--keys"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("network.max_router_visits") && out.contains("1..=255"),
+        "{out}"
+    );
 }
 
 /// `lagoon` alone (the README's first command): every back end in two tables.
@@ -492,6 +535,7 @@ fn demo_runs_every_back_end() {
             .count();
         assert_eq!(rows, 2, "{d} in both tables:\n{out}");
     }
+    assert!(out.contains("Venice trails Baseline on this load"), "{out}");
 }
 
 /// `run --heatmap`: one coloured line per mesh link (112 on 8x8) and a box per controller; a
@@ -528,4 +572,64 @@ fn heatmap_of_venice_links() {
     assert_eq!(code, 2);
     assert!(err.contains("--heatmap: the baseline back end"), "{err}");
     std::fs::remove_file(&path).ok();
+}
+
+/// Every `lagoon` command in the README's "Using it" block runs as written (exit 0), from a
+/// working directory whose `../shared` is the real one, so relative trace paths resolve.
+#[test]
+fn every_readme_example_runs_as_written() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let block = readme
+        .split("## Using it")
+        .nth(1)
+        .and_then(|s| s.split("```sh").nth(1))
+        .and_then(|s| s.split("```").next())
+        .expect("README has a ```sh block under 'Using it'");
+    let mut commands = Vec::new();
+    let mut acc = String::new();
+    for line in block.lines() {
+        let line = line.trim_end();
+        match line.strip_suffix('\\') {
+            Some(head) => acc.push_str(head),
+            None => {
+                acc.push_str(line);
+                let cmd = acc.trim().to_string();
+                acc.clear();
+                if cmd.starts_with("lagoon ") {
+                    commands.push(cmd);
+                }
+            }
+        }
+    }
+    assert!(commands.len() >= 10, "{commands:?}");
+    let base = std::env::temp_dir().join(format!("lagoon-readme-{}", std::process::id()));
+    let work = base.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let shared = root.join("../shared").canonicalize().unwrap();
+    let link = base.join("shared");
+    if !link.exists() {
+        std::os::unix::fs::symlink(&shared, &link).unwrap();
+    }
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_lagoon"));
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    for cmd in &commands {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("{cmd} 2>&1 >/dev/null"))
+            .current_dir(&work)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "README example failed: {cmd}\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&base);
 }

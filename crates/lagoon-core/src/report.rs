@@ -280,6 +280,13 @@ impl Report {
                 self.skipped_lines
             );
         }
+        let backwards: u64 = self.flows.iter().map(|f| f.reordered_arrivals).sum();
+        if backwards > 0 {
+            let _ = writeln!(
+                s,
+                "arrivals     {backwards} went backwards in time; replayed at the previous arrival's time"
+            );
+        }
         let _ = writeln!(s, "sim time     {:.3} ms", self.sim_time_ns / 1e6);
         let _ = writeln!(
             s,

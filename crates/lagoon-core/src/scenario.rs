@@ -81,6 +81,14 @@ impl Scenario {
                     (None, Some(d)) => Replay::Closed { depth: d },
                     (None, None) => Replay::Timed { speedup: 1.0 },
                 };
+                if let Replay::Closed { depth } = replay {
+                    if depth > crate::host::MAX_CLOSED_DEPTH {
+                        return Err(ScenarioError::Invalid(format!(
+                            "{w}: queue depth {depth} is more than {} (NVMe's largest queue)",
+                            crate::host::MAX_CLOSED_DEPTH
+                        )));
+                    }
+                }
                 let (spec2, times) = (spec.clone(), self.repeat);
                 let open = move || -> Result<RequestSource, WorkloadError> {
                     Ok(Box::new(

@@ -24,7 +24,7 @@ use crate::ssd::ftl::cmt::{Cmt, Evicted};
 use crate::ssd::ftl::{Ftl, Stream, MAP_TAG, NONE};
 use crate::ssd::hil::PcieLink;
 use crate::stats::FlowLatency;
-use crate::time::{Ps, PS_PER_NS};
+use crate::time::{Ps, PS_PER_NS, PS_PER_S};
 use lagoon_workload::{IoRequest, Op, WorkloadError};
 use std::collections::HashMap;
 
@@ -262,6 +262,8 @@ pub struct Simulator {
     verify: bool,
     probe_done: Vec<(u32, Ps)>,
     watchdog_events: u64,
+    /// An input the model cannot represent (reported as [`SimError::Input`]).
+    fault: Option<String>,
 }
 
 /// The watchdog's default bound: this many events in a row at one simulated instant, or
@@ -270,11 +272,17 @@ pub struct Simulator {
 /// request; docs/BENCHMARKS.md), so only a livelock reaches it, after a few seconds.
 pub const WATCHDOG_EVENTS: u64 = 50_000_000;
 
+/// Latest arrival a timed replay may schedule: 100 days of simulated time.
+const ARRIVAL_LIMIT: Ps = 100 * 86_400 * PS_PER_S;
+
 /// Why a run could not finish.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
     #[error(transparent)]
     Workload(#[from] WorkloadError),
+    /// Input the model cannot represent (e.g. arrivals past the simulated clock's range).
+    #[error("{0}")]
+    Input(String),
     /// No event is left but requests are unfinished: the model cannot make progress.
     #[error(
         "simulation stalled at {time_ns:.0} ns with {outstanding} requests unfinished: {reason}"
@@ -392,6 +400,7 @@ impl Simulator {
             verify: false,
             probe_done: Vec::new(),
             watchdog_events: WATCHDOG_EVENTS,
+            fault: None,
             cfg: cfg.clone(),
             ftl,
         }
@@ -553,7 +562,7 @@ impl Simulator {
                 Event::Completed { req } => self.on_completed(now, req),
                 Event::Net(e) => self.net.on_event(now, e, &mut self.q),
             }
-            if self.error.is_some() {
+            if self.error.is_some() || self.fault.is_some() {
                 break;
             }
             if self.q.events_processed() & 0xffff == 0 {
@@ -566,6 +575,9 @@ impl Simulator {
         }
         if let Some(e) = self.error.take() {
             return Err(e.into());
+        }
+        if let Some(e) = self.fault.take() {
+            return Err(SimError::Input(e));
         }
         let outstanding: u64 = self
             .flows
@@ -651,7 +663,18 @@ impl Simulator {
             unreachable!()
         };
         let t0 = *fl.t0_ns.get_or_insert(r.arrival_ns);
-        let mut t = ((r.arrival_ns.saturating_sub(t0)) as f64 * PS_PER_NS as f64 / speedup) as Ps;
+        let t_f = (r.arrival_ns.saturating_sub(t0)) as f64 * PS_PER_NS as f64 / speedup;
+        // Picosecond time spans 213 days; arrivals past the first 100 leave no room to serve.
+        if t_f > ARRIVAL_LIMIT as f64 {
+            self.fault = Some(format!(
+                "flow '{}': a request arrives {:.0} days after the first (after --replay timed:{speedup}); the simulated clock covers {} days",
+                fl.name,
+                t_f / (PS_PER_S as f64 * 86_400.0),
+                ARRIVAL_LIMIT / (PS_PER_S * 86_400)
+            ));
+            return;
+        }
+        let mut t = t_f as Ps;
         if t < fl.last_arrival || r.arrival_ns < t0 {
             fl.reordered_arrivals += 1;
             t = t.max(fl.last_arrival);

@@ -17,11 +17,15 @@ pub enum Replay {
     Closed { depth: u32 },
 }
 
+/// Deepest closed loop: NVMe's largest queue (65,536 entries). Each outstanding request
+/// holds host and device state, so the bound is also a memory bound.
+pub const MAX_CLOSED_DEPTH: u32 = 65_536;
+
 impl std::str::FromStr for Replay {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         let bad = || {
-            format!("invalid replay mode '{s}' (expected timed, timed:<speed-up factor> or closed:<queue depth>)")
+            format!("invalid replay mode '{s}' (expected timed, timed:<speed-up factor > 0> or closed:<queue depth 1..={MAX_CLOSED_DEPTH}>)")
         };
         match s.split_once(':') {
             None if s == "timed" => Ok(Replay::Timed { speedup: 1.0 }),
@@ -30,7 +34,7 @@ impl std::str::FromStr for Replay {
                 _ => Err(bad()),
             },
             Some(("closed", d)) => match d.parse::<u32>() {
-                Ok(v) if v > 0 => Ok(Replay::Closed { depth: v }),
+                Ok(v) if (1..=MAX_CLOSED_DEPTH).contains(&v) => Ok(Replay::Closed { depth: v }),
                 _ => Err(bad()),
             },
             _ => Err(bad()),

@@ -46,6 +46,17 @@ impl Scheme {
         Scheme::Piq,
     ];
 
+    /// One line for help texts (PIQ paper §V).
+    pub fn description(self) -> &'static str {
+        match self {
+            Scheme::Noop => "first come, first served",
+            Scheme::Rws => "reads before writes (read/write separation)",
+            Scheme::PiqR => "conflict-free batches of reads; writes as RWS",
+            Scheme::PiqW => "conflict-free batches of writes; reads as RWS",
+            Scheme::Piq => "conflict-free batches of reads and of writes (Algorithm 1)",
+        }
+    }
+
     /// Whether requests of this kind are split into conflict-free batches (RRS / WWS).
     fn separates(self, is_read: bool) -> bool {
         match self {
@@ -57,15 +68,22 @@ impl Scheme {
     }
 }
 
-impl fmt::Display for Scheme {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl Scheme {
+    /// The name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
             Scheme::Noop => "noop",
             Scheme::Rws => "rws",
             Scheme::PiqR => "piq-r",
             Scheme::PiqW => "piq-w",
             Scheme::Piq => "piq",
-        })
+        }
+    }
+}
+
+impl fmt::Display for Scheme {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -76,7 +94,10 @@ impl std::str::FromStr for Scheme {
             .into_iter()
             .find(|x| x.to_string() == s.to_ascii_lowercase().replace('_', "-"))
             .ok_or_else(|| {
-                format!("unknown host scheduler '{s}' (known: noop, rws, piq-r, piq-w, piq)")
+                format!(
+                    "unknown host scheduler '{s}' (known: {})",
+                    Scheme::ALL.map(|x| x.to_string()).join(", ")
+                )
             })
     }
 }

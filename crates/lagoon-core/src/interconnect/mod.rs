@@ -189,35 +189,52 @@ impl Arch {
         Arch::Venice,
         Arch::Ideal,
     ];
-}
 
-impl std::str::FromStr for Arch {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "baseline" => Ok(Arch::Baseline),
-            "ideal" => Ok(Arch::Ideal),
-            "pssd" => Ok(Arch::Pssd),
-            "pnssd" => Ok(Arch::Pnssd),
-            "nossd" => Ok(Arch::Nossd),
-            "venice" => Ok(Arch::Venice),
-            _ => Err(format!(
-                "unknown architecture '{s}' (known: baseline, pssd, pnssd, nossd, venice, ideal)"
-            )),
-        }
-    }
-}
-
-impl std::fmt::Display for Arch {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
+    /// The name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
             Arch::Baseline => "baseline",
             Arch::Ideal => "ideal",
             Arch::Pssd => "pssd",
             Arch::Pnssd => "pnssd",
             Arch::Nossd => "nossd",
             Arch::Venice => "venice",
-        })
+        }
+    }
+
+    /// One line for help texts (Venice §3.2, Fig. 2).
+    pub fn description(self) -> &'static str {
+        match self {
+            Arch::Baseline => "N shared channels of M chips, one flash controller each",
+            Arch::Pssd => "as baseline, channels at twice the rate (packetized)",
+            Arch::Pnssd => "chips on row and column buses; N controllers, one transfer each",
+            Arch::Nossd => "buffered packet-switched 2D mesh in the chips, XY routing",
+            Arch::Venice => {
+                "router chip beside each flash chip; circuits reserved by scouts (Algorithm 1)"
+            }
+            Arch::Ideal => "path-conflict-free: a channel and controller per chip",
+        }
+    }
+
+    /// Every name, comma-separated (for messages).
+    pub fn names() -> String {
+        Arch::ALL.map(Arch::name).join(", ")
+    }
+}
+
+impl std::str::FromStr for Arch {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Arch::ALL
+            .into_iter()
+            .find(|a| a.name() == s)
+            .ok_or_else(|| format!("unknown architecture '{s}' (known: {})", Arch::names()))
+    }
+}
+
+impl std::fmt::Display for Arch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
