@@ -633,3 +633,46 @@ fn every_readme_example_runs_as_written() {
     }
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// Odd flags and files from the robustness attack (issue 9): each is one line on stderr, exit
+/// code 2, no panic and no unbounded read.
+#[test]
+fn hostile_flags_are_one_clear_error() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--ssd", "/dev/zero"],
+            "/dev/zero: larger than 1048576 bytes",
+        ),
+        (&["--ssd", "/dev/urandom"], "/dev/urandom: cannot read"),
+        (
+            &["--ssd", "/"],
+            "/: cannot read: Is a directory (os error 21)",
+        ),
+        (&["--mesh", "0x0"], "the chip count must stay the same"),
+        (
+            &["--replay", "closed:99999999"],
+            "closed:<queue depth 1..=65536>",
+        ),
+        (&["--replay", "timed:nan"], "invalid replay mode"),
+        (&["--repeat", "0"], "--repeat must be at least 1"),
+        (&["--workload", "syn:arrival=qd:99999999"], "65536"),
+    ];
+    for (extra, want) in cases {
+        let mut args = vec!["run", "--workload", "syn:count=5"];
+        args.extend_from_slice(extra);
+        let (code, _, err) = lagoon(&args);
+        assert_eq!(code, 2, "{extra:?}: {err}");
+        assert!(err.contains(want), "{extra:?}: {err}");
+        assert!(!err.contains("panicked"), "{extra:?}: {err}");
+        // One error line (clap may add its "For more information, try '--help'." hint).
+        assert_eq!(
+            err.lines().filter(|l| l.starts_with("error")).count(),
+            1,
+            "{extra:?}: {err}"
+        );
+        // The OS message is not repeated by the error chain.
+        if let Some(i) = err.find("(os error") {
+            assert!(!err[i + 1..].contains("(os error"), "{err}");
+        }
+    }
+}

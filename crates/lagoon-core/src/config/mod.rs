@@ -16,11 +16,9 @@ pub enum ConfigError {
     UnknownPreset(String, String),
     #[error("{path}: {message}")]
     Parse { path: String, message: String },
-    #[error("{path}: cannot read: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    // The OS message is in the text, so it is not also a `source` (printed twice by `{:#}`).
+    #[error("{path}: cannot read: {err}")]
+    Io { path: String, err: std::io::Error },
     #[error("invalid configuration: {key} = {value}: {reason}")]
     Invalid {
         key: String,
@@ -551,11 +549,31 @@ impl SsdConfig {
         ))
     }
 
+    /// Largest configuration file read.
+    pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
     pub fn from_file(path: &Path) -> Result<Self, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+        use std::io::Read;
+        let io = |err| ConfigError::Io {
             path: path.display().to_string(),
-            source,
-        })?;
+            err,
+        };
+        // Bounded: a config is a few KB; `--ssd /dev/zero` must not read forever.
+        let mut text = String::new();
+        std::fs::File::open(path)
+            .map_err(io)?
+            .take(Self::MAX_CONFIG_BYTES + 1)
+            .read_to_string(&mut text)
+            .map_err(io)?;
+        if text.len() as u64 > Self::MAX_CONFIG_BYTES {
+            return Err(ConfigError::Parse {
+                path: path.display().to_string(),
+                message: format!(
+                    "larger than {} bytes; not a configuration file",
+                    Self::MAX_CONFIG_BYTES
+                ),
+            });
+        }
         Self::from_toml(&text, &path.display().to_string())
     }
 
@@ -621,8 +639,7 @@ impl SsdConfig {
                 "ftl.gc_threshold",
                 ftl.gc_threshold,
                 format!(
-                    "must leave 2..{} blocks per plane (blocks_per_plane = {})",
-                    f.blocks_per_plane / 2,
+                    "ftl.gc_threshold x flash.blocks_per_plane ({}) must leave at least 2 blocks per plane for GC",
                     f.blocks_per_plane
                 ),
             ));
@@ -641,7 +658,7 @@ impl SsdConfig {
             return Err(invalid(
                 "ftl.overprovisioning",
                 ftl.overprovisioning,
-                format!("the logical space ({logical_per_plane} pages per plane) does not fit beside the GC reserve ({gc_blocks} blocks); raise it"),
+                format!("the logical space ({logical_per_plane} pages per plane of flash.blocks_per_plane x flash.pages_per_block) does not fit beside the GC reserve ({gc_blocks} blocks of ftl.gc_threshold); raise it"),
             ));
         }
         if ftl.translation_entry_bytes > f.page_bytes {
@@ -680,23 +697,17 @@ impl SsdConfig {
         let (rows, cols) = self.mesh_dims();
         let routers = rows as u64 * cols as u64;
         if routers < chips {
-            let key = if self.network.rows != 0 {
-                "network.rows"
-            } else {
-                "network.cols"
-            };
-            let v = if self.network.rows != 0 { rows } else { cols };
             return Err(invalid(
-                key,
-                v,
-                format!("the {rows}x{cols} network has {routers} routers but the flash array has {chips} chips (flash.channels x flash.chips_per_channel); it must have at least one router per chip"),
+                "network.rows x network.cols",
+                format!("{rows}x{cols}"),
+                format!("{routers} routers but the flash array has {chips} chips (flash.channels x flash.chips_per_channel); the network needs a router per chip"),
             ));
         }
         if routers > 4 * chips.max(256) {
             return Err(invalid(
-                "network.rows",
-                rows,
-                format!("the {rows}x{cols} network has {routers} routers for {chips} chips; at most 4 routers per chip (or 1024 routers) are modelled"),
+                "network.rows x network.cols",
+                format!("{rows}x{cols}"),
+                format!("{routers} routers for {chips} chips (flash.channels x flash.chips_per_channel); at most 4 routers per chip (or 1024 routers) are modelled"),
             ));
         }
         if self.mesh_controllers() > rows {
