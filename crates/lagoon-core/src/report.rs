@@ -84,6 +84,9 @@ pub struct Report {
     /// Venice path reservation (only for `--arch venice`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub venice: Option<VeniceReport>,
+    /// Span the utilizations below (dies, channels, links, controllers) are fractions of:
+    /// from 0 to the later of the last completion and the last flash or network event.
+    pub utilization_span_ns: f64,
     /// Mean over dies of the time an operation occupied the die (including its transfers).
     pub die_utilization: f64,
     /// Average number of chips busy (PIQ paper's "chip utilization"): each die's busy
@@ -214,6 +217,7 @@ impl Report {
                 nonminimal_fraction: v.nonminimal_fraction,
                 backtracks: v.backtracks,
             }),
+            utilization_span_ns: to_ns_f64(o.busy_span),
             die_utilization: o.die_busy_fraction,
             mean_busy_chips: o.die_busy_fraction
                 * (o.config.flash.channels * o.config.flash.chips_per_channel) as f64,
@@ -332,6 +336,14 @@ impl Report {
             100.0 * self.die_utilization,
             100.0 * self.die_array_utilization
         );
+        if self.utilization_span_ns > self.sim_time_ns {
+            let _ = writeln!(
+                s,
+                "                utilizations over {:.3} ms: flash work continued {:.3} ms after the last completion",
+                self.utilization_span_ns / 1e6,
+                (self.utilization_span_ns - self.sim_time_ns) / 1e6
+            );
+        }
         if let Some(v) = &self.venice {
             let _ = writeln!(
                 s,

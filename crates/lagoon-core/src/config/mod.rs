@@ -202,9 +202,9 @@ pub struct FlashConfig {
     pub command_ns: f64,
     /// Flash channel I/O rate in MB/s (10^6 bytes/s); Venice Table 1: 1.2 GB/s.
     pub channel_mb_s: f64,
-    /// Combine same-kind transactions to different planes of one die into one multi-plane
-    /// operation (one command, one tR/tPROG, one data transfer per plane).
-    pub multiplane: bool,
+    /// Which same-kind transactions on different planes of one die combine into one
+    /// multi-plane operation (one command, one tR/tPROG, one data transfer per plane).
+    pub multiplane: Multiplane,
 }
 
 impl Section for FlashConfig {
@@ -224,6 +224,22 @@ impl Section for FlashConfig {
         real!(command_ns, "ns", TIME_NS),
         real!(channel_mb_s, "MB/s", RATE_MB_S),
     ];
+}
+
+/// The multi-plane rule.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Multiplane {
+    /// Only at the same page offset in their blocks (reads, programs) or the same block
+    /// offset (erases): Venice §2 ("planes ... can concurrently operate only when accessing
+    /// pages (or blocks) at the same offset"), and MQSim's rule.
+    #[default]
+    SameOffset,
+    /// Any two reads or programs on different planes of a die (erases never combine);
+    /// Lagoon's rule before it followed §2, kept to compare against.
+    Any,
+    /// Never: every transaction is a single-plane operation.
+    Off,
 }
 
 /// Static plane-allocation order (MQSim's CWDP family): which address bit-field varies fastest.
@@ -491,7 +507,7 @@ impl Default for FlashConfig {
             erase_ns: 1_000_000.0,
             command_ns: 10.0,
             channel_mb_s: 1200.0,
-            multiplane: true,
+            multiplane: Multiplane::SameOffset,
         }
     }
 }

@@ -158,3 +158,41 @@ fn fifo_dies_keep_arrival_order() {
         ooo.write_latency_ns.mean
     );
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Utilization is a fraction of the span the resource could be busy in (issue 10): with
+    /// the host link lifted (32 lanes) and a saturating closed loop, where flash work outlasts
+    /// the last completion, no channel, link, controller or die reports more than 100 %.
+    #[test]
+    fn utilization_never_exceeds_one(
+        read in prop::sample::select(vec![0u32, 30, 70, 100]),
+        size_kb in prop::sample::select(vec![4u32, 16, 64]),
+        qd in prop::sample::select(vec![8u32, 64]),
+        cache in any::<bool>(),
+        arch in prop::sample::select(Arch::ALL.to_vec()),
+        seed in 0u64..100,
+    ) {
+        let mut c = tiny();
+        c.host.pcie_lanes = 32;
+        c.cache.enabled = cache;
+        let w = format!("syn:read={read},size={size_kb}k,addr=uniform,arrival=qd:{qd},count=1500");
+        let r = run(&c, arch, &[&w], seed);
+        let ok = |x: f64| (0.0..=1.0 + 1e-12).contains(&x);
+        prop_assert!(r.utilization_span_ns >= r.sim_time_ns);
+        prop_assert!(ok(r.die_utilization), "dies {}", r.die_utilization);
+        prop_assert!(ok(r.die_array_utilization));
+        prop_assert!(ok(r.interconnect.mean_channel_utilization));
+        for (i, u) in r.interconnect.channel_utilization.iter().enumerate() {
+            prop_assert!(ok(*u), "{arch} channel/link {i}: {u}");
+        }
+        if let Some(v) = &r.interconnect.venice {
+            for u in &v.controller_utilization {
+                prop_assert!(ok(*u), "venice controller {u}");
+            }
+        }
+        let chips = (c.flash.channels * c.flash.chips_per_channel) as f64;
+        prop_assert!(r.mean_busy_chips <= chips + 1e-9);
+    }
+}

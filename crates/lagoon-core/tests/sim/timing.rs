@@ -1,6 +1,6 @@
 //! Exact-time tests against hand-computed schedules.
 
-use lagoon_core::config::{MappingConfig, SsdConfig};
+use lagoon_core::config::{MappingConfig, Multiplane, SsdConfig};
 use lagoon_core::interconnect::Arch;
 use lagoon_core::sim::{ProbeOp, Simulator};
 use lagoon_core::time::{PS_PER_NS, PS_PER_US};
@@ -107,39 +107,55 @@ fn erase_is_command_then_tbers() {
     assert_eq!(t, vec![1_000 * PS_PER_US + 10 * PS_PER_NS]);
 }
 
+/// Two reads to the two planes of die 0 under each multi-plane rule (Venice §2): at the same
+/// page offset they are one command, one tR and 8 KB out (10 ns + 3 us + 8 us); at different
+/// offsets, under `same-offset`, two commands, the second waiting for the die (7.01, 14.02 us).
 #[test]
-fn multiplane_read_shares_command_and_tr() {
+fn multiplane_read_pairs_only_at_the_same_offset() {
     let c = venice_31();
-    // Both planes of die 0: one command, one tR, then 8 KB out = 10 ns + 3 us + 8 us
-    let t = Simulator::probe_flash(
-        &c,
-        Arch::Baseline,
-        &[
-            ProbeOp::Read {
-                ppa: first_page(&c, 0, 0),
-            },
-            ProbeOp::Read {
-                ppa: first_page(&c, 0, 1),
-            },
-        ],
-    );
-    assert_eq!(t, vec![T_11_01, T_11_01]);
-    let mut single = c.clone();
-    single.flash.multiplane = false;
-    // Without multi-plane: second read waits for the die: 7.01 then 7.01 + 7.01
-    let t = Simulator::probe_flash(
-        &single,
-        Arch::Baseline,
-        &[
-            ProbeOp::Read {
-                ppa: first_page(&c, 0, 0),
-            },
-            ProbeOp::Read {
-                ppa: first_page(&c, 0, 1),
-            },
-        ],
-    );
-    assert_eq!(t, vec![T_7_01, 2 * T_7_01]);
+    let g = lagoon_core::flash::Geometry::new(&c.flash, c.ftl.allocation);
+    let read = |plane: u32, block: u32, page: u32| ProbeOp::Read {
+        ppa: g.ppa(plane, block, page),
+    };
+    let same = [read(0, 0, 0), read(1, 0, 0)];
+    let other_page = [read(0, 0, 0), read(1, 0, 1)];
+    let other_block = [read(0, 0, 5), read(1, 3, 5)];
+    let with = |rule: Multiplane| {
+        let mut x = c.clone();
+        x.flash.multiplane = rule;
+        x
+    };
+    let probe = |cfg: &SsdConfig, ops: &[ProbeOp]| Simulator::probe_flash(cfg, Arch::Baseline, ops);
+    let two = vec![T_7_01, 2 * T_7_01];
+    let one = vec![T_11_01, T_11_01];
+    let so = with(Multiplane::SameOffset);
+    assert_eq!(probe(&so, &same), one);
+    assert_eq!(probe(&so, &other_page), two);
+    // The page offset decides, not the block (MQSim pairs by page; Venice §2 "pages ... at
+    // the same offset").
+    assert_eq!(probe(&so, &other_block), one);
+    let any = with(Multiplane::Any);
+    assert_eq!(probe(&any, &same), one);
+    assert_eq!(probe(&any, &other_page), one);
+    let off = with(Multiplane::Off);
+    assert_eq!(probe(&off, &same), two);
+}
+
+/// Erases combine only under `same-offset` and only at the same block offset: 10 ns + 1 ms
+/// for the pair, or a second erase after the first.
+#[test]
+fn multiplane_erase_pairs_at_the_same_block_offset() {
+    let mut c = venice_31();
+    c.flash.multiplane = Multiplane::SameOffset;
+    let erase = |plane, block| ProbeOp::Erase { plane, block };
+    let t_e = 1_000 * PS_PER_US + 10 * PS_PER_NS;
+    let t = Simulator::probe_flash(&c, Arch::Baseline, &[erase(0, 5), erase(1, 5)]);
+    assert_eq!(t, vec![t_e, t_e]);
+    let t = Simulator::probe_flash(&c, Arch::Baseline, &[erase(0, 5), erase(1, 6)]);
+    assert_eq!(t, vec![t_e, 2 * t_e]);
+    c.flash.multiplane = Multiplane::Any;
+    let t = Simulator::probe_flash(&c, Arch::Baseline, &[erase(0, 5), erase(1, 5)]);
+    assert_eq!(t, vec![t_e, 2 * t_e]);
 }
 
 /// One 4 KB read on an idle perf-optimized drive, end to end, every step hand-computed.

@@ -251,6 +251,22 @@ impl Ftl {
         }
     }
 
+    /// Page offset within its block that the next write of `stream` on `plane` will get
+    /// (a block opened for it starts at 0): what the multi-plane rule compares.
+    #[inline]
+    pub fn next_page_offset(&self, plane: u32, stream: Stream) -> u32 {
+        let pa = &self.planes[plane as usize];
+        let frontier = match stream {
+            Stream::User => pa.user,
+            Stream::Gc => pa.gc,
+        };
+        if frontier == NONE {
+            0
+        } else {
+            self.blocks[self.block_index(plane, frontier)].written
+        }
+    }
+
     fn alloc_page(&mut self, plane: u32, stream: Stream) -> u32 {
         debug_assert!(self.can_allocate(plane, stream));
         let ppb = self.geo.pages_per_block;
