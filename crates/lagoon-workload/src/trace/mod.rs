@@ -22,9 +22,11 @@ pub mod fiu;
 pub mod mqsim;
 pub mod msr;
 pub mod msr_ms;
+mod text;
 pub mod umass;
 
 pub use detect::{detect_format, detect_format_reader};
+pub use text::{MAX_LINE_BYTES, MAX_OVERLONG_RUN_BYTES, SNIFF_BYTES};
 
 use std::fmt;
 use std::fs::File;
@@ -32,8 +34,11 @@ use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 use std::str::FromStr;
 
-use crate::num::{parse_scaled, parse_u32, parse_u64};
+use crate::num::{is_digits, parse_scaled, parse_u32, parse_u64};
+use crate::stats::ArrivalOrder;
 use crate::{IoRequest, Op, WorkloadError};
+use text::LineRead;
+pub(crate) use text::{fields, Sep};
 
 /// The supported trace formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -156,6 +161,7 @@ pub(crate) enum LineError<'a> {
     },
     ZeroSize,
     NotUtf8,
+    TooLong,
 }
 
 impl fmt::Display for LineError<'_> {
@@ -182,6 +188,7 @@ impl fmt::Display for LineError<'_> {
             }
             LineError::ZeroSize => f.write_str("zero-size request"),
             LineError::NotUtf8 => f.write_str("line is not valid UTF-8 text"),
+            LineError::TooLong => write!(f, "line is longer than {MAX_LINE_BYTES} bytes"),
         }
     }
 }
@@ -200,70 +207,41 @@ fn clip(s: &str) -> &str {
 }
 
 // ---- small helpers shared by the format modules ----
-
-/// Takes exactly `N` fields from `it`; otherwise reports how many there were.
-pub(crate) fn exact_fields<'a, const N: usize>(
-    mut it: impl Iterator<Item = &'a str>,
-    expected: &'static str,
-) -> Result<[&'a str; N], LineError<'a>> {
-    let mut out = [""; N];
-    let mut n = 0;
-    for slot in out.iter_mut() {
-        match it.next() {
-            Some(f) => {
-                *slot = f;
-                n += 1;
-            }
-            None => return Err(LineError::FieldCount { expected, found: n }),
-        }
-    }
-    let extra = it.count();
-    if extra > 0 {
-        return Err(LineError::FieldCount {
-            expected,
-            found: N + extra,
-        });
-    }
-    Ok(out)
-}
-
-/// Takes the first `N` fields from `it` and ignores the rest.
-pub(crate) fn leading_fields<'a, const N: usize>(
-    mut it: impl Iterator<Item = &'a str>,
-    expected: &'static str,
-) -> Result<[&'a str; N], LineError<'a>> {
-    let mut out = [""; N];
-    for (i, slot) in out.iter_mut().enumerate() {
-        *slot = it
-            .next()
-            .ok_or(LineError::FieldCount { expected, found: i })?;
-    }
-    Ok(out)
-}
+// Fields come from the one splitter `text::fields`, numbers from the one parser `crate::num`.
 
 /// Why `value` is not an unsigned integer of the wanted width: too many digits, or not digits.
-fn not_uint<'a>(field: &'static str, value: &'a str) -> LineError<'a> {
-    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+fn not_uint<'a>(field: &'static str, value: &'a str, expected: &'static str) -> LineError<'a> {
+    if is_digits(value) {
         LineError::TooLarge { field, value }
     } else {
         LineError::Invalid {
             field,
             value,
-            expected: "an unsigned integer",
+            expected,
         }
     }
 }
 
+/// An unsigned integer; `expected` says what the format wants when `value` is not digits.
+pub(crate) fn uint_as<'a>(
+    field: &'static str,
+    value: &'a str,
+    expected: &'static str,
+) -> Result<u64, LineError<'a>> {
+    parse_u64(value).ok_or_else(|| not_uint(field, value, expected))
+}
+
 pub(crate) fn uint<'a>(field: &'static str, value: &'a str) -> Result<u64, LineError<'a>> {
-    parse_u64(value).ok_or_else(|| not_uint(field, value))
+    uint_as(field, value, "an unsigned integer")
 }
 
 pub(crate) fn uint32<'a>(field: &'static str, value: &'a str) -> Result<u32, LineError<'a>> {
-    parse_u32(value).ok_or_else(|| not_uint(field, value))
+    parse_u32(value).ok_or_else(|| not_uint(field, value, "an unsigned integer"))
 }
 
-/// An unsigned integer count of `unit`-byte units, converted to bytes.
-pub(crate) fn units_to_bytes<'a>(
+/// An unsigned integer count of `unit`s, multiplied out (512-byte sectors to bytes,
+/// 100 ns ticks to ns).
+pub(crate) fn uint_times<'a>(
     field: &'static str,
     value: &'a str,
     unit: u64,
@@ -285,6 +263,23 @@ pub(crate) fn decimal_time<'a>(
         value,
         expected,
     })
+}
+
+/// The request of a parsed line; the arguments in the order of an MQSim line.
+pub(crate) fn req(
+    arrival_ns: u64,
+    device: u32,
+    offset_bytes: u64,
+    size_bytes: u32,
+    op: Op,
+) -> IoRequest {
+    IoRequest {
+        arrival_ns,
+        offset_bytes,
+        size_bytes,
+        op,
+        device,
+    }
 }
 
 pub(crate) fn request_size(bytes: u64) -> Result<u32, LineError<'static>> {
@@ -345,8 +340,16 @@ pub(crate) fn mkdev<'a>(major: &'a str, minor: &'a str) -> Result<u32, LineError
 /// Streams [`IoRequest`]s out of a trace, one line at a time.
 ///
 /// Strict mode (`lenient = false`) yields `Err` for the first malformed line and then
-/// ends. Lenient mode skips malformed and zero-size lines and counts them
-/// ([`skipped_lines`](Self::skipped_lines)). An I/O error always ends the stream.
+/// ends. Lenient mode skips malformed, over-long and zero-size lines and counts them
+/// ([`skipped_lines`](Self::skipped_lines)). In both modes the stream ends with an error
+/// on an I/O error, on binary input ([`WorkloadError::Binary`], checked on the first
+/// block), after [`MAX_OVERLONG_RUN_BYTES`] of over-long lines in a row
+/// ([`WorkloadError::OverlongLines`]), and, at its end, when it yielded no request at
+/// all ([`WorkloadError::NoRequests`]). After an error it yields nothing more.
+///
+/// Requests are yielded in file order, never reordered or dropped for their times;
+/// those that arrive earlier than a request before them are counted
+/// ([`backward_arrivals`](Self::backward_arrivals)).
 pub struct TraceReader<R: BufRead = BufReader<File>> {
     reader: R,
     name: String,
@@ -356,6 +359,12 @@ pub struct TraceReader<R: BufRead = BufReader<File>> {
     lines_read: u64,
     skipped: u64,
     zero_size: u64,
+    overlong: u64,
+    /// Bytes of over-long lines read since the last line within the limit.
+    overlong_run: u64,
+    requests: u64,
+    order: ArrivalOrder,
+    sniffed: bool,
     done: bool,
 }
 
@@ -394,9 +403,28 @@ pub(crate) fn open_file(path: &Path) -> Result<File, WorkloadError> {
     }
 }
 
+/// The error for binary input named `file`.
+pub(crate) fn binary_error(file: &str, b: text::BinaryBlock) -> WorkloadError {
+    WorkloadError::Binary {
+        file: file.to_string(),
+        non_text: b.non_text,
+        sampled: b.sampled,
+    }
+}
+
+/// The error for a read failure after `lines` lines of `file`.
+pub(crate) fn read_error(file: &str, lines: u64, source: io::Error) -> WorkloadError {
+    WorkloadError::Io {
+        file: file.to_string(),
+        action: format!("read error after line {lines}"),
+        source,
+    }
+}
+
 impl<R: BufRead> TraceReader<R> {
     /// Reads a trace from any `BufRead` (an in-memory string, stdin, a decompressor).
-    /// `name` is what error messages call the source.
+    /// `name` is what error messages call the source. Nothing is read until the first
+    /// call to `next`.
     pub fn from_reader(
         reader: R,
         name: impl Into<String>,
@@ -412,6 +440,11 @@ impl<R: BufRead> TraceReader<R> {
             lines_read: 0,
             skipped: 0,
             zero_size: 0,
+            overlong: 0,
+            overlong_run: 0,
+            requests: 0,
+            order: ArrivalOrder::default(),
+            sniffed: false,
             done: false,
         }
     }
@@ -436,7 +469,7 @@ impl<R: BufRead> TraceReader<R> {
         self.lines_read
     }
 
-    /// Lines skipped in lenient mode because they were malformed or zero-size.
+    /// Lines skipped in lenient mode because they were malformed, over-long or zero-size.
     pub fn skipped_lines(&self) -> u64 {
         self.skipped
     }
@@ -445,62 +478,124 @@ impl<R: BufRead> TraceReader<R> {
     pub fn zero_size_lines(&self) -> u64 {
         self.zero_size
     }
+
+    /// Of [`skipped_lines`](Self::skipped_lines), those longer than [`MAX_LINE_BYTES`].
+    pub fn overlong_lines(&self) -> u64 {
+        self.overlong
+    }
+
+    /// Requests yielded so far.
+    pub fn requests(&self) -> u64 {
+        self.requests
+    }
+
+    /// Requests yielded so far whose arrival time is earlier than that of a request
+    /// before them in the file (earlier than the latest arrival so far; equal times do
+    /// not count). They are yielded in file order all the same.
+    pub fn backward_arrivals(&self) -> u64 {
+        self.order.backward()
+    }
+
+    /// The next item, not yet fused: `None` at a clean end.
+    fn read_next(&mut self) -> Option<Result<IoRequest, WorkloadError>> {
+        if !self.sniffed {
+            self.sniffed = true;
+            match text::sniff(&mut self.reader) {
+                Ok(None) => {}
+                Ok(Some(b)) => return Some(Err(binary_error(&self.name, b))),
+                Err(source) => return Some(Err(read_error(&self.name, 0, source))),
+            }
+        }
+        loop {
+            // Strict mode stops at an over-long line: no need to skip the rest of it.
+            let budget = if self.lenient {
+                MAX_OVERLONG_RUN_BYTES.saturating_sub(self.overlong_run)
+            } else {
+                0
+            };
+            let read = match text::read_line(&mut self.reader, &mut self.buf, budget) {
+                Ok(r) => r,
+                Err(source) => return Some(Err(read_error(&self.name, self.lines_read, source))),
+            };
+            let parsed = match read {
+                LineRead::Eof => return self.end_of_stream(),
+                LineRead::TooLong { bytes, ended } => {
+                    self.lines_read += 1;
+                    self.overlong_run += bytes;
+                    if self.lenient && !ended {
+                        return Some(Err(WorkloadError::OverlongLines {
+                            file: self.name.clone(),
+                            line: self.lines_read,
+                            bytes: self.overlong_run,
+                        }));
+                    }
+                    Err(LineError::TooLong)
+                }
+                LineRead::Line => {
+                    self.lines_read += 1;
+                    self.overlong_run = 0;
+                    match std::str::from_utf8(&self.buf) {
+                        Err(_) => Err(LineError::NotUtf8),
+                        Ok(text) => {
+                            let line = text.trim();
+                            if line.is_empty() || line.starts_with('#') {
+                                continue;
+                            }
+                            self.format.parse_line(line)
+                        }
+                    }
+                }
+            };
+            match parsed {
+                Ok(Some(req)) => {
+                    self.requests += 1;
+                    self.order.push(req.arrival_ns);
+                    return Some(Ok(req));
+                }
+                Ok(None) => continue,
+                Err(e) if self.lenient => {
+                    self.skipped += 1;
+                    match e {
+                        LineError::ZeroSize => self.zero_size += 1,
+                        LineError::TooLong => self.overlong += 1,
+                        _ => {}
+                    }
+                }
+                Err(e) => {
+                    return Some(Err(WorkloadError::Malformed {
+                        file: self.name.clone(),
+                        line: self.lines_read,
+                        message: e.to_string(),
+                    }))
+                }
+            }
+        }
+    }
+
+    /// `None`, or the error of a stream that yielded no request.
+    fn end_of_stream(&self) -> Option<Result<IoRequest, WorkloadError>> {
+        (self.requests == 0).then(|| {
+            Err(WorkloadError::NoRequests {
+                file: self.name.clone(),
+                lines: self.lines_read,
+                skipped: self.skipped,
+                zero_size: self.zero_size,
+            })
+        })
+    }
 }
 
 impl<R: BufRead> Iterator for TraceReader<R> {
     type Item = Result<IoRequest, WorkloadError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if self.done {
-                return None;
-            }
-            self.buf.clear();
-            match self.reader.read_until(b'\n', &mut self.buf) {
-                Ok(0) => {
-                    self.done = true;
-                    return None;
-                }
-                Ok(_) => {}
-                Err(source) => {
-                    self.done = true;
-                    return Some(Err(WorkloadError::Io {
-                        file: self.name.clone(),
-                        action: format!("read error after line {}", self.lines_read),
-                        source,
-                    }));
-                }
-            }
-            self.lines_read += 1;
-            let parsed = match std::str::from_utf8(&self.buf) {
-                Err(_) => Err(LineError::NotUtf8),
-                Ok(text) => {
-                    let line = text.trim();
-                    if line.is_empty() || line.starts_with('#') {
-                        continue;
-                    }
-                    self.format.parse_line(line)
-                }
-            };
-            match parsed {
-                Ok(Some(req)) => return Some(Ok(req)),
-                Ok(None) => continue,
-                Err(e) if self.lenient => {
-                    self.skipped += 1;
-                    if e == LineError::ZeroSize {
-                        self.zero_size += 1;
-                    }
-                }
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(WorkloadError::Malformed {
-                        file: self.name.clone(),
-                        line: self.lines_read,
-                        message: e.to_string(),
-                    }));
-                }
-            }
+        if self.done {
+            return None;
         }
+        let item = self.read_next();
+        // Every error ends the stream (lenient mode skips lines without yielding errors).
+        self.done = !matches!(item, Some(Ok(_)));
+        item
     }
 }
 
@@ -508,6 +603,7 @@ impl<R: BufRead> std::iter::FusedIterator for TraceReader<R> {}
 
 #[cfg(test)]
 pub(crate) mod test_util {
+    pub(crate) use super::req;
     use super::*;
 
     /// Parses an in-memory trace strictly, panicking on error.
@@ -523,22 +619,6 @@ pub(crate) mod test_util {
             .find_map(Result::err)
             .expect("expected an error")
             .to_string()
-    }
-
-    pub fn req(
-        arrival_ns: u64,
-        device: u32,
-        offset_bytes: u64,
-        size_bytes: u32,
-        op: Op,
-    ) -> IoRequest {
-        IoRequest {
-            arrival_ns,
-            offset_bytes,
-            size_bytes,
-            op,
-            device,
-        }
     }
 }
 
