@@ -29,9 +29,9 @@ pub enum WorkloadError {
         sampled: usize,
     },
 
-    /// Lenient mode gave up skipping lines longer than [`crate::trace::MAX_LINE_BYTES`]: more than
-    /// [`crate::trace::MAX_OVERLONG_RUN_BYTES`] of them in a row, so the input is not a
-    /// line-oriented text trace (a file without line breaks, an endless stream).
+    /// Lenient mode gave up skipping lines longer than [`crate::trace::MAX_LINE_BYTES`]:
+    /// more than [`crate::trace::MAX_OVERLONG_RUN_BYTES`] of them in a row, so the input
+    /// is not a line-oriented text trace (a file without line breaks, an endless stream).
     #[error("{file}:{line}: gave up after {bytes} bytes of over-long lines in a row (each longer than {max} bytes): not a line-oriented text trace", max = crate::trace::MAX_LINE_BYTES)]
     OverlongLines {
         file: String,

@@ -40,8 +40,8 @@ pub fn detect_format(path: &Path) -> Result<TraceFormat, WorkloadError> {
 }
 
 /// Detects the format of a trace read from `reader`; `name` is used in error messages.
-/// Consumes up to 1,000 lines of the reader, reading at most about 1,000 ×
-/// [`MAX_LINE_BYTES`] bytes (64 MiB) however long its lines are.
+/// Consumes up to 1,000 lines of the reader, never holding more than [`MAX_LINE_BYTES`]
+/// of one; sampling stops at a line longer than twice that.
 pub fn detect_format_reader<R: BufRead>(
     mut reader: R,
     name: &str,

@@ -2,18 +2,27 @@
 //!
 //! A [`TraceReader`] reads one line at a time through a `BufRead`, reusing a single
 //! line buffer, and yields one [`IoRequest`] per request line: memory use does not
-//! grow with the length of the trace.
+//! grow with the length of the trace, nor with the length of a line.
 //!
 //! Common rules for every format:
 //! - blank lines and lines whose first non-blank character is `#` are skipped silently;
 //! - a malformed line is an error naming the file and its 1-based line number
 //!   (strict mode, the reader then stops), or is skipped and counted (lenient mode);
 //! - a zero-size request is malformed (strict) or skipped and counted (lenient);
+//! - a line longer than [`MAX_LINE_BYTES`] (64 KiB) is malformed, and is never held
+//!   whole; lenient mode gives up after [`MAX_OVERLONG_RUN_BYTES`] (16 MiB) of such
+//!   lines in a row ([`WorkloadError::OverlongLines`]);
+//! - input whose first block is mostly not text (NUL, control bytes, invalid UTF-8) is
+//!   one [`WorkloadError::Binary`] error, in both modes;
+//! - a trace that yields no request at all ends with [`WorkloadError::NoRequests`];
 //! - request sizes must fit in `u32` bytes;
 //! - times are converted to nanoseconds exactly (decimal fractions are not rounded
-//!   through floating point); they are not shifted to start at 0.
+//!   through floating point); they are not shifted to start at 0, and requests are
+//!   yielded in file order even when times go backwards
+//!   ([`TraceReader::backward_arrivals`] counts those).
 //!
-//! Formats, one module each: [`mqsim`], [`msr`], [`msr_ms`], [`fiu`], [`blkparse`], [`umass`].
+//! Formats, one module each: [`mqsim`], [`msr`], [`msr_ms`], [`fiu`], [`blkparse`], [`umass`];
+//! they share one field splitter (`text::fields`) and one number parser (`crate::num`).
 //! [`detect_format`] guesses the format from the first lines of a file.
 
 pub mod blkparse;

@@ -25,11 +25,12 @@ pub const MAX_LINE_BYTES: usize = 64 * 1024;
 ///
 /// Any line within [`MAX_LINE_BYTES`] starts the count again. This bounds the work spent
 /// on input that is not line-oriented text at all (a file without line breaks, an endless
-/// stream such as `/dev/zero` given with an explicit format).
+/// text stream from a pipe; binary input such as `/dev/zero` is stopped before, by the
+/// check of its first block).
 pub const MAX_OVERLONG_RUN_BYTES: u64 = 16 << 20;
 
-/// How many leading bytes [`sniff`] looks at (at most; fewer when the source has fewer
-/// ready).
+/// How many leading bytes the binary-data check looks at (at most; fewer when the
+/// source has fewer ready).
 pub const SNIFF_BYTES: usize = 8192;
 
 /// What [`read_line`] found.
