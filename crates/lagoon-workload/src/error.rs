@@ -18,6 +18,42 @@ pub enum WorkloadError {
         message: String,
     },
 
+    /// Input whose first block is not text (see [`crate::trace::SNIFF_BYTES`]): a
+    /// compressed or binary file, `/dev/zero`, UTF-16 text. Reported as at line 1.
+    #[error("{file}:1: looks like binary data, not a text trace ({non_text} of the first {sampled} bytes are NUL, control characters or invalid UTF-8); decompress or convert it to text first")]
+    Binary {
+        file: String,
+        /// Bytes of the sampled block that are not text.
+        non_text: usize,
+        /// Bytes sampled.
+        sampled: usize,
+    },
+
+    /// Lenient mode gave up skipping lines longer than [`crate::trace::MAX_LINE_BYTES`]:
+    /// more than [`crate::trace::MAX_OVERLONG_RUN_BYTES`] of them in a row, so the input
+    /// is not a line-oriented text trace (a file without line breaks, an endless stream).
+    #[error("{file}:{line}: gave up after {bytes} bytes of over-long lines in a row (each longer than {max} bytes): not a line-oriented text trace", max = crate::trace::MAX_LINE_BYTES)]
+    OverlongLines {
+        file: String,
+        /// 1-based number of the line being skipped when reading stopped.
+        line: u64,
+        /// Bytes of over-long lines consumed in the run.
+        bytes: u64,
+    },
+
+    /// A trace that yielded no request at all (empty, only blank, comment or header lines,
+    /// or, in lenient mode, every request line skipped as malformed).
+    #[error("{file}: {}", no_requests(*lines, *skipped, *zero_size))]
+    NoRequests {
+        file: String,
+        /// Lines read.
+        lines: u64,
+        /// Of them, lines skipped as malformed in lenient mode (0 in strict mode).
+        skipped: u64,
+        /// Of the skipped lines, those skipped only because the request had size 0.
+        zero_size: u64,
+    },
+
     /// The trace file could not be opened or read.
     #[error("{file}: {action}: {source}")]
     Io {
@@ -57,6 +93,22 @@ pub enum WorkloadError {
     /// A synthetic spec that is not of the form `syn:key=value,...`.
     #[error("synthetic spec `{spec}`: {reason}")]
     BadSpec { spec: String, reason: String },
+}
+
+fn no_requests(lines: u64, skipped: u64, zero_size: u64) -> String {
+    let plural = |n: u64, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    if lines == 0 {
+        return "no requests: the trace is empty".to_string();
+    }
+    let why = match (skipped, zero_size) {
+        (0, _) => "only blank, comment, header or other non-request lines".to_string(),
+        (s, 0) => format!("{} skipped as malformed in lenient mode", plural(s, "line")),
+        (s, z) => format!(
+            "{} skipped as malformed in lenient mode, {z} of them zero-size",
+            plural(s, "line")
+        ),
+    };
+    format!("no requests in {} ({why})", plural(lines, "line"))
 }
 
 impl WorkloadError {

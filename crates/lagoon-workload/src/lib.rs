@@ -43,4 +43,4 @@ pub use presets::{
 };
 pub use stats::{interarrival_cv2, TraceStats};
 pub use synthetic::{SyntheticGenerator, SyntheticSpec};
-pub use trace::{detect_format, open_trace, TraceFormat, TraceReader};
+pub use trace::{detect_format, open_trace, TraceFormat, TraceReader, MAX_LINE_BYTES};

@@ -1,8 +1,13 @@
 //! Allocation-free number parsing shared by the trace parsers and the synthetic spec.
 
+/// Whether `s` is a non-empty run of ASCII digits (of any length: it may not fit a `u64`).
+pub(crate) fn is_digits(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// Parses an unsigned decimal integer (no sign, no separators).
 pub(crate) fn parse_u64(s: &str) -> Option<u64> {
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+    if !is_digits(s) {
         return None;
     }
     s.parse().ok()

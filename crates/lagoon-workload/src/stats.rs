@@ -9,6 +9,10 @@
 //! "First" and "last" are the first and last requests in file order (traces are
 //! expected to be time-ordered; if not, span and inter-arrival can be negative).
 //! All of them are 0 for an empty trace; the inter-arrival is 0 for one request.
+//!
+//! `backward_arrivals` counts the requests whose arrival is earlier than the latest
+//! arrival before them in file order (equal times do not count); the simulator replays
+//! them at that latest time, so it is how many a replay reorders.
 
 use std::fmt;
 
@@ -27,6 +31,29 @@ pub struct TraceStats {
     pub first_arrival_ns: u64,
     pub last_arrival_ns: u64,
     pub total_bytes: u64,
+    /// Requests arriving earlier than the latest arrival before them (see the module doc).
+    pub backward_arrivals: u64,
+}
+
+/// Counts arrivals that go backwards in time: earlier than the latest arrival so far.
+/// Shared by [`StatsAccumulator`] and the trace reader.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ArrivalOrder {
+    latest: Option<u64>,
+    backward: u64,
+}
+
+impl ArrivalOrder {
+    pub(crate) fn push(&mut self, arrival_ns: u64) {
+        match self.latest {
+            Some(l) if arrival_ns < l => self.backward += 1,
+            _ => self.latest = Some(arrival_ns),
+        }
+    }
+
+    pub(crate) fn backward(&self) -> u64 {
+        self.backward
+    }
 }
 
 /// Accumulates [`TraceStats`] one request at a time (constant memory).
@@ -37,6 +64,7 @@ pub struct StatsAccumulator {
     total_bytes: u64,
     first: u64,
     last: u64,
+    order: ArrivalOrder,
 }
 
 impl StatsAccumulator {
@@ -54,6 +82,7 @@ impl StatsAccumulator {
             self.reads += 1;
         }
         self.total_bytes += u64::from(req.size_bytes);
+        self.order.push(req.arrival_ns);
     }
 
     pub fn finish(&self) -> TraceStats {
@@ -83,6 +112,7 @@ impl StatsAccumulator {
             first_arrival_ns: self.first,
             last_arrival_ns: self.last,
             total_bytes: self.total_bytes,
+            backward_arrivals: self.order.backward(),
         }
     }
 }
@@ -199,7 +229,16 @@ impl fmt::Display for TraceStats {
             f,
             "first / last arrival  {} / {} ns",
             self.first_arrival_ns, self.last_arrival_ns
-        )
+        )?;
+        // only when there are some, so that the block of a time-ordered trace stays as it was
+        if self.backward_arrivals > 0 {
+            write!(
+                f,
+                "\nbackward arrivals     {} (earlier than a request before them)",
+                thousands(self.backward_arrivals)
+            )?;
+        }
+        Ok(())
     }
 }
 

@@ -16,44 +16,29 @@
 //! - lines whose first field is not `major,minor` (the per-CPU and total summaries
 //!   that blkparse prints at the end, headers) are not events and are ignored.
 
-use super::{decimal_time, mkdev, request_size, units_to_bytes, LineError};
+use super::{decimal_time, fields, mkdev, req, request_size, uint_times, LineError, Sep};
+use crate::num::is_digits;
 use crate::{IoRequest, Op};
 
 const EXPECTED: &str = "at least 7 fields (dev cpu seq time pid action rwbs)";
 
 fn is_dev(s: &str) -> bool {
-    s.split_once(',').is_some_and(|(a, b)| {
-        !a.is_empty()
-            && !b.is_empty()
-            && a.bytes().all(|c| c.is_ascii_digit())
-            && b.bytes().all(|c| c.is_ascii_digit())
-    })
+    s.split_once(',')
+        .is_some_and(|(a, b)| is_digits(a) && is_digits(b))
 }
 
 /// Whether the line is a blkparse event line (first field `major,minor`, at least 7 fields).
 pub(crate) fn is_event_line(line: &str) -> bool {
-    let mut it = line.split_ascii_whitespace();
-    it.next().is_some_and(is_dev) && it.count() >= 6
+    let mut f = fields(line, Sep::Whitespace);
+    f.next().is_some_and(is_dev) && f.count() >= 6
 }
 
 pub(crate) fn parse_line(line: &str) -> Result<Option<IoRequest>, LineError<'_>> {
-    let mut it = line.split_ascii_whitespace();
+    let mut it = fields(line, Sep::Whitespace);
     let Some(dev) = it.next().filter(|d| is_dev(d)) else {
         return Ok(None);
     };
-    let (Some(_cpu), Some(_seq), Some(time), Some(_pid), Some(action), Some(rwbs)) = (
-        it.next(),
-        it.next(),
-        it.next(),
-        it.next(),
-        it.next(),
-        it.next(),
-    ) else {
-        return Err(LineError::FieldCount {
-            expected: EXPECTED,
-            found: line.split_ascii_whitespace().count(),
-        });
-    };
+    let [_cpu, _seq, time, _pid, action, rwbs] = it.front(EXPECTED)?;
     if action != "Q" {
         return Ok(None);
     }
@@ -79,19 +64,13 @@ pub(crate) fn parse_line(line: &str) -> Result<Option<IoRequest>, LineError<'_>>
     let (major, minor) = dev.split_once(',').unwrap_or((dev, ""));
     let device = mkdev(major, minor)?;
     let arrival_ns = decimal_time("time", time, 9, "non-negative seconds")?;
-    let offset_bytes = units_to_bytes("sector", sector, 512)?;
-    let size = units_to_bytes("nblocks", nblocks, 512)?;
+    let offset_bytes = uint_times("sector", sector, 512)?;
+    let size = uint_times("nblocks", nblocks, 512)?;
     if size == 0 && rwbs.contains('F') {
         return Ok(None);
     }
     let size_bytes = request_size(size)?;
-    Ok(Some(IoRequest {
-        arrival_ns,
-        offset_bytes,
-        size_bytes,
-        op,
-        device,
-    }))
+    Ok(Some(req(arrival_ns, device, offset_bytes, size_bytes, op)))
 }
 
 #[cfg(test)]

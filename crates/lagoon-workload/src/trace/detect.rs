@@ -3,6 +3,9 @@
 //! The rule, applied to the first data lines (up to 32 lines that are neither blank
 //! nor `#` comments, within the first 1,000 lines):
 //!
+//! 0. input whose first block looks binary is an error ([`WorkloadError::Binary`]);
+//!    lines longer than [`super::MAX_LINE_BYTES`] are sampled as unclassified, and are
+//!    never held whole;
 //! 1. each line is classified by its shape:
 //!    - comma-separated, 7 fields, 4th field `Read`/`Write` (any case), or a header
 //!      starting with `Timestamp,` → **msr**;
@@ -22,7 +25,8 @@
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use super::{blkparse, open_file, TraceFormat};
+use super::text::{read_line, sniff, LineRead, MAX_LINE_BYTES};
+use super::{binary_error, blkparse, fields, open_file, read_error, Sep, TraceFormat};
 use crate::num::{parse_scaled, parse_u64};
 use crate::WorkloadError;
 
@@ -36,7 +40,8 @@ pub fn detect_format(path: &Path) -> Result<TraceFormat, WorkloadError> {
 }
 
 /// Detects the format of a trace read from `reader`; `name` is used in error messages.
-/// Consumes up to 1,000 lines of the reader.
+/// Consumes up to 1,000 lines of the reader, never holding more than [`MAX_LINE_BYTES`]
+/// of one; sampling stops at a line longer than twice that.
 pub fn detect_format_reader<R: BufRead>(
     mut reader: R,
     name: &str,
@@ -46,21 +51,27 @@ pub fn detect_format_reader<R: BufRead>(
     let mut all_bytes_like = true;
     let mut samples = 0;
     let mut buf = Vec::new();
+    match sniff(&mut reader) {
+        Ok(None) => {}
+        Ok(Some(b)) => return Err(binary_error(name, b)),
+        Err(source) => return Err(read_error(name, 0, source)),
+    }
     for line_no in 1..=MAX_LINES {
-        buf.clear();
-        match reader.read_until(b'\n', &mut buf) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(source) => {
-                return Err(WorkloadError::Io {
-                    file: name.to_string(),
-                    action: format!("read error after line {}", line_no - 1),
-                    source,
-                })
-            }
-        }
+        // an over-long line is skipped up to one more MAX_LINE_BYTES, then sampling stops
+        let read = read_line(&mut reader, &mut buf, 2 * MAX_LINE_BYTES as u64)
+            .map_err(|source| read_error(name, line_no as u64 - 1, source))?;
         let text = String::from_utf8_lossy(&buf);
-        let line = text.trim();
+        let line = match read {
+            LineRead::Eof => break,
+            LineRead::Line => text.trim(),
+            LineRead::TooLong { ended, .. } => {
+                samples += 1;
+                if !ended || samples >= MAX_SAMPLES {
+                    break;
+                }
+                continue;
+            }
+        };
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
@@ -129,7 +140,7 @@ fn classify(line: &str) -> Shape {
     if line.contains(',') {
         let mut f = [""; 7];
         let mut n = 0;
-        for (i, field) in line.split(',').map(str::trim).enumerate() {
+        for (i, field) in fields(line, Sep::Comma).enumerate() {
             if i < f.len() {
                 f[i] = field;
             }
@@ -150,8 +161,8 @@ fn classify(line: &str) -> Shape {
         }
         return Shape::Unknown;
     }
-    let n = line.split_ascii_whitespace().count();
-    let mut it = line.split_ascii_whitespace();
+    let mut it = fields(line, Sep::Whitespace);
+    let n = it.clone().count();
     if n >= 9 {
         let first = it.next().unwrap_or("");
         let rw = it.nth_back(3).unwrap_or("");

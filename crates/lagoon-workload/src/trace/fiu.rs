@@ -6,46 +6,22 @@
 //! The device is `MKDEV(major, minor)` = `major << 20 | minor`.
 //! Example: `89966522969723 4270 rpc.mountd 18579576 8 W 6 0 d6c75ba46e82326fefa545b57a12e221`.
 
-use super::{mkdev, op_rw, request_size, uint, units_to_bytes, LineError};
+use super::{fields, mkdev, op_rw, req, request_size, uint, uint_times, LineError, Sep};
 use crate::IoRequest;
 
 const EXPECTED: &str = "9 fields (timestamp pid process lba size R/W major minor md5)";
 
 pub(crate) fn parse_line(line: &str) -> Result<Option<IoRequest>, LineError<'_>> {
-    let mut it = line.split_ascii_whitespace();
-    let found = || line.split_ascii_whitespace().count();
-    let short = || LineError::FieldCount {
-        expected: EXPECTED,
-        found: found(),
-    };
-    let (Some(ts), Some(_pid)) = (it.next(), it.next()) else {
-        return Err(short());
-    };
-    let (Some(_md5), Some(minor), Some(major), Some(rw), Some(size), Some(lba)) = (
-        it.next_back(),
-        it.next_back(),
-        it.next_back(),
-        it.next_back(),
-        it.next_back(),
-        it.next_back(),
-    ) else {
-        return Err(short());
-    };
-    if it.next().is_none() {
-        return Err(short());
-    }
+    let mut f = fields(line, Sep::Whitespace);
+    // the process name (at least one field) is whatever lies between the two ends
+    let [ts, _pid, _process] = f.front(EXPECTED)?;
+    let [lba, size, rw, major, minor, _md5] = f.back(EXPECTED)?;
     let arrival_ns = uint("timestamp", ts)?;
-    let offset_bytes = units_to_bytes("lba", lba, 512)?;
-    let size_bytes = request_size(units_to_bytes("size (blocks)", size, 512)?)?;
+    let offset_bytes = uint_times("lba", lba, 512)?;
+    let size_bytes = request_size(uint_times("size (blocks)", size, 512)?)?;
     let op = op_rw("operation", rw, "R or W")?;
     let device = mkdev(major, minor)?;
-    Ok(Some(IoRequest {
-        arrival_ns,
-        offset_bytes,
-        size_bytes,
-        op,
-        device,
-    }))
+    Ok(Some(req(arrival_ns, device, offset_bytes, size_bytes, op)))
 }
 
 #[cfg(test)]

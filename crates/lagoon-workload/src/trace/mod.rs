@@ -2,18 +2,27 @@
 //!
 //! A [`TraceReader`] reads one line at a time through a `BufRead`, reusing a single
 //! line buffer, and yields one [`IoRequest`] per request line: memory use does not
-//! grow with the length of the trace.
+//! grow with the length of the trace, nor with the length of a line.
 //!
 //! Common rules for every format:
 //! - blank lines and lines whose first non-blank character is `#` are skipped silently;
 //! - a malformed line is an error naming the file and its 1-based line number
 //!   (strict mode, the reader then stops), or is skipped and counted (lenient mode);
 //! - a zero-size request is malformed (strict) or skipped and counted (lenient);
+//! - a line longer than [`MAX_LINE_BYTES`] (64 KiB) is malformed, and is never held
+//!   whole; lenient mode gives up after [`MAX_OVERLONG_RUN_BYTES`] (16 MiB) of such
+//!   lines in a row ([`WorkloadError::OverlongLines`]);
+//! - input whose first block is mostly not text (NUL, control bytes, invalid UTF-8) is
+//!   one [`WorkloadError::Binary`] error, in both modes;
+//! - a trace that yields no request at all ends with [`WorkloadError::NoRequests`];
 //! - request sizes must fit in `u32` bytes;
 //! - times are converted to nanoseconds exactly (decimal fractions are not rounded
-//!   through floating point); they are not shifted to start at 0.
+//!   through floating point); they are not shifted to start at 0, and requests are
+//!   yielded in file order even when times go backwards
+//!   ([`TraceReader::backward_arrivals`] counts those).
 //!
-//! Formats, one module each: [`mqsim`], [`msr`], [`msr_ms`], [`fiu`], [`blkparse`], [`umass`].
+//! Formats, one module each: [`mqsim`], [`msr`], [`msr_ms`], [`fiu`], [`blkparse`], [`umass`];
+//! they share one field splitter (`text::fields`) and one number parser (`crate::num`).
 //! [`detect_format`] guesses the format from the first lines of a file.
 
 pub mod blkparse;
@@ -22,9 +31,11 @@ pub mod fiu;
 pub mod mqsim;
 pub mod msr;
 pub mod msr_ms;
+mod text;
 pub mod umass;
 
 pub use detect::{detect_format, detect_format_reader};
+pub use text::{MAX_LINE_BYTES, MAX_OVERLONG_RUN_BYTES, SNIFF_BYTES};
 
 use std::fmt;
 use std::fs::File;
@@ -32,8 +43,11 @@ use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 use std::str::FromStr;
 
-use crate::num::{parse_scaled, parse_u32, parse_u64};
+use crate::num::{is_digits, parse_scaled, parse_u32, parse_u64};
+use crate::stats::ArrivalOrder;
 use crate::{IoRequest, Op, WorkloadError};
+use text::LineRead;
+pub(crate) use text::{fields, Sep};
 
 /// The supported trace formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -156,6 +170,7 @@ pub(crate) enum LineError<'a> {
     },
     ZeroSize,
     NotUtf8,
+    TooLong,
 }
 
 impl fmt::Display for LineError<'_> {
@@ -182,6 +197,7 @@ impl fmt::Display for LineError<'_> {
             }
             LineError::ZeroSize => f.write_str("zero-size request"),
             LineError::NotUtf8 => f.write_str("line is not valid UTF-8 text"),
+            LineError::TooLong => write!(f, "line is longer than {MAX_LINE_BYTES} bytes"),
         }
     }
 }
@@ -200,70 +216,41 @@ fn clip(s: &str) -> &str {
 }
 
 // ---- small helpers shared by the format modules ----
-
-/// Takes exactly `N` fields from `it`; otherwise reports how many there were.
-pub(crate) fn exact_fields<'a, const N: usize>(
-    mut it: impl Iterator<Item = &'a str>,
-    expected: &'static str,
-) -> Result<[&'a str; N], LineError<'a>> {
-    let mut out = [""; N];
-    let mut n = 0;
-    for slot in out.iter_mut() {
-        match it.next() {
-            Some(f) => {
-                *slot = f;
-                n += 1;
-            }
-            None => return Err(LineError::FieldCount { expected, found: n }),
-        }
-    }
-    let extra = it.count();
-    if extra > 0 {
-        return Err(LineError::FieldCount {
-            expected,
-            found: N + extra,
-        });
-    }
-    Ok(out)
-}
-
-/// Takes the first `N` fields from `it` and ignores the rest.
-pub(crate) fn leading_fields<'a, const N: usize>(
-    mut it: impl Iterator<Item = &'a str>,
-    expected: &'static str,
-) -> Result<[&'a str; N], LineError<'a>> {
-    let mut out = [""; N];
-    for (i, slot) in out.iter_mut().enumerate() {
-        *slot = it
-            .next()
-            .ok_or(LineError::FieldCount { expected, found: i })?;
-    }
-    Ok(out)
-}
+// Fields come from the one splitter `text::fields`, numbers from the one parser `crate::num`.
 
 /// Why `value` is not an unsigned integer of the wanted width: too many digits, or not digits.
-fn not_uint<'a>(field: &'static str, value: &'a str) -> LineError<'a> {
-    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+fn not_uint<'a>(field: &'static str, value: &'a str, expected: &'static str) -> LineError<'a> {
+    if is_digits(value) {
         LineError::TooLarge { field, value }
     } else {
         LineError::Invalid {
             field,
             value,
-            expected: "an unsigned integer",
+            expected,
         }
     }
 }
 
+/// An unsigned integer; `expected` says what the format wants when `value` is not digits.
+pub(crate) fn uint_as<'a>(
+    field: &'static str,
+    value: &'a str,
+    expected: &'static str,
+) -> Result<u64, LineError<'a>> {
+    parse_u64(value).ok_or_else(|| not_uint(field, value, expected))
+}
+
 pub(crate) fn uint<'a>(field: &'static str, value: &'a str) -> Result<u64, LineError<'a>> {
-    parse_u64(value).ok_or_else(|| not_uint(field, value))
+    uint_as(field, value, "an unsigned integer")
 }
 
 pub(crate) fn uint32<'a>(field: &'static str, value: &'a str) -> Result<u32, LineError<'a>> {
-    parse_u32(value).ok_or_else(|| not_uint(field, value))
+    parse_u32(value).ok_or_else(|| not_uint(field, value, "an unsigned integer"))
 }
 
-/// An unsigned integer count of `unit`-byte units, converted to bytes.
-pub(crate) fn units_to_bytes<'a>(
+/// An unsigned integer count of `unit`s, multiplied out (512-byte sectors to bytes,
+/// 100 ns ticks to ns).
+pub(crate) fn uint_times<'a>(
     field: &'static str,
     value: &'a str,
     unit: u64,
@@ -285,6 +272,23 @@ pub(crate) fn decimal_time<'a>(
         value,
         expected,
     })
+}
+
+/// The request of a parsed line; the arguments in the order of an MQSim line.
+pub(crate) fn req(
+    arrival_ns: u64,
+    device: u32,
+    offset_bytes: u64,
+    size_bytes: u32,
+    op: Op,
+) -> IoRequest {
+    IoRequest {
+        arrival_ns,
+        offset_bytes,
+        size_bytes,
+        op,
+        device,
+    }
 }
 
 pub(crate) fn request_size(bytes: u64) -> Result<u32, LineError<'static>> {
@@ -345,8 +349,16 @@ pub(crate) fn mkdev<'a>(major: &'a str, minor: &'a str) -> Result<u32, LineError
 /// Streams [`IoRequest`]s out of a trace, one line at a time.
 ///
 /// Strict mode (`lenient = false`) yields `Err` for the first malformed line and then
-/// ends. Lenient mode skips malformed and zero-size lines and counts them
-/// ([`skipped_lines`](Self::skipped_lines)). An I/O error always ends the stream.
+/// ends. Lenient mode skips malformed, over-long and zero-size lines and counts them
+/// ([`skipped_lines`](Self::skipped_lines)). In both modes the stream ends with an error
+/// on an I/O error, on binary input ([`WorkloadError::Binary`], checked on the first
+/// block), after [`MAX_OVERLONG_RUN_BYTES`] of over-long lines in a row
+/// ([`WorkloadError::OverlongLines`]), and, at its end, when it yielded no request at
+/// all ([`WorkloadError::NoRequests`]). After an error it yields nothing more.
+///
+/// Requests are yielded in file order, never reordered or dropped for their times;
+/// those that arrive earlier than a request before them are counted
+/// ([`backward_arrivals`](Self::backward_arrivals)).
 pub struct TraceReader<R: BufRead = BufReader<File>> {
     reader: R,
     name: String,
@@ -356,6 +368,12 @@ pub struct TraceReader<R: BufRead = BufReader<File>> {
     lines_read: u64,
     skipped: u64,
     zero_size: u64,
+    overlong: u64,
+    /// Bytes of over-long lines read since the last line within the limit.
+    overlong_run: u64,
+    requests: u64,
+    order: ArrivalOrder,
+    sniffed: bool,
     done: bool,
 }
 
@@ -394,9 +412,28 @@ pub(crate) fn open_file(path: &Path) -> Result<File, WorkloadError> {
     }
 }
 
+/// The error for binary input named `file`.
+pub(crate) fn binary_error(file: &str, b: text::BinaryBlock) -> WorkloadError {
+    WorkloadError::Binary {
+        file: file.to_string(),
+        non_text: b.non_text,
+        sampled: b.sampled,
+    }
+}
+
+/// The error for a read failure after `lines` lines of `file`.
+pub(crate) fn read_error(file: &str, lines: u64, source: io::Error) -> WorkloadError {
+    WorkloadError::Io {
+        file: file.to_string(),
+        action: format!("read error after line {lines}"),
+        source,
+    }
+}
+
 impl<R: BufRead> TraceReader<R> {
     /// Reads a trace from any `BufRead` (an in-memory string, stdin, a decompressor).
-    /// `name` is what error messages call the source.
+    /// `name` is what error messages call the source. Nothing is read until the first
+    /// call to `next`.
     pub fn from_reader(
         reader: R,
         name: impl Into<String>,
@@ -412,6 +449,11 @@ impl<R: BufRead> TraceReader<R> {
             lines_read: 0,
             skipped: 0,
             zero_size: 0,
+            overlong: 0,
+            overlong_run: 0,
+            requests: 0,
+            order: ArrivalOrder::default(),
+            sniffed: false,
             done: false,
         }
     }
@@ -436,7 +478,7 @@ impl<R: BufRead> TraceReader<R> {
         self.lines_read
     }
 
-    /// Lines skipped in lenient mode because they were malformed or zero-size.
+    /// Lines skipped in lenient mode because they were malformed, over-long or zero-size.
     pub fn skipped_lines(&self) -> u64 {
         self.skipped
     }
@@ -445,62 +487,124 @@ impl<R: BufRead> TraceReader<R> {
     pub fn zero_size_lines(&self) -> u64 {
         self.zero_size
     }
+
+    /// Of [`skipped_lines`](Self::skipped_lines), those longer than [`MAX_LINE_BYTES`].
+    pub fn overlong_lines(&self) -> u64 {
+        self.overlong
+    }
+
+    /// Requests yielded so far.
+    pub fn requests(&self) -> u64 {
+        self.requests
+    }
+
+    /// Requests yielded so far whose arrival time is earlier than that of a request
+    /// before them in the file (earlier than the latest arrival so far; equal times do
+    /// not count). They are yielded in file order all the same.
+    pub fn backward_arrivals(&self) -> u64 {
+        self.order.backward()
+    }
+
+    /// The next item, not yet fused: `None` at a clean end.
+    fn read_next(&mut self) -> Option<Result<IoRequest, WorkloadError>> {
+        if !self.sniffed {
+            self.sniffed = true;
+            match text::sniff(&mut self.reader) {
+                Ok(None) => {}
+                Ok(Some(b)) => return Some(Err(binary_error(&self.name, b))),
+                Err(source) => return Some(Err(read_error(&self.name, 0, source))),
+            }
+        }
+        loop {
+            // Strict mode stops at an over-long line: no need to skip the rest of it.
+            let budget = if self.lenient {
+                MAX_OVERLONG_RUN_BYTES.saturating_sub(self.overlong_run)
+            } else {
+                0
+            };
+            let read = match text::read_line(&mut self.reader, &mut self.buf, budget) {
+                Ok(r) => r,
+                Err(source) => return Some(Err(read_error(&self.name, self.lines_read, source))),
+            };
+            let parsed = match read {
+                LineRead::Eof => return self.end_of_stream(),
+                LineRead::TooLong { bytes, ended } => {
+                    self.lines_read += 1;
+                    self.overlong_run += bytes;
+                    if self.lenient && (!ended || self.overlong_run > MAX_OVERLONG_RUN_BYTES) {
+                        return Some(Err(WorkloadError::OverlongLines {
+                            file: self.name.clone(),
+                            line: self.lines_read,
+                            bytes: self.overlong_run,
+                        }));
+                    }
+                    Err(LineError::TooLong)
+                }
+                LineRead::Line => {
+                    self.lines_read += 1;
+                    self.overlong_run = 0;
+                    match std::str::from_utf8(&self.buf) {
+                        Err(_) => Err(LineError::NotUtf8),
+                        Ok(text) => {
+                            let line = text.trim();
+                            if line.is_empty() || line.starts_with('#') {
+                                continue;
+                            }
+                            self.format.parse_line(line)
+                        }
+                    }
+                }
+            };
+            match parsed {
+                Ok(Some(req)) => {
+                    self.requests += 1;
+                    self.order.push(req.arrival_ns);
+                    return Some(Ok(req));
+                }
+                Ok(None) => continue,
+                Err(e) if self.lenient => {
+                    self.skipped += 1;
+                    match e {
+                        LineError::ZeroSize => self.zero_size += 1,
+                        LineError::TooLong => self.overlong += 1,
+                        _ => {}
+                    }
+                }
+                Err(e) => {
+                    return Some(Err(WorkloadError::Malformed {
+                        file: self.name.clone(),
+                        line: self.lines_read,
+                        message: e.to_string(),
+                    }))
+                }
+            }
+        }
+    }
+
+    /// `None`, or the error of a stream that yielded no request.
+    fn end_of_stream(&self) -> Option<Result<IoRequest, WorkloadError>> {
+        (self.requests == 0).then(|| {
+            Err(WorkloadError::NoRequests {
+                file: self.name.clone(),
+                lines: self.lines_read,
+                skipped: self.skipped,
+                zero_size: self.zero_size,
+            })
+        })
+    }
 }
 
 impl<R: BufRead> Iterator for TraceReader<R> {
     type Item = Result<IoRequest, WorkloadError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if self.done {
-                return None;
-            }
-            self.buf.clear();
-            match self.reader.read_until(b'\n', &mut self.buf) {
-                Ok(0) => {
-                    self.done = true;
-                    return None;
-                }
-                Ok(_) => {}
-                Err(source) => {
-                    self.done = true;
-                    return Some(Err(WorkloadError::Io {
-                        file: self.name.clone(),
-                        action: format!("read error after line {}", self.lines_read),
-                        source,
-                    }));
-                }
-            }
-            self.lines_read += 1;
-            let parsed = match std::str::from_utf8(&self.buf) {
-                Err(_) => Err(LineError::NotUtf8),
-                Ok(text) => {
-                    let line = text.trim();
-                    if line.is_empty() || line.starts_with('#') {
-                        continue;
-                    }
-                    self.format.parse_line(line)
-                }
-            };
-            match parsed {
-                Ok(Some(req)) => return Some(Ok(req)),
-                Ok(None) => continue,
-                Err(e) if self.lenient => {
-                    self.skipped += 1;
-                    if e == LineError::ZeroSize {
-                        self.zero_size += 1;
-                    }
-                }
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(WorkloadError::Malformed {
-                        file: self.name.clone(),
-                        line: self.lines_read,
-                        message: e.to_string(),
-                    }));
-                }
-            }
+        if self.done {
+            return None;
         }
+        let item = self.read_next();
+        // Every error ends the stream (lenient mode skips lines without yielding errors).
+        self.done = !matches!(item, Some(Ok(_)));
+        item
     }
 }
 
@@ -508,6 +612,7 @@ impl<R: BufRead> std::iter::FusedIterator for TraceReader<R> {}
 
 #[cfg(test)]
 pub(crate) mod test_util {
+    pub(crate) use super::req;
     use super::*;
 
     /// Parses an in-memory trace strictly, panicking on error.
@@ -523,22 +628,6 @@ pub(crate) mod test_util {
             .find_map(Result::err)
             .expect("expected an error")
             .to_string()
-    }
-
-    pub fn req(
-        arrival_ns: u64,
-        device: u32,
-        offset_bytes: u64,
-        size_bytes: u32,
-        op: Op,
-    ) -> IoRequest {
-        IoRequest {
-            arrival_ns,
-            offset_bytes,
-            size_bytes,
-            op,
-            device,
-        }
     }
 }
 
@@ -688,6 +777,332 @@ pub(crate) mod tests {
             }
             assert_eq!(count, n, "{name}");
             assert_eq!(r.lines_read(), n as u64, "{name}");
+        }
+    }
+
+    // ---- robustness: bounded lines, binary input, empty traces, backward arrivals ----
+
+    /// Every item of a reader, requests as `Ok`, errors as their message.
+    fn items<R: BufRead>(r: &mut TraceReader<R>) -> Vec<Result<IoRequest, String>> {
+        r.by_ref().map(|i| i.map_err(|e| e.to_string())).collect()
+    }
+
+    fn mem(text: &[u8], format: TraceFormat, lenient: bool) -> TraceReader<&[u8]> {
+        TraceReader::from_reader(text, "t", format, lenient)
+    }
+
+    #[test]
+    fn line_length_limit_is_exact() {
+        // a line of exactly MAX_LINE_BYTES is read (and parsed: one long field) ...
+        let at = format!("1 0 0 8 1\n{}\n", "x".repeat(MAX_LINE_BYTES));
+        assert_eq!(
+            first_error(TraceFormat::Mqsim, "t", &at),
+            "t:2: expected 5 fields (time device lba size type), found 1"
+        );
+        // ... one byte more is over-long; a trailing \r counts as a byte of the line
+        for over in [
+            format!("1 0 0 8 1\n{}\n", "x".repeat(MAX_LINE_BYTES + 1)),
+            format!("1 0 0 8 1\n{}\r\n", "x".repeat(MAX_LINE_BYTES)),
+            format!("1 0 0 8 1\n{}", "x".repeat(MAX_LINE_BYTES + 1)),
+        ] {
+            assert_eq!(
+                first_error(TraceFormat::Mqsim, "t", &over),
+                "t:2: line is longer than 65536 bytes"
+            );
+        }
+        assert_eq!(MAX_LINE_BYTES, 65_536);
+        assert_eq!(crate::MAX_LINE_BYTES, MAX_LINE_BYTES);
+    }
+
+    #[test]
+    fn lenient_skips_over_long_lines_and_counts_them() {
+        let mut text = b"100 0 0 8 1\n".to_vec();
+        text.extend(vec![b'7'; 100_000]);
+        text.extend_from_slice(b"\n# c\n200 0 8 8 0\n");
+        text.extend(vec![b' '; MAX_LINE_BYTES + 1]);
+        for f in TraceFormat::ALL {
+            let mut r = mem(&text, f, true);
+            let got = items(&mut r);
+            assert_eq!(r.overlong_lines(), 2, "{f}");
+            assert_eq!(r.lines_read(), 5, "{f}");
+            if f == TraceFormat::Mqsim {
+                assert_eq!(
+                    got,
+                    vec![
+                        Ok(req(100, 0, 0, 4096, Op::Read)),
+                        Ok(req(200, 0, 4096, 4096, Op::Write))
+                    ]
+                );
+                assert_eq!(r.skipped_lines(), 2);
+                assert_eq!(r.zero_size_lines(), 0);
+                assert_eq!(r.requests(), 2);
+            }
+        }
+    }
+
+    #[test]
+    fn lenient_gives_up_after_a_run_of_over_long_lines() {
+        // lines of 102,399 bytes after one request line: the run of over-long lines passes
+        // 16 MiB (16,777,216 bytes) with the 164th, line 165 (164 x 102,399 = 16,793,436)
+        let line = [vec![b'a'; 102_399], vec![b'\n']].concat();
+        let mut text = b"5 0 0 8 1\n".to_vec();
+        for _ in 0..170 {
+            text.extend_from_slice(&line);
+        }
+        let mut r = mem(&text, TraceFormat::Mqsim, true);
+        let got = items(&mut r);
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0], Ok(req(5, 0, 0, 4096, Op::Read)));
+        assert_eq!(
+            got[1],
+            Err("t:165: gave up after 16793436 bytes of over-long lines in a row (each longer than 65536 bytes): not a line-oriented text trace".to_string())
+        );
+        assert_eq!(r.overlong_lines(), 163);
+        assert!(r.next().is_none(), "an error ends the stream");
+        // one short line in between starts the count again: 150 + 150 over-long lines pass
+        let mut text = Vec::new();
+        for i in 0..300 {
+            text.extend_from_slice(&line);
+            if i == 150 {
+                text.extend_from_slice(b"6 0 0 8 1\n");
+            }
+        }
+        let mut r = mem(&text, TraceFormat::Mqsim, true);
+        assert_eq!(items(&mut r), vec![Ok(req(6, 0, 0, 4096, Op::Read))]);
+        assert_eq!((r.overlong_lines(), r.lines_read()), (300, 301));
+    }
+
+    /// A `BufRead` of `len` bytes of `byte` (endless with `u64::MAX`), generated as read:
+    /// nothing of it is in memory but one 64 KiB block.
+    fn generated(byte: u8, len: u64) -> BufReader<io::Take<io::Repeat>> {
+        BufReader::with_capacity(1 << 16, io::Read::take(io::repeat(byte), len))
+    }
+
+    #[test]
+    fn endless_input_without_line_breaks_ends_quickly_in_bounded_memory() {
+        // text without line breaks (a 1 GB file or an endless pipe): lenient gives up at
+        // 16 MiB, strict at the first over-long line
+        for len in [1_000_000_000, u64::MAX] {
+            let mut r =
+                TraceReader::from_reader(generated(b'a', len), "a", TraceFormat::Mqsim, true);
+            let e = r.next().unwrap().unwrap_err();
+            let WorkloadError::OverlongLines {
+                ref file,
+                line,
+                bytes,
+            } = e
+            else {
+                panic!("{e}")
+            };
+            assert_eq!((file.as_str(), line), ("a", 1));
+            assert!(bytes > MAX_OVERLONG_RUN_BYTES && bytes <= MAX_OVERLONG_RUN_BYTES + (1 << 16));
+            assert!(r.next().is_none());
+            assert!(
+                r.buf.capacity() <= 2 * MAX_LINE_BYTES,
+                "{}",
+                r.buf.capacity()
+            );
+            let mut r =
+                TraceReader::from_reader(generated(b'a', len), "a", TraceFormat::Msr, false);
+            assert_eq!(
+                items(&mut r),
+                vec![Err("a:1: line is longer than 65536 bytes".to_string())]
+            );
+        }
+        // and detection reads at most two blocks of such a line
+        let e = detect_format_reader(generated(b'a', u64::MAX), "a").unwrap_err();
+        assert_eq!(e.to_string(), "a: cannot detect the trace format: the first 1 request lines match no known format; name it explicitly (mqsim, msr, msr-ms, fiu, blkparse, umass)");
+    }
+
+    const BINARY: &str = "looks like binary data, not a text trace (8192 of the first 8192 bytes are NUL, control characters or invalid UTF-8); decompress or convert it to text first";
+
+    #[test]
+    fn binary_input_is_one_clear_error() {
+        // /dev/zero as a generated stream, every format, strict and lenient
+        for f in TraceFormat::ALL {
+            for lenient in [false, true] {
+                let mut r = TraceReader::from_reader(generated(0, u64::MAX), "z", f, lenient);
+                assert_eq!(items(&mut r), vec![Err(format!("z:1: {BINARY}"))]);
+                assert_eq!(r.lines_read(), 0);
+            }
+        }
+        let e = detect_format_reader(generated(0, u64::MAX), "z").unwrap_err();
+        assert!(matches!(
+            e,
+            WorkloadError::Binary {
+                non_text: 8192,
+                sampled: 8192,
+                ..
+            }
+        ));
+        // gzip magic and a few random-looking bytes: 26 of 32 are not text
+        let gz = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xed\xc1\x01\r\x00\x00\x00\xc2\xa0\xf7Om\x0e7\xa0\x00\x00\x00\x00\x00\x00\x00";
+        assert_eq!(
+            items(&mut mem(gz, TraceFormat::Mqsim, true)),
+            vec![Err("t:1: looks like binary data, not a text trace (26 of the first 32 bytes are NUL, control characters or invalid UTF-8); decompress or convert it to text first".to_string())]
+        );
+        // a NUL byte in an otherwise text trace is only a malformed line
+        let text = b"1 0 0 8 1\n\x00\n2 0 0 8 1\n";
+        assert_eq!(
+            first_error(TraceFormat::Mqsim, "t", std::str::from_utf8(text).unwrap()),
+            "t:2: expected 5 fields (time device lba size type), found 1"
+        );
+    }
+
+    #[test]
+    fn dev_zero_ends_at_once() {
+        let zero = Path::new("/dev/zero");
+        if !zero.exists() {
+            return;
+        }
+        let e = open_trace(zero, None, true).err().unwrap().to_string();
+        assert_eq!(e, format!("/dev/zero:1: {BINARY}"));
+        for f in TraceFormat::ALL {
+            let mut r = open_trace(zero, Some(f), true).unwrap();
+            assert_eq!(items(&mut r), vec![Err(format!("/dev/zero:1: {BINARY}"))]);
+        }
+    }
+
+    #[test]
+    fn a_trace_without_requests_is_an_error() {
+        let none = |text: &str, f: TraceFormat, lenient: bool| {
+            let mut r = mem(text.as_bytes(), f, lenient);
+            let got = items(&mut r);
+            assert!(r.next().is_none());
+            assert_eq!(got.len(), 1, "{got:?}");
+            got[0].clone().unwrap_err()
+        };
+        for f in TraceFormat::ALL {
+            for lenient in [false, true] {
+                assert_eq!(none("", f, lenient), "t: no requests: the trace is empty");
+                assert_eq!(
+                    none("# only\n\n  \t\r\n# comments\n", f, lenient),
+                    "t: no requests in 4 lines (only blank, comment, header or other non-request lines)"
+                );
+            }
+        }
+        assert_eq!(
+            none("\n", TraceFormat::Mqsim, false),
+            "t: no requests in 1 line (only blank, comment, header or other non-request lines)"
+        );
+        assert_eq!(
+            none(
+                "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n",
+                TraceFormat::Msr,
+                false
+            ),
+            "t: no requests in 1 line (only blank, comment, header or other non-request lines)"
+        );
+        let summary_only =
+            &blkparse::tests::EXAMPLE[blkparse::tests::EXAMPLE.find("CPU0").unwrap()..];
+        assert_eq!(
+            none(summary_only, TraceFormat::Blkparse, false),
+            "t: no requests in 6 lines (only blank, comment, header or other non-request lines)"
+        );
+        assert_eq!(
+            none("bad\n# c\n1 0 0 0 1\n2 0 0 8 x\n", TraceFormat::Mqsim, true),
+            "t: no requests in 4 lines (3 lines skipped as malformed in lenient mode, 1 of them zero-size)"
+        );
+        assert_eq!(
+            none("bad", TraceFormat::Mqsim, true),
+            "t: no requests in 1 line (1 line skipped as malformed in lenient mode)"
+        );
+        // strict mode reports the malformed line itself, and nothing after it
+        assert_eq!(
+            none("bad\n", TraceFormat::Mqsim, false),
+            "t:1: expected 5 fields (time device lba size type), found 1"
+        );
+        // the error as a value
+        let e = mem(b"x\n\n", TraceFormat::Mqsim, true)
+            .last()
+            .unwrap()
+            .unwrap_err();
+        assert!(matches!(
+            e,
+            WorkloadError::NoRequests {
+                lines: 2,
+                skipped: 1,
+                zero_size: 0,
+                ..
+            }
+        ));
+        // one request is enough: no error at the end
+        assert_eq!(
+            items(&mut mem(b"x\n1 0 0 8 1\n", TraceFormat::Mqsim, true)).len(),
+            1
+        );
+    }
+
+    #[test]
+    fn empty_trace_files_are_errors() {
+        let path = std::env::temp_dir().join(format!(
+            "lagoon-workload-empty-{}.trace",
+            std::process::id()
+        ));
+        std::fs::write(&path, "").unwrap();
+        let name = path.display().to_string();
+        let explicit = open_trace(&path, Some(TraceFormat::Mqsim), true).map(|mut r| items(&mut r));
+        let detected = open_trace(&path, None, false).err().map(|e| e.to_string());
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(
+            explicit.unwrap(),
+            vec![Err(format!("{name}: no requests: the trace is empty"))]
+        );
+        assert_eq!(detected.unwrap(), format!("{name}: cannot detect the trace format: no request lines; name it explicitly (mqsim, msr, msr-ms, fiu, blkparse, umass)"));
+    }
+
+    #[test]
+    fn backward_arrivals_are_counted_not_reordered() {
+        // latest so far: 100, 100, 100, 200, 200, 200, 200, 300
+        let text = "100 0 0 8 1\n50 0 0 8 1\n60 0 0 8 1\n200 0 0 8 1\n150 0 0 8 1\n150 0 0 8 1\n200 0 0 8 1\n300 0 0 8 1\n";
+        let mut r = mem(text.as_bytes(), TraceFormat::Mqsim, false);
+        let times: Vec<u64> = r.by_ref().map(|q| q.unwrap().arrival_ns).collect();
+        assert_eq!(times, [100, 50, 60, 200, 150, 150, 200, 300]);
+        assert_eq!(r.backward_arrivals(), 4);
+        assert_eq!(r.requests(), 8);
+        let s = crate::TraceStats::from_results(mem(text.as_bytes(), TraceFormat::Mqsim, false))
+            .unwrap();
+        assert_eq!(s.backward_arrivals, 4);
+        assert!(
+            s.to_string()
+                .ends_with("\nbackward arrivals     4 (earlier than a request before them)"),
+            "{s}"
+        );
+        // counted as yielded: after the first three requests, two went backwards
+        let mut r = mem(text.as_bytes(), TraceFormat::Mqsim, false);
+        r.by_ref().take(3).for_each(drop);
+        assert_eq!(r.backward_arrivals(), 2);
+        // equal times and an ordered trace: none
+        let mut r = mem(
+            b"7 0 0 8 1\n7 0 0 8 1\n8 0 0 8 1\n",
+            TraceFormat::Mqsim,
+            false,
+        );
+        r.by_ref().for_each(drop);
+        assert_eq!(r.backward_arrivals(), 0);
+        // a lenient reader counts among the requests it yields, skipped lines aside
+        let mut r = mem(
+            b"10 0 0 8 1\n5 0 0 0 1\n9 0 0 8 1\n",
+            TraceFormat::Mqsim,
+            true,
+        );
+        r.by_ref().for_each(drop);
+        assert_eq!((r.backward_arrivals(), r.skipped_lines()), (1, 1));
+    }
+
+    #[test]
+    fn shared_traces_backward_arrivals() {
+        for (name, n) in [
+            ("tpcc-small.trace", 0),
+            ("wsrch-small.trace", 0),
+            ("msr-cut-105.trace", 0),
+            ("fiu-cheetah-mail.trace", 0),
+        ] {
+            let mut r = open_trace(&shared(name), None, false).unwrap();
+            r.by_ref().for_each(|q| {
+                q.unwrap();
+            });
+            assert_eq!(r.backward_arrivals(), n, "{name}");
         }
     }
 

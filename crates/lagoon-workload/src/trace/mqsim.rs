@@ -5,32 +5,19 @@
 //! the arrival time is an integer number of nanoseconds and `type` is `1` for a read,
 //! `0` for a write (e.g. `938513000 4 264719034 16 0`).
 
-use super::{exact_fields, op_01, request_size, uint, uint32, units_to_bytes, LineError};
+use super::{fields, op_01, req, request_size, uint32, uint_as, uint_times, LineError, Sep};
 use crate::IoRequest;
 
 const EXPECTED: &str = "5 fields (time device lba size type)";
 
 pub(crate) fn parse_line(line: &str) -> Result<Option<IoRequest>, LineError<'_>> {
-    let [t, dev, lba, size, ty] = exact_fields::<5>(line.split_ascii_whitespace(), EXPECTED)?;
-    let arrival_ns = uint("arrival time", t).map_err(|e| match e {
-        LineError::Invalid { field, value, .. } => LineError::Invalid {
-            field,
-            value,
-            expected: "integer nanoseconds",
-        },
-        other => other,
-    })?;
+    let [t, dev, lba, size, ty] = fields(line, Sep::Whitespace).exactly(EXPECTED)?;
+    let arrival_ns = uint_as("arrival time", t, "integer nanoseconds")?;
     let device = uint32("device", dev)?;
-    let offset_bytes = units_to_bytes("start sector", lba, 512)?;
-    let size_bytes = request_size(units_to_bytes("size (sectors)", size, 512)?)?;
+    let offset_bytes = uint_times("start sector", lba, 512)?;
+    let size_bytes = request_size(uint_times("size (sectors)", size, 512)?)?;
     let op = op_01("type", ty)?;
-    Ok(Some(IoRequest {
-        arrival_ns,
-        offset_bytes,
-        size_bytes,
-        op,
-        device,
-    }))
+    Ok(Some(req(arrival_ns, device, offset_bytes, size_bytes, op)))
 }
 
 #[cfg(test)]

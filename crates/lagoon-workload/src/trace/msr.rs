@@ -6,24 +6,18 @@
 //! is `DiskNumber`. A header line whose first field is `Timestamp` is skipped.
 //! Example: `128166372003061629,hm,1,Read,3154132992,4096,6998`.
 
-use super::{exact_fields, request_size, uint, uint32, LineError};
+use super::{fields, req, request_size, uint, uint32, uint_times, LineError, Sep};
 use crate::{IoRequest, Op};
 
 const EXPECTED: &str =
     "7 comma-separated fields (Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime)";
 
 pub(crate) fn parse_line(line: &str) -> Result<Option<IoRequest>, LineError<'_>> {
-    let [ts, _host, disk, ty, off, size, _resp] =
-        exact_fields::<7>(line.split(',').map(str::trim), EXPECTED)?;
+    let [ts, _host, disk, ty, off, size, _resp] = fields(line, Sep::Comma).exactly(EXPECTED)?;
     if ts.eq_ignore_ascii_case("timestamp") {
         return Ok(None);
     }
-    let arrival_ns = uint("timestamp", ts)?
-        .checked_mul(100)
-        .ok_or(LineError::TooLarge {
-            field: "timestamp",
-            value: ts,
-        })?;
+    let arrival_ns = uint_times("timestamp", ts, 100)?;
     let device = uint32("disk number", disk)?;
     let op = if ty.eq_ignore_ascii_case("read") {
         Op::Read
@@ -38,13 +32,7 @@ pub(crate) fn parse_line(line: &str) -> Result<Option<IoRequest>, LineError<'_>>
     };
     let offset_bytes = uint("offset", off)?;
     let size_bytes = request_size(uint("size", size)?)?;
-    Ok(Some(IoRequest {
-        arrival_ns,
-        offset_bytes,
-        size_bytes,
-        op,
-        device,
-    }))
+    Ok(Some(req(arrival_ns, device, offset_bytes, size_bytes, op)))
 }
 
 #[cfg(test)]

@@ -5,25 +5,19 @@
 //! nanoseconds) and `type` is `1` for a read, `0` for a write
 //! (e.g. `223.412 0 3159347200 36864 0`).
 
-use super::{decimal_time, exact_fields, op_01, request_size, uint, uint32, LineError};
+use super::{decimal_time, fields, op_01, req, request_size, uint, uint32, LineError, Sep};
 use crate::IoRequest;
 
 const EXPECTED: &str = "5 fields (time_ms device offset size type)";
 
 pub(crate) fn parse_line(line: &str) -> Result<Option<IoRequest>, LineError<'_>> {
-    let [t, dev, off, size, ty] = exact_fields::<5>(line.split_ascii_whitespace(), EXPECTED)?;
+    let [t, dev, off, size, ty] = fields(line, Sep::Whitespace).exactly(EXPECTED)?;
     let arrival_ns = decimal_time("arrival time", t, 6, "non-negative milliseconds")?;
     let device = uint32("device", dev)?;
     let offset_bytes = uint("offset", off)?;
     let size_bytes = request_size(uint("size", size)?)?;
     let op = op_01("type", ty)?;
-    Ok(Some(IoRequest {
-        arrival_ns,
-        offset_bytes,
-        size_bytes,
-        op,
-        device,
-    }))
+    Ok(Some(req(arrival_ns, device, offset_bytes, size_bytes, op)))
 }
 
 #[cfg(test)]

@@ -6,27 +6,20 @@
 //! to ns). Fields after the fifth are ignored. Example: `0,20941264,8192,W,0.551706`.
 
 use super::{
-    decimal_time, leading_fields, op_rw, request_size, uint, uint32, units_to_bytes, LineError,
+    decimal_time, fields, op_rw, req, request_size, uint, uint32, uint_times, LineError, Sep,
 };
 use crate::IoRequest;
 
 const EXPECTED: &str = "at least 5 comma-separated fields (ASU,LBA,Size,Opcode,Timestamp)";
 
 pub(crate) fn parse_line(line: &str) -> Result<Option<IoRequest>, LineError<'_>> {
-    let [asu, lba, size, opcode, ts] =
-        leading_fields::<5>(line.split(',').map(str::trim), EXPECTED)?;
+    let [asu, lba, size, opcode, ts] = fields(line, Sep::Comma).front(EXPECTED)?;
     let device = uint32("ASU", asu)?;
-    let offset_bytes = units_to_bytes("LBA", lba, 512)?;
+    let offset_bytes = uint_times("LBA", lba, 512)?;
     let size_bytes = request_size(uint("size", size)?)?;
     let op = op_rw("opcode", opcode, "r or w")?;
     let arrival_ns = decimal_time("timestamp", ts, 9, "non-negative seconds")?;
-    Ok(Some(IoRequest {
-        arrival_ns,
-        offset_bytes,
-        size_bytes,
-        op,
-        device,
-    }))
+    Ok(Some(req(arrival_ns, device, offset_bytes, size_bytes, op)))
 }
 
 #[cfg(test)]
