@@ -634,6 +634,18 @@ fn every_readme_example_runs_as_written() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// A workload with no request is an error, not "requests 0".
+#[test]
+fn an_empty_workload_is_an_error() {
+    let (code, _, err) = lagoon(&["run", "--workload", "syn:count=0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no request to simulate"), "{err}");
+    let empty = tmp("comments.trace", "# nothing\n\n");
+    let (code, _, err) = lagoon(&["run", "--workload", &empty, "--format", "mqsim"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no requests"), "{err}");
+}
+
 /// Odd flags and files from the robustness attack (issue 9): each is one line on stderr, exit
 /// code 2, no panic and no unbounded read.
 #[test]
@@ -656,9 +668,24 @@ fn hostile_flags_are_one_clear_error() {
         (&["--replay", "timed:nan"], "invalid replay mode"),
         (&["--repeat", "0"], "--repeat must be at least 1"),
         (&["--workload", "syn:arrival=qd:99999999"], "65536"),
+        (
+            &["--workload", "nope.trace"],
+            "nope.trace: cannot open trace: No such file or directory (os error 2)",
+        ),
+        (
+            &["--workload", "/dev/zero"],
+            "/dev/zero:1: looks like binary data",
+        ),
+        (
+            &["--lenient", "--workload", "/dev/zero"],
+            "/dev/zero:1: looks like binary data",
+        ),
     ];
     for (extra, want) in cases {
-        let mut args = vec!["run", "--workload", "syn:count=5"];
+        let mut args = vec!["run"];
+        if !extra.contains(&"--workload") {
+            args.extend(["--workload", "syn:count=5"]);
+        }
         args.extend_from_slice(extra);
         let (code, _, err) = lagoon(&args);
         assert_eq!(code, 2, "{extra:?}: {err}");

@@ -143,6 +143,12 @@ impl Scenario {
                 .map_err(ScenarioError::Invalid)?;
         }
         let outcome = sim.run(progress)?;
+        if outcome.flows.iter().all(|f| f.completed == 0) {
+            return Err(ScenarioError::Invalid(format!(
+                "no request to simulate: {} gave none (e.g. count=0)",
+                self.workloads.join(" + ")
+            )));
+        }
         let wall = start.elapsed().as_secs_f64();
         let mut report = Report::new(
             &outcome,

@@ -55,13 +55,13 @@ pub enum WorkloadError {
     },
 
     /// The trace file could not be opened or read.
-    #[error("{file}: {action}: {source}")]
+    // The OS message is in the text, so it is not also a `source` (printed twice by `{:#}`).
+    #[error("{file}: {action}: {err}")]
     Io {
         file: String,
         /// What was being done, e.g. `cannot open trace` or `read error after line 12`.
         action: String,
-        #[source]
-        source: io::Error,
+        err: io::Error,
     },
 
     /// A `--format` name that is none of the supported formats.

@@ -400,10 +400,10 @@ pub fn open_trace(
 }
 
 pub(crate) fn open_file(path: &Path) -> Result<File, WorkloadError> {
-    let io_err = |source| WorkloadError::Io {
+    let io_err = |err| WorkloadError::Io {
         file: path.display().to_string(),
         action: "cannot open trace".to_string(),
-        source,
+        err,
     };
     let file = File::open(path).map_err(io_err)?;
     match file.metadata() {
@@ -422,11 +422,11 @@ pub(crate) fn binary_error(file: &str, b: text::BinaryBlock) -> WorkloadError {
 }
 
 /// The error for a read failure after `lines` lines of `file`.
-pub(crate) fn read_error(file: &str, lines: u64, source: io::Error) -> WorkloadError {
+pub(crate) fn read_error(file: &str, lines: u64, err: io::Error) -> WorkloadError {
     WorkloadError::Io {
         file: file.to_string(),
         action: format!("read error after line {lines}"),
-        source,
+        err,
     }
 }
 
