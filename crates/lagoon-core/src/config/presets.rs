@@ -2,46 +2,65 @@
 
 use super::SsdConfig;
 
-pub const NAMES: &[&str] = &["perf-optimized", "cost-optimized", "piq-ssdsim"];
+/// Every preset by name, in the order help texts list them.
+pub const NAMES: &[&str] = &[
+    "perf-optimized",
+    "cost-optimized",
+    "perf-optimized-32gbs",
+    "cost-optimized-32gbs",
+    "piq-ssdsim",
+];
 
-const PERF: &str = include_str!("../../presets/perf-optimized.toml");
-const COST: &str = include_str!("../../presets/cost-optimized.toml");
-const PIQ: &str = include_str!("../../presets/piq-ssdsim.toml");
+/// (name, TOML text) of every preset; the first is the base of the others.
+const PRESETS: &[(&str, &str)] = &[
+    (
+        "perf-optimized",
+        include_str!("../../presets/perf-optimized.toml"),
+    ),
+    (
+        "cost-optimized",
+        include_str!("../../presets/cost-optimized.toml"),
+    ),
+    (
+        "perf-optimized-32gbs",
+        include_str!("../../presets/perf-optimized-32gbs.toml"),
+    ),
+    (
+        "cost-optimized-32gbs",
+        include_str!("../../presets/cost-optimized-32gbs.toml"),
+    ),
+    ("piq-ssdsim", include_str!("../../presets/piq-ssdsim.toml")),
+];
 
 pub fn by_name(name: &str) -> Option<SsdConfig> {
-    match name {
-        "perf-optimized" => Some(perf_optimized()),
-        "cost-optimized" => Some(cost_optimized()),
-        "piq-ssdsim" => Some(piq_ssdsim()),
-        _ => None,
-    }
+    let text = text(name)?;
+    Some(if name == "perf-optimized" {
+        // The base of every other preset: a complete file, parsed without a base.
+        toml::from_str(text).expect("shipped preset perf-optimized.toml is valid")
+    } else {
+        SsdConfig::from_toml(text, &format!("presets/{name}.toml"))
+            .unwrap_or_else(|e| panic!("shipped preset {name}.toml is valid: {e}"))
+    })
 }
 
-/// The TOML text of a preset (for `lagoon config show`).
+/// The TOML text of a preset (for `lagoon config`).
 pub fn text(name: &str) -> Option<&'static str> {
-    match name {
-        "perf-optimized" => Some(PERF),
-        "cost-optimized" => Some(COST),
-        "piq-ssdsim" => Some(PIQ),
-        _ => None,
-    }
+    PRESETS.iter().find(|p| p.0 == name).map(|p| p.1)
 }
 
 /// Venice Table 1, performance-optimized (Z-NAND).
 pub fn perf_optimized() -> SsdConfig {
-    toml::from_str(PERF).expect("shipped preset perf-optimized.toml is valid")
+    by_name("perf-optimized").expect("listed")
 }
 
 /// Venice Table 1, cost-optimized (3D TLC).
 pub fn cost_optimized() -> SsdConfig {
-    SsdConfig::from_toml(COST, "presets/cost-optimized.toml")
-        .expect("shipped preset cost-optimized.toml is valid")
+    by_name("cost-optimized").expect("listed")
 }
 
 /// The PIQ paper's SSDsim drive (§V-A).
 pub fn piq_ssdsim() -> SsdConfig {
-    SsdConfig::from_toml(PIQ, "presets/piq-ssdsim.toml")
-        .expect("shipped preset piq-ssdsim.toml is valid")
+    by_name("piq-ssdsim").expect("listed")
 }
 
 #[cfg(test)]
@@ -96,6 +115,32 @@ mod tests {
             * f.page_bytes as u64;
         assert_eq!(bytes, 128 << 30, "128 GB");
         assert_eq!(c.ftl.overprovisioning, 0.10);
+    }
+
+    #[test]
+    fn every_listed_preset_loads_and_validates() {
+        assert_eq!(NAMES.len(), PRESETS.len());
+        for (name, (listed, _)) in NAMES.iter().zip(PRESETS) {
+            assert_eq!(name, listed);
+            by_name(name).unwrap().validate().unwrap();
+        }
+    }
+
+    /// The hypothesis behind the paper's speed-ups (issue 10): Table 1's "8 GB/s" read as
+    /// MQSim's per-lane bandwidth, 32 GB/s over 4 lanes; nothing else differs.
+    #[test]
+    fn lifted_link_presets_differ_only_in_the_host_link() {
+        for (base, lifted) in [
+            ("perf-optimized", "perf-optimized-32gbs"),
+            ("cost-optimized", "cost-optimized-32gbs"),
+        ] {
+            let mut a = by_name(base).unwrap();
+            let b = by_name(lifted).unwrap();
+            assert_eq!(b.host.pcie_lane_gb_s * b.host.pcie_lanes as f64, 32.0);
+            a.host.pcie_lane_gb_s = b.host.pcie_lane_gb_s;
+            a.name = b.name.clone();
+            assert_eq!(a, b);
+        }
     }
 
     #[test]
