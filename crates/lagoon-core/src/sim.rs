@@ -1272,6 +1272,7 @@ impl Simulator {
                 die: die as u32,
                 chip,
                 commands: 1,
+                command_ps: self.timing.command_time(op, picked.len() as u32),
                 bytes: payload,
             },
             &mut self.q,
@@ -1316,6 +1317,7 @@ impl Simulator {
                 die: die as u32,
                 chip: self.ftl.geo.chip_of_die(die as u32),
                 commands: 0,
+                command_ps: 0,
                 bytes: d.bytes,
             };
             self.net.submit(now, t, &mut self.q);

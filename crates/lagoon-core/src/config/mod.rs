@@ -202,6 +202,10 @@ pub struct FlashConfig {
     pub command_ns: f64,
     /// Flash channel I/O rate in MB/s (10^6 bytes/s); Venice Table 1: 1.2 GB/s.
     pub channel_mb_s: f64,
+    /// How long a command (with its address cycles) occupies the flash interface.
+    pub command_timing: CommandTiming,
+    /// ONFI NV-DDR2 cycle times, used when `command_timing = "onfi"`.
+    pub onfi: OnfiTiming,
     /// Which same-kind transactions on different planes of one die combine into one
     /// multi-plane operation (one command, one tR/tPROG, one data transfer per plane).
     pub multiplane: Multiplane,
@@ -223,6 +227,74 @@ impl Section for FlashConfig {
         real!(erase_ns, "ns", TIME_NS),
         real!(command_ns, "ns", TIME_NS),
         real!(channel_mb_s, "MB/s", RATE_MB_S),
+    ];
+}
+
+/// Command timing on the flash interface.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum CommandTiming {
+    /// Venice §3.1: every command takes `flash.command_ns` (10 ns), whatever its planes.
+    #[default]
+    Venice,
+    /// ONFI NV-DDR2 cycles per command and plane count (`flash.onfi`), as MQSim times them
+    /// (ONFI_Channel_NVDDR2): a read is 290 ns, a two-plane read 940 ns with its tDBSY.
+    Onfi,
+}
+
+/// ONFI NV-DDR2 command cycle times, ns. Defaults are MQSim's (ONFI_Channel_NVDDR2.h), which
+/// no MQSim XML key changes; ONFI 4.x gives them as maxima / minima of the interface.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct OnfiTiming {
+    /// CE setup before the first command cycle (tCS).
+    pub t_cs_ns: f64,
+    /// One command or address cycle (tWC).
+    pub t_wc_ns: f64,
+    /// WE high to busy, after each command's last cycle (tWB).
+    pub t_wb_ns: f64,
+    /// Ready to the first read data cycle (tRR), once per read command.
+    pub t_rr_ns: f64,
+    /// Address cycle to data loading, per program segment (tADL).
+    pub t_adl_ns: f64,
+    /// Command/address latch setup (tCALS), per extra program plane.
+    pub t_cals_ns: f64,
+    /// DQS write postamble (tWPST), per program segment.
+    pub t_wpst_ns: f64,
+    /// DQS write postamble hold (tWPSTH), once per program.
+    pub t_wpsth_ns: f64,
+    /// Dummy busy between the planes of a multi-plane command (tDBSY).
+    pub t_dbsy_ns: f64,
+}
+
+impl Default for OnfiTiming {
+    fn default() -> Self {
+        Self {
+            t_cs_ns: 20.0,
+            t_wc_ns: 25.0,
+            t_wb_ns: 100.0,
+            t_rr_ns: 20.0,
+            t_adl_ns: 70.0,
+            t_cals_ns: 15.0,
+            t_wpst_ns: 6.0,
+            t_wpsth_ns: 15.0,
+            t_dbsy_ns: 500.0,
+        }
+    }
+}
+
+impl Section for OnfiTiming {
+    const NAME: &'static str = "flash.onfi";
+    const PARAMS: &'static [Param<Self>] = &[
+        real!(t_cs_ns, "ns", Range::real(0.0, 1e6)),
+        real!(t_wc_ns, "ns", Range::real(0.0, 1e6)),
+        real!(t_wb_ns, "ns", Range::real(0.0, 1e6)),
+        real!(t_rr_ns, "ns", Range::real(0.0, 1e6)),
+        real!(t_adl_ns, "ns", Range::real(0.0, 1e6)),
+        real!(t_cals_ns, "ns", Range::real(0.0, 1e6)),
+        real!(t_wpst_ns, "ns", Range::real(0.0, 1e6)),
+        real!(t_wpsth_ns, "ns", Range::real(0.0, 1e6)),
+        real!(t_dbsy_ns, "ns", Range::real(0.0, 1e6)),
     ];
 }
 
@@ -507,6 +579,8 @@ impl Default for FlashConfig {
             erase_ns: 1_000_000.0,
             command_ns: 10.0,
             channel_mb_s: 1200.0,
+            command_timing: CommandTiming::Venice,
+            onfi: OnfiTiming::default(),
             multiplane: Multiplane::SameOffset,
         }
     }

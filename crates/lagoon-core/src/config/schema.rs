@@ -154,6 +154,7 @@ impl SsdConfig {
         let mut out = Vec::new();
         section_keys(&self.host, &mut out);
         section_keys(&self.flash, &mut out);
+        section_keys(&self.flash.onfi, &mut out);
         section_keys(&self.ftl, &mut out);
         if let super::MappingConfig::Demand {
             cmt_bytes,

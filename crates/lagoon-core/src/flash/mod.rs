@@ -5,7 +5,7 @@
 //! `plane = die * planes + p`, and a physical page address (PPA) is
 //! `plane * pages_per_plane + block * pages_per_block + page`, all `u32`.
 
-use crate::config::{AllocationScheme, FlashConfig};
+use crate::config::{AllocationScheme, CommandTiming, FlashConfig};
 use crate::time::{ns, Ps};
 
 /// Flash array operation on a die.
@@ -156,23 +156,72 @@ impl Geometry {
     }
 }
 
+/// ONFI NV-DDR2 command time of `op` on `n` planes, ns, as MQSim's ONFI_Channel_NVDDR2
+/// computes it: a read is tCS + n·6·tWC + (n−1)·tDBSY + tWB + tRR (00h, 5 address cycles,
+/// 30h per plane); a program tCS + (n−1)·(5·tWC + tADL + tWPST + tCALS + tWB + tDBSY) +
+/// 6·tWC + tADL + tWPST + tWPSTH + tWB; an erase tCS + n·(4·tWC + tWB) + (n−1)·tDBSY;
+/// a copyback its read command then its program command.
+pub fn onfi_command_ns(f: &FlashConfig, op: FlashOp, n: u32) -> f64 {
+    let o = &f.onfi;
+    let n = n as f64;
+    let read = o.t_cs_ns + n * 6.0 * o.t_wc_ns + (n - 1.0) * o.t_dbsy_ns + o.t_wb_ns + o.t_rr_ns;
+    let program = o.t_cs_ns
+        + (n - 1.0)
+            * (5.0 * o.t_wc_ns + o.t_adl_ns + o.t_wpst_ns + o.t_cals_ns + o.t_wb_ns + o.t_dbsy_ns)
+        + 6.0 * o.t_wc_ns
+        + o.t_adl_ns
+        + o.t_wpst_ns
+        + o.t_wpsth_ns
+        + o.t_wb_ns;
+    match op {
+        FlashOp::Read => read,
+        FlashOp::Program => program,
+        FlashOp::Erase => o.t_cs_ns + n * (4.0 * o.t_wc_ns + o.t_wb_ns) + (n - 1.0) * o.t_dbsy_ns,
+        FlashOp::Copyback => read + program,
+    }
+}
+
 /// Array timing of one die, in picoseconds.
 #[derive(Clone, Copy, Debug)]
 pub struct FlashTiming {
     pub read: Ps,
     pub program: Ps,
     pub erase: Ps,
-    pub command: Ps,
+    /// Command time of each operation on 1..=16 planes: `[op][planes - 1]`.
+    commands: [[Ps; 16]; 4],
 }
 
 impl FlashTiming {
     pub fn new(f: &FlashConfig) -> Self {
+        let mut commands = [[0; 16]; 4];
+        for (i, op) in [
+            FlashOp::Read,
+            FlashOp::Program,
+            FlashOp::Erase,
+            FlashOp::Copyback,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for n in 1..=16 {
+                commands[i][n as usize - 1] = match f.command_timing {
+                    CommandTiming::Venice => ns(f.command_ns),
+                    CommandTiming::Onfi => ns(onfi_command_ns(f, op, n)),
+                };
+            }
+        }
         Self {
             read: ns(f.read_ns),
             program: ns(f.program_ns),
             erase: ns(f.erase_ns),
-            command: ns(f.command_ns),
+            commands,
         }
+    }
+
+    /// Time the command of `op` on `planes` planes occupies the flash interface.
+    #[inline]
+    pub fn command_time(&self, op: FlashOp, planes: u32) -> Ps {
+        self.commands[op as usize][planes as usize - 1]
     }
 
     /// Array busy time of one (possibly multi-plane) operation: planes operate in parallel.

@@ -27,8 +27,11 @@ use serde::Serialize;
 pub struct Transfer {
     pub die: u32,
     pub chip: u32,
-    /// Command (+address) sequences sent before any data.
+    /// Command (+address) sequences sent before any data (packet models count their bytes).
     pub commands: u32,
+    /// Time the command sequence occupies a shared bus (`flash.command_timing`: Venice §3.1's
+    /// fixed time, or ONFI cycles for the operation and its planes); 0 for data only.
+    pub command_ps: Ps,
     /// Payload bytes (write data in, or read data out).
     pub bytes: u32,
 }

@@ -403,6 +403,7 @@ mod tests {
                 die: 2,
                 chip: 2,
                 commands: 1,
+                command_ps: 0,
                 bytes: 4096,
             },
             &mut q,
@@ -440,6 +441,7 @@ mod tests {
                 die: 1,
                 chip: 1,
                 commands: 1,
+                command_ps: 0,
                 bytes: 4096,
             },
             &mut q,
@@ -450,6 +452,7 @@ mod tests {
                 die: 2,
                 chip: 2,
                 commands: 1,
+                command_ps: 0,
                 bytes: 4096,
             },
             &mut q,
@@ -475,7 +478,7 @@ mod tests {
             let mut n = NoSsd::new(&c);
             let mut q = EventQueue::new();
             let mut arrivals: Vec<(Ps, Transfer)> = xfers.iter().enumerate().map(|(i, &(chip, cmd, bytes, t))| {
-                (t * 1000, Transfer { die: i as u32, chip: chip % (rows * cols), commands: cmd as u32, bytes })
+                (t * 1000, Transfer { die: i as u32, chip: chip % (rows * cols), commands: cmd as u32, command_ps: 0, bytes })
             }).collect();
             arrivals.sort_by_key(|a| a.0);
             let mut next = 0;

@@ -10,12 +10,11 @@ use super::{Interconnect, InterconnectStats, NetEvent, Transfer};
 use crate::config::SsdConfig;
 use crate::engine::EventQueue;
 use crate::sim::Event;
-use crate::time::{ns, Ps};
+use crate::time::Ps;
 use std::collections::VecDeque;
 
 pub struct PnSsd {
     cols: u32,
-    command: Ps,
     bytes_per_s: f64,
     /// Per controller: the transfer it is running (die, whether it waited), if any.
     busy: Vec<Option<(u32, bool)>>,
@@ -32,7 +31,6 @@ impl PnSsd {
         let fcs = mesh.rows.max(mesh.cols) as usize;
         Self {
             cols: mesh.cols,
-            command: ns(cfg.flash.command_ns),
             bytes_per_s: cfg.flash.channel_mb_s * 1e6 * 2.0,
             busy: vec![None; fcs],
             busy_time: vec![0; fcs],
@@ -49,7 +47,7 @@ impl PnSsd {
     }
 
     fn start(&mut self, now: Ps, fc: usize, ready: Ps, t: Transfer, q: &mut EventQueue<Event>) {
-        let d = bus_time(&t, self.command, self.bytes_per_s);
+        let d = bus_time(&t, self.bytes_per_s);
         self.busy[fc] = Some((t.die, now > ready));
         self.busy_time[fc] += d;
         self.transfers += 1;
@@ -126,6 +124,7 @@ mod tests {
             die: chip,
             chip,
             commands: 0,
+            command_ps: 0,
             bytes: 4096,
         };
         p.submit(0, t(0), &mut q); // row 0 -> controller 0

@@ -9,18 +9,17 @@ use super::{Interconnect, InterconnectStats, NetEvent, Transfer};
 use crate::config::SsdConfig;
 use crate::engine::EventQueue;
 use crate::sim::Event;
-use crate::time::{ns, transfer_time, Ps};
+use crate::time::{transfer_time, Ps};
 use std::collections::VecDeque;
 
 /// Occupancy of a bus by one transfer: its command cycles, then its data at `bytes_per_s`.
-pub fn bus_time(t: &Transfer, command: Ps, bytes_per_s: f64) -> Ps {
-    t.commands as Ps * command + transfer_time(t.bytes as u64, bytes_per_s)
+pub fn bus_time(t: &Transfer, bytes_per_s: f64) -> Ps {
+    t.command_ps + transfer_time(t.bytes as u64, bytes_per_s)
 }
 
 pub struct SharedBus {
     name: &'static str,
     chips_per_bus: u32,
-    command: Ps,
     bytes_per_s: f64,
     busy: Vec<bool>,
     waiting: Vec<VecDeque<(Ps, Transfer)>>,
@@ -41,7 +40,6 @@ impl SharedBus {
         Self {
             name,
             chips_per_bus,
-            command: ns(cfg.flash.command_ns),
             bytes_per_s: cfg.flash.channel_mb_s * 1e6 * rate_factor,
             busy: vec![false; buses as usize],
             waiting: (0..buses)
@@ -88,7 +86,7 @@ impl SharedBus {
 
     /// Bus occupancy of a transfer: command cycles then data at the channel rate.
     pub fn duration(&self, t: &Transfer) -> Ps {
-        bus_time(t, self.command, self.bytes_per_s)
+        bus_time(t, self.bytes_per_s)
     }
 
     fn start(&mut self, now: Ps, ready: Ps, t: Transfer, q: &mut EventQueue<Event>) {

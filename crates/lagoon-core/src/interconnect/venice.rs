@@ -158,6 +158,7 @@ impl Venice {
                     die: 0,
                     chip: 0,
                     commands: 0,
+                    command_ps: 0,
                     bytes: 0,
                 },
                 ready: 0,
@@ -822,6 +823,7 @@ mod tests {
                 die: 2,
                 chip: 2,
                 commands: 1,
+                command_ps: 0,
                 bytes: 0,
             },
             &mut q,
@@ -888,6 +890,7 @@ mod tests {
                 die: 4,
                 chip: 4,
                 commands: 0,
+                command_ps: 0,
                 bytes: 100,
             },
             &mut q,
@@ -943,7 +946,7 @@ mod tests {
             let mut v = Venice::new(&c, seed);
             let mut q = EventQueue::new();
             let mut arrivals: Vec<(Ps, Transfer)> = xfers.iter().enumerate().map(|(i, &(chip, bytes, t))| {
-                (t * 100, Transfer { die: i as u32, chip: chip % (rows * cols), commands: 1, bytes })
+                (t * 100, Transfer { die: i as u32, chip: chip % (rows * cols), commands: 1, command_ps: 0, bytes })
             }).collect();
             arrivals.sort_by_key(|a| a.0);
             let mut next = 0;

@@ -1,6 +1,6 @@
 //! Exact-time tests against hand-computed schedules.
 
-use lagoon_core::config::{MappingConfig, Multiplane, SsdConfig};
+use lagoon_core::config::{CommandTiming, MappingConfig, Multiplane, SsdConfig};
 use lagoon_core::interconnect::Arch;
 use lagoon_core::sim::{ProbeOp, Simulator};
 use lagoon_core::time::{PS_PER_NS, PS_PER_US};
@@ -178,4 +178,60 @@ fn single_read_end_to_end_latency() {
     assert_eq!(r.latency_ns.mean, (ps / 1000) as f64);
     assert_eq!(r.path_conflict_fraction, 0.0);
     assert_eq!(r.flash.read_commands, 1);
+}
+
+/// `command_timing = "onfi"` (MQSim's NV-DDR2 cycles): a read command is 290 ns, a two-plane
+/// read 940 ns (tDBSY 500 ns between the planes), a program 361 ns, an erase 220 ns and a
+/// two-plane erase 920 ns; data as before (4 KB in 4 us here). Same pairing rule as Venice
+/// timing: different page offsets are two commands.
+#[test]
+fn onfi_command_times_for_each_operation_and_plane_count() {
+    let mut c = venice_31();
+    c.flash.command_timing = CommandTiming::Onfi;
+    let g = lagoon_core::flash::Geometry::new(&c.flash, c.ftl.allocation);
+    let read = |plane: u32, page: u32| ProbeOp::Read {
+        ppa: g.ppa(plane, 0, page),
+    };
+    let probe = |ops: &[ProbeOp]| Simulator::probe_flash(&c, Arch::Baseline, ops);
+    let us = PS_PER_US;
+    let ns = PS_PER_NS;
+    // One read: 290 ns + 3 us + 4 us.
+    assert_eq!(probe(&[read(0, 0)]), vec![7 * us + 290 * ns]);
+    // Same offset: one two-plane command, 940 ns + 3 us + 8 us.
+    assert_eq!(
+        probe(&[read(0, 0), read(1, 0)]),
+        vec![11 * us + 940 * ns; 2]
+    );
+    // Different offsets: two commands; the second waits for the die.
+    assert_eq!(
+        probe(&[read(0, 0), read(1, 1)]),
+        vec![7 * us + 290 * ns, 14 * us + 580 * ns]
+    );
+    // A program: 361 ns command, 4 us data, 100 us tPROG.
+    assert_eq!(
+        probe(&[ProbeOp::Program { lpa: 0 }]),
+        vec![104 * us + 361 * ns]
+    );
+    let erase = |plane, block| ProbeOp::Erase { plane, block };
+    assert_eq!(probe(&[erase(0, 5)]), vec![1_000 * us + 220 * ns]);
+    assert_eq!(
+        probe(&[erase(0, 5), erase(1, 5)]),
+        vec![1_000 * us + 920 * ns; 2]
+    );
+}
+
+/// The ONFI formulas against MQSim's numbers for the perf-optimized XML (research notes of
+/// issue 10): read 290 / 940 ns, program 361 / 1,177 ns, erase 220 / 920 ns for 1 / 2 planes.
+#[test]
+fn onfi_formulas_match_mqsim_nvddr2() {
+    use lagoon_core::flash::{onfi_command_ns, FlashOp};
+    let f = SsdConfig::default().flash;
+    for (op, one, two) in [
+        (FlashOp::Read, 290.0, 940.0),
+        (FlashOp::Program, 361.0, 1177.0),
+        (FlashOp::Erase, 220.0, 920.0),
+    ] {
+        assert_eq!(onfi_command_ns(&f, op, 1), one, "{op:?}");
+        assert_eq!(onfi_command_ns(&f, op, 2), two, "{op:?}");
+    }
 }
