@@ -276,11 +276,12 @@ pub(crate) fn write_heatmap(path: &Path, report: &Report) -> Result<()> {
         .map(|(i, &r)| (r, fc_util.get(i).copied().unwrap_or(f64::NAN)))
         .collect();
     let title = format!(
-        "{} on {} ({}x{}): link utilization, mean {:.1} %",
+        "{} on {} ({}x{}), {}: link busy time, mean {:.1} %",
         report.arch,
         report.ssd,
         m.rows,
         m.cols,
+        report.workload,
         100.0 * ic.mean_channel_utilization
     );
     let svg = plot::mesh_heatmap(

@@ -34,7 +34,86 @@ fn esc(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
+/// A linear axis: bounds on round numbers, a 1-2-5 tick step and the decimals every tick
+/// label is printed with (the same for all, so "0.00" and "20" never mix).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Axis {
+    lo: f64,
+    hi: f64,
+    step: f64,
+    decimals: usize,
+}
+
+impl Axis {
+    /// Covers `[lo, hi]` (with a little room when it does not start at zero) in 4-8 ticks.
+    fn fit(lo: f64, hi: f64, from_zero: bool) -> Self {
+        let (mut lo, mut hi) = if lo.is_finite() && hi.is_finite() {
+            (lo.min(hi), lo.max(hi))
+        } else {
+            (0.0, 1.0)
+        };
+        if from_zero {
+            lo = lo.min(0.0);
+        } else {
+            let pad = ((hi - lo) * 0.08)
+                .max(hi.abs().max(lo.abs()) * 1e-3)
+                .max(1e-12);
+            lo -= pad;
+            hi += pad;
+        }
+        if hi - lo < 1e-12 {
+            hi = lo + 1.0;
+        }
+        let raw = (hi - lo) / 5.0;
+        let mag = 10f64.powf(raw.log10().floor());
+        let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+            .iter()
+            .map(|m| m * mag)
+            .find(|&st| st >= raw * 0.999)
+            .unwrap_or(10.0 * mag);
+        let lo = (lo / step).floor() * step;
+        let hi = (hi / step).ceil() * step;
+        let decimals = if step >= 1.0 && step.fract() == 0.0 {
+            0
+        } else {
+            // 0.25 needs two decimals, 0.2 one.
+            let d = (-step.log10()).ceil().max(0.0) as usize;
+            if ((step * 10f64.powi(d as i32)).round() - step * 10f64.powi(d as i32)).abs() > 1e-6 {
+                d + 1
+            } else {
+                d
+            }
+        };
+        Axis {
+            lo,
+            hi,
+            step,
+            decimals,
+        }
+    }
+
+    fn ticks(&self) -> Vec<f64> {
+        let n = ((self.hi - self.lo) / self.step).round() as i64;
+        (0..=n).map(|i| self.lo + self.step * i as f64).collect()
+    }
+
+    fn label(&self, v: f64) -> String {
+        let v = if v.abs() < self.step * 1e-9 { 0.0 } else { v };
+        if v.abs() >= 1e4 && self.decimals == 0 {
+            fmt_num(v)
+        } else {
+            format!("{v:.*}", self.decimals)
+        }
+    }
+
+    /// Fraction of the axis height at `v` (0 at `lo`).
+    fn frac(&self, v: f64) -> f64 {
+        ((v - self.lo) / (self.hi - self.lo)).clamp(0.0, 1.0)
+    }
+}
+
 /// A round upper bound for an axis and its tick step.
+#[cfg(test)]
 fn nice_max(v: f64) -> (f64, f64) {
     let v = if v.is_finite() && v > 0.0 { v } else { 1.0 };
     let mag = 10f64.powf(v.log10().floor());
@@ -61,48 +140,146 @@ fn header(w: f64, h: f64, title: &str) -> String {
     s
 }
 
-fn legend(s: &mut String, names: &[String], x0: f64, y: f64) {
+/// Legend in one row: a hatched swatch per bar series, or a dashed line with its marker.
+fn legend(s: &mut String, names: &[String], x0: f64, y: f64, lines: bool) {
     let mut x = x0;
     for (i, n) in names.iter().enumerate() {
-        let _ = writeln!(
-            s,
-            r#"<rect x="{x:.1}" y="{:.1}" width="12" height="12" fill="{}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
-            y - 10.0,
-            color(n, i),
-            x + 16.0,
-            y,
-            esc(n)
-        );
-        x += 28.0 + 7.0 * n.len() as f64;
+        if lines {
+            let c = color(n, i);
+            let _ = write!(
+                s,
+                r#"<line x1="{x:.1}" x2="{:.1}" y1="{:.1}" y2="{:.1}" stroke="{c}" stroke-width="1.8" stroke-dasharray="{}"/>{}"#,
+                x + 24.0,
+                y - 4.0,
+                y - 4.0,
+                dash(i),
+                marker(i, x + 12.0, y - 4.0, c)
+            );
+            let _ = writeln!(
+                s,
+                r#"<text x="{:.1}" y="{y:.1}">{}</text>"#,
+                x + 28.0,
+                esc(n)
+            );
+            x += 40.0 + 7.0 * n.len() as f64;
+        } else {
+            let _ = writeln!(
+                s,
+                r##"<rect x="{x:.1}" y="{:.1}" width="12" height="12" fill="url(#fill{i})" stroke="#333" stroke-width="0.5"/><text x="{:.1}" y="{:.1}">{}</text>"##,
+                y - 10.0,
+                x + 16.0,
+                y,
+                esc(n)
+            );
+            x += 28.0 + 7.0 * n.len() as f64;
+        }
     }
 }
 
-fn y_axis(s: &mut String, w: f64, top: f64, step: f64, label: &str, fmt: impl Fn(f64) -> String) {
-    let mut v = 0.0;
-    while v <= top + step * 1e-9 {
-        let y = TOP + HEIGHT * (1.0 - v / top);
+fn y_axis(s: &mut String, w: f64, ax: &Axis, label: &str) {
+    for v in ax.ticks() {
+        let y = TOP + HEIGHT * (1.0 - ax.frac(v));
         let _ = writeln!(
             s,
             r##"<line x1="{LEFT}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
             w - RIGHT,
             LEFT - 6.0,
             y + 4.0,
-            fmt(v)
+            ax.label(v)
         );
-        v += step;
     }
     let _ = writeln!(
         s,
-        r#"<text transform="translate(18,{:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
+        r#"<text transform="translate(16,{:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
         TOP + HEIGHT / 2.0,
         esc(label)
     );
 }
 
-/// Grouped bars: `groups` along x, one bar per series in each group. `reference` draws a
-/// dashed horizontal line (e.g. 1.0 for "same as baseline").
+/// Fill of series `k`'s bars: its colour plus a hatch of its own (solid, diagonal, back
+/// diagonal, horizontal, vertical, cross, dots, crosshatch), so bars stay apart in grey print.
+fn hatch_defs(s: &mut String, names: &[String]) {
+    s.push_str("<defs>\n");
+    for (k, n) in names.iter().enumerate() {
+        let mark = match k % 8 {
+            0 => "",
+            1 => r#"<path d="M0,6 L6,0" stroke="white" stroke-width="1.2"/>"#,
+            2 => r#"<path d="M0,0 L6,6" stroke="white" stroke-width="1.2"/>"#,
+            3 => r#"<path d="M0,3 L6,3" stroke="white" stroke-width="1.2"/>"#,
+            4 => r#"<path d="M3,0 L3,6" stroke="white" stroke-width="1.2"/>"#,
+            5 => r#"<path d="M0,3 L6,3 M3,0 L3,6" stroke="white" stroke-width="1"/>"#,
+            6 => r#"<circle cx="3" cy="3" r="1.2" fill="white"/>"#,
+            _ => r#"<path d="M0,6 L6,0 M0,0 L6,6" stroke="white" stroke-width="0.9"/>"#,
+        };
+        let _ = writeln!(
+            s,
+            r#"<pattern id="fill{k}" patternUnits="userSpaceOnUse" width="6" height="6"><rect width="6" height="6" fill="{}"/>{mark}</pattern>"#,
+            color(n, k)
+        );
+    }
+    s.push_str("</defs>\n");
+}
+
+/// Dash pattern of line series `k`.
+fn dash(k: usize) -> &'static str {
+    ["", "7,3", "2,3", "9,3,2,3", "4,4", "12,4", "2,2,6,2", "1,5"][k % 8]
+}
+
+/// Marker `k` (circle, square, triangle, diamond, cross, plus, ...) centred at (x, y).
+fn marker(k: usize, x: f64, y: f64, c: &str) -> String {
+    let r = 3.5;
+    match k % 6 {
+        0 => format!(r#"<circle cx="{x:.1}" cy="{y:.1}" r="{r}" fill="{c}"/>"#),
+        1 => format!(
+            r#"<rect x="{:.1}" y="{:.1}" width="{}" height="{}" fill="{c}"/>"#,
+            x - r,
+            y - r,
+            2.0 * r,
+            2.0 * r
+        ),
+        2 => format!(
+            r#"<path d="M{x:.1},{:.1} L{:.1},{:.1} L{:.1},{:.1} Z" fill="{c}"/>"#,
+            y - r - 0.5,
+            x + r,
+            y + r,
+            x - r,
+            y + r
+        ),
+        3 => format!(
+            r#"<path d="M{x:.1},{:.1} L{:.1},{y:.1} L{x:.1},{:.1} L{:.1},{y:.1} Z" fill="{c}"/>"#,
+            y - r - 0.5,
+            x + r + 0.5,
+            y + r + 0.5,
+            x - r - 0.5
+        ),
+        4 => format!(
+            r#"<path d="M{:.1},{:.1} L{:.1},{:.1} M{:.1},{:.1} L{:.1},{:.1}" stroke="{c}" stroke-width="2"/>"#,
+            x - r,
+            y - r,
+            x + r,
+            y + r,
+            x - r,
+            y + r,
+            x + r,
+            y - r
+        ),
+        _ => format!(
+            r#"<path d="M{:.1},{y:.1} L{:.1},{y:.1} M{x:.1},{:.1} L{x:.1},{:.1}" stroke="{c}" stroke-width="2"/>"#,
+            x - r - 0.5,
+            x + r + 0.5,
+            y - r - 0.5,
+            y + r + 0.5
+        ),
+    }
+}
+
+/// Grouped bars: `groups` along x (`x_label` under them), one bar per series in each group.
+/// With a `reference` (e.g. 1.0 for "same as baseline") the axis fits the data around it and
+/// bars grow up or down from a dashed line there; otherwise bars start at zero. A missing
+/// (NaN) value is marked "n/a" where its bar would be.
 pub fn bars(
     title: &str,
+    x_label: &str,
     y_label: &str,
     groups: &[String],
     series: &[(String, Vec<f64>)],
@@ -115,31 +292,45 @@ pub fn bars(
     let w = (LEFT + RIGHT + group_w * groups.len() as f64)
         .max(560.0)
         .max(9.5 * title.chars().count() as f64 + 40.0);
-    let h = TOP + HEIGHT + BOTTOM;
-    let max = series
-        .iter()
-        .flat_map(|(_, v)| v.iter().copied())
-        .chain(reference)
-        .fold(0.0, f64::max);
-    let (top, step) = nice_max(max);
+    let h = TOP + HEIGHT + BOTTOM + 20.0;
+    let vals = || {
+        series
+            .iter()
+            .flat_map(|(_, v)| v.iter().copied())
+            .filter(|v| v.is_finite())
+            .chain(reference)
+    };
+    let (lo, hi) = vals().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
+        (l.min(v), h.max(v))
+    });
+    let ax = Axis::fit(lo, hi, reference.is_none());
+    let base = reference.unwrap_or(0.0).clamp(ax.lo, ax.hi);
+    let y_of = |v: f64| TOP + HEIGHT * (1.0 - ax.frac(v));
     let mut s = header(w, h, title);
-    y_axis(&mut s, w, top, step, y_label, tick);
+    let names: Vec<String> = series.iter().map(|(n, _)| n.clone()).collect();
+    hatch_defs(&mut s, &names);
+    y_axis(&mut s, w, &ax, y_label);
     let plot_w = w - LEFT - RIGHT;
     let gw = plot_w / groups.len().max(1) as f64;
     for (g, name) in groups.iter().enumerate() {
         let x0 = LEFT + gw * g as f64 + (gw - per_group * bar_w) / 2.0;
         for (k, (sname, vals)) in series.iter().enumerate() {
             let v = vals.get(g).copied().unwrap_or(f64::NAN);
+            let x = x0 + bar_w * k as f64;
             if !v.is_finite() {
+                let _ = writeln!(
+                    s,
+                    r##"<text transform="translate({:.1},{:.1}) rotate(-90)" font-size="9" fill="#666">n/a</text>"##,
+                    x + bar_w * 0.75,
+                    y_of(base) - 3.0
+                );
                 continue;
             }
-            let bh = HEIGHT * (v / top).clamp(0.0, 1.0);
+            let (y0, y1) = (y_of(v).min(y_of(base)), y_of(v).max(y_of(base)));
             let _ = writeln!(
                 s,
-                r#"<rect x="{:.1}" y="{:.1}" width="{bar_w}" height="{bh:.1}" fill="{}"><title>{} {}: {v:.3}</title></rect>"#,
-                x0 + bar_w * k as f64,
-                TOP + HEIGHT - bh,
-                color(sname, k),
+                r##"<rect x="{x:.1}" y="{y0:.1}" width="{bar_w}" height="{:.1}" fill="url(#fill{k})" stroke="#333" stroke-width="0.4"><title>{} {}: {v:.3}</title></rect>"##,
+                (y1 - y0).max(0.5),
                 esc(name),
                 esc(sname)
             );
@@ -153,7 +344,7 @@ pub fn bars(
         );
     }
     if let Some(r) = reference {
-        let y = TOP + HEIGHT * (1.0 - r / top);
+        let y = y_of(r);
         let _ = writeln!(
             s,
             r##"<line x1="{LEFT}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#444" stroke-dasharray="5,4"/>"##,
@@ -168,13 +359,20 @@ pub fn bars(
         TOP + HEIGHT,
         TOP + HEIGHT
     );
-    let names: Vec<String> = series.iter().map(|(n, _)| n.clone()).collect();
-    legend(&mut s, &names, LEFT, 46.0);
+    let _ = writeln!(
+        s,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+        LEFT + plot_w / 2.0,
+        h - 8.0,
+        esc(x_label)
+    );
+    legend(&mut s, &names, LEFT, 46.0, false);
     s.push_str("</svg>\n");
     s
 }
 
-/// Lines over a logarithmic or linear x axis; y in [0, 1] when `unit_y` (CDFs).
+/// Lines over a logarithmic or linear x axis, each with its colour, dash and marker (markers
+/// at up to 10 points per line). y fits the data, or is [0, 1] for fractions (CDFs).
 pub fn lines(
     title: &str,
     x_label: &str,
@@ -184,50 +382,62 @@ pub fn lines(
 ) -> String {
     let w = 720.0;
     let h = TOP + HEIGHT + 60.0;
-    let xs = series.iter().flat_map(|(_, p)| p.iter().map(|q| q.0));
+    let ok = |p: &&(f64, f64)| p.0.is_finite() && p.1.is_finite() && (!log_x || p.0 > 0.0);
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for x in xs.filter(|x| x.is_finite() && (!log_x || *x > 0.0)) {
-        lo = lo.min(x);
-        hi = hi.max(x);
+    let (mut ylo, mut yhi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for p in series.iter().flat_map(|(_, p)| p.iter()).filter(ok) {
+        lo = lo.min(p.0);
+        hi = hi.max(p.0);
+        ylo = ylo.min(p.1);
+        yhi = yhi.max(p.1);
     }
     if !lo.is_finite() {
-        (lo, hi) = (1.0, 10.0);
+        (lo, hi, ylo, yhi) = (1.0, 10.0, 0.0, 1.0);
     }
-    let tx = |x: f64| if log_x { x.max(lo).log10() } else { x };
-    let (a, b) = if log_x {
-        (
+    let (a, b, xticks): (f64, f64, Vec<f64>) = if log_x {
+        let (a, b) = (
             lo.log10().floor(),
             hi.log10().ceil().max(lo.log10().floor() + 1.0),
-        )
+        );
+        // Powers of two when the data are (queue lengths), else decades.
+        let pow2 = series
+            .iter()
+            .flat_map(|(_, p)| p.iter())
+            .filter(ok)
+            .all(|p| p.0 >= 1.0 && (p.0.log2().fract()).abs() < 1e-9);
+        if pow2 && hi / lo <= 4096.0 {
+            let (a2, b2) = (
+                lo.log2().floor(),
+                hi.log2().ceil().max(lo.log2().floor() + 1.0),
+            );
+            let t = (a2 as i32..=b2 as i32).map(|e| 2f64.powi(e)).collect();
+            (a2 * 2f64.log10(), b2 * 2f64.log10(), t)
+        } else {
+            (a, b, (a as i32..=b as i32).map(|e| 10f64.powi(e)).collect())
+        }
     } else {
-        (0.0, nice_max(hi).0)
+        let ax = Axis::fit(lo, hi, false);
+        (ax.lo, ax.hi, ax.ticks())
     };
+    let tx = |x: f64| if log_x { x.max(lo).log10() } else { x };
     let plot_w = w - LEFT - RIGHT;
     let px = |x: f64| LEFT + plot_w * (tx(x) - a) / (b - a);
-    let y_top = series
-        .iter()
-        .flat_map(|(_, p)| p.iter().map(|q| q.1))
-        .fold(0.0, f64::max);
-    let (top, step) = if y_top <= 1.0 {
-        (1.0, 0.2)
+    let fraction = ylo >= 0.0 && yhi <= 1.0 && y_label.contains("fraction");
+    let ax = if fraction {
+        Axis {
+            lo: 0.0,
+            hi: 1.0,
+            step: 0.2,
+            decimals: 1,
+        }
     } else {
-        nice_max(y_top)
+        Axis::fit(ylo, yhi, false)
     };
-    let py = |y: f64| TOP + HEIGHT * (1.0 - y / top);
+    let py = |y: f64| TOP + HEIGHT * (1.0 - ax.frac(y));
     let mut s = header(w, h, title);
-    y_axis(&mut s, w, top, step, y_label, tick);
-    // x ticks: decades on a log axis, fifths on a linear one
-    let ticks: Vec<f64> = if log_x {
-        (a as i32..=b as i32).map(|e| 10f64.powi(e)).collect()
-    } else {
-        (0..=5).map(|i| b * i as f64 / 5.0).collect()
-    };
-    for t in ticks {
-        let x = if log_x {
-            LEFT + plot_w * (t.log10() - a) / (b - a)
-        } else {
-            px(t)
-        };
+    y_axis(&mut s, w, &ax, y_label);
+    for t in xticks {
+        let x = px(t);
         let _ = writeln!(
             s,
             r##"<line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{:.1}" stroke="#eee"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
@@ -238,18 +448,24 @@ pub fn lines(
     }
     let _ = writeln!(
         s,
+        r##"<line x1="{LEFT}" x2="{LEFT}" y1="{TOP}" y2="{:.1}" stroke="#000"/><line x1="{LEFT}" x2="{:.1}" y1="{:.1}" y2="{:.1}" stroke="#000"/>"##,
+        TOP + HEIGHT,
+        w - RIGHT,
+        TOP + HEIGHT,
+        TOP + HEIGHT
+    );
+    let _ = writeln!(
+        s,
         r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
         LEFT + plot_w / 2.0,
         TOP + HEIGHT + 38.0,
         esc(x_label)
     );
     for (k, (name, pts)) in series.iter().enumerate() {
+        let c = color(name, k);
+        let pts: Vec<&(f64, f64)> = pts.iter().filter(ok).collect();
         let mut d = String::new();
-        for (i, &(x, y)) in pts
-            .iter()
-            .filter(|p| p.0.is_finite() && (!log_x || p.0 > 0.0))
-            .enumerate()
-        {
+        for (i, &&(x, y)) in pts.iter().enumerate() {
             let _ = write!(
                 d,
                 "{}{:.1},{:.1} ",
@@ -260,25 +476,20 @@ pub fn lines(
         }
         let _ = writeln!(
             s,
-            r#"<path d="{d}" fill="none" stroke="{}" stroke-width="1.8"/>"#,
-            color(name, k)
+            r#"<path d="{d}" fill="none" stroke="{c}" stroke-width="1.8" stroke-dasharray="{}"/>"#,
+            dash(k)
         );
+        let every = pts.len().div_ceil(10).max(1);
+        // Offset per series so markers of overlapping lines do not hide each other.
+        for &&(x, y) in pts.iter().skip(k % every).step_by(every) {
+            s.push_str(&marker(k, px(x), py(y), c));
+        }
+        s.push('\n');
     }
     let names: Vec<String> = series.iter().map(|(n, _)| n.clone()).collect();
-    legend(&mut s, &names, LEFT, 46.0);
+    legend(&mut s, &names, LEFT, 46.0, true);
     s.push_str("</svg>\n");
     s
-}
-
-/// A y tick label short enough to stay clear of the axis title.
-fn tick(v: f64) -> String {
-    if v >= 1000.0 {
-        fmt_num(v)
-    } else if v >= 10.0 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.2}")
-    }
 }
 
 /// Busy fraction 0..1 as a colour from pale yellow to dark red (ColorBrewer YlOrRd).
@@ -352,24 +563,33 @@ pub fn mesh_heatmap(
             y + 4.0
         );
     }
-    // colour scale
+    // colour scale with ticks every 25 %
     let lx = x0 + gap * cols as f64 + 40.0;
-    for k in 0..=10 {
-        let u = k as f64 / 10.0;
-        let y = y0 + 10.0 * (10 - k) as f64;
+    for k in 0..=20 {
+        let u = k as f64 / 20.0;
+        let y = y0 + 6.0 * (20 - k) as f64;
         let _ = writeln!(
             s,
-            r#"<rect x="{lx:.1}" y="{y:.1}" width="16" height="10" fill="{}"/>"#,
+            r#"<rect x="{lx:.1}" y="{y:.1}" width="16" height="6" fill="{}"/>"#,
             heat(u)
+        );
+    }
+    for k in 0..=4 {
+        let y = y0 + 6.0 * (20 - 5 * k) as f64 + 3.0;
+        let _ = writeln!(
+            s,
+            r##"<line x1="{:.1}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#000"/><text x="{:.1}" y="{:.1}">{} %</text>"##,
+            lx + 16.0,
+            lx + 20.0,
+            lx + 23.0,
+            y + 4.0,
+            25 * k
         );
     }
     let _ = writeln!(
         s,
-        r#"<text x="{:.1}" y="{:.1}">100 % busy</text><text x="{:.1}" y="{:.1}">0 %</text>"#,
-        lx + 20.0,
-        y0 + 9.0,
-        lx + 20.0,
-        y0 + 109.0
+        r#"<text x="{lx:.1}" y="{:.1}">busy time</text>"#,
+        y0 - 8.0
     );
     s.push_str("</svg>\n");
     s
@@ -390,9 +610,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bars_draw_one_rect_per_finite_value() {
+    fn bars_draw_one_rect_per_finite_value_and_mark_missing_ones() {
         let svg = bars(
             "t",
+            "workload",
             "y",
             &["a".into(), "b".into()],
             &[
@@ -401,9 +622,56 @@ mod tests {
             ],
             Some(1.0),
         );
-        // 3 bars + 2 legend swatches + background
-        assert_eq!(svg.matches("<rect").count(), 3 + 2 + 1);
+        // 3 bars, 2 legend swatches, 2 pattern tiles, background
+        assert_eq!(svg.matches("<rect").count(), 3 + 2 + 2 + 1);
+        assert_eq!(svg.matches(">n/a</text>").count(), 1);
+        assert!(
+            svg.contains("stroke-dasharray=\"5,4\""),
+            "reference line at 1.0"
+        );
+        assert!(svg.contains(">workload</text>"), "x-axis label");
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    }
+
+    /// Ratio data within 0.9-1.1 get an axis that shows the differences (not 0-2).
+    #[test]
+    fn axes_fit_the_data_with_uniform_decimals() {
+        let ax = Axis::fit(0.92, 1.08, false);
+        assert!(
+            ax.lo >= 0.85 && ax.lo <= 0.92 && ax.hi >= 1.08 && ax.hi <= 1.15,
+            "{ax:?}"
+        );
+        let labels: Vec<String> = ax.ticks().iter().map(|&v| ax.label(v)).collect();
+        assert!(
+            labels.iter().all(|l| l.len() == labels[0].len()),
+            "{labels:?}"
+        );
+        assert!((4..=9).contains(&labels.len()), "{labels:?}");
+        let ax = Axis::fit(0.0, 23.0, true);
+        assert_eq!((ax.lo, ax.hi, ax.step, ax.decimals), (0.0, 25.0, 5.0, 0));
+        let ax = Axis::fit(0.0, 0.9, true);
+        assert_eq!(ax.label(0.0), "0.0");
+        assert_eq!(ax.label(0.2), "0.2");
+        let ax = Axis::fit(0.0, 2.3, true);
+        assert_eq!((ax.step, ax.decimals), (0.5, 1));
+        let ax = Axis::fit(0.0, 1.1, true);
+        assert_eq!((ax.step, ax.decimals), (0.25, 2));
+    }
+
+    #[test]
+    fn lines_differ_by_dash_and_marker_as_well_as_colour() {
+        let pts = |k: f64| (1..=9).map(|i| (2f64.powi(i), k + i as f64)).collect();
+        let svg = lines(
+            "t",
+            "queue length (log2)",
+            "latency (us)",
+            &[("noop".into(), pts(0.0)), ("rws".into(), pts(0.0))],
+            true,
+        );
+        assert!(svg.contains("stroke-dasharray=\"7,3\""));
+        // 9 markers each: circles for the first series, squares for the second, plus legend
+        assert_eq!(svg.matches("<circle").count(), 9 + 1);
+        assert!(svg.contains(">512</text>"), "powers-of-two ticks");
     }
 
     #[test]
@@ -419,6 +687,9 @@ mod tests {
         assert_eq!(svg.matches("% busy</title></line>").count(), 4);
         assert_eq!(svg.matches("<circle").count(), 4);
         assert!(svg.contains("FC1"));
+        for t in ["0 %", "25 %", "50 %", "75 %", "100 %"] {
+            assert!(svg.contains(&format!(">{t}</text>")), "colour-bar tick {t}");
+        }
         assert_eq!(heat(0.0), "#ffffcc");
         assert_eq!(heat(1.0), "#800026");
     }

@@ -200,7 +200,8 @@ pub(crate) fn write_rows(
     Ok(())
 }
 
-/// Bars per workload plus an "average" group (arithmetic mean of the finite values).
+/// Bars per workload plus an "average" group (arithmetic mean of the finite values), labelled
+/// with how many workloads it covers when some are missing.
 pub(crate) fn bars_with_average(
     title: &str,
     y: &str,
@@ -209,7 +210,7 @@ pub(crate) fn bars_with_average(
     reference: Option<f64>,
 ) -> String {
     let mut groups = workloads.to_vec();
-    groups.push("average".into());
+    groups.push(average_label(workloads.len(), s));
     let series: Series = s
         .iter()
         .map(|(d, v)| {
@@ -218,5 +219,20 @@ pub(crate) fn bars_with_average(
             (d.clone(), v)
         })
         .collect();
-    plot::bars(title, y, &groups, &series, reference)
+    plot::bars(title, "workload", y, &groups, &series, reference)
+}
+
+/// "average", or "average (k of n)" when only k of n workloads have a value (the range
+/// "k1-k2 of n" when the series differ).
+pub(crate) fn average_label(n: usize, s: &Series) -> String {
+    let counts: Vec<usize> = s.iter().map(|(_, v)| finite(v).len()).collect();
+    let (lo, hi) = (
+        counts.iter().copied().min().unwrap_or(0),
+        counts.iter().copied().max().unwrap_or(0),
+    );
+    match (lo, hi) {
+        (l, _) if l == n => "average".into(),
+        (l, h) if l == h => format!("average ({l} of {n})"),
+        (l, h) => format!("average ({l}-{h} of {n})"),
+    }
 }

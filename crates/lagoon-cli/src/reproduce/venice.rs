@@ -555,7 +555,8 @@ impl<'a> Outputs<'a> {
                 "fig15_sensitivity.svg",
                 plot::bars(
                     "Fig. 15 (perf-optimized): mean speed-up over Baseline by array shape",
-                    "speed-up over Baseline",
+                    "flash array (channels x chips per channel)",
+                    "speed-up over Baseline (x)",
                     &groups,
                     &bars,
                     Some(1.0),
