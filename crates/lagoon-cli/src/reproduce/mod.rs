@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 pub struct ReproduceArgs {
     /// The paper to reproduce: `venice` or `piq`.
     pub paper: String,
-    /// Fewer requests per run (every figure kept); finishes in a few minutes on 2 cores.
+    /// Fewer requests per run (every figure kept): about 25 s (venice) and 10 s (piq) on 2
+    /// cores (docs/BENCHMARKS.md).
     #[arg(long)]
     pub quick: bool,
     /// Output directory (default: results/<paper>).

@@ -69,7 +69,16 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         .traces
         .clone()
         .unwrap_or_else(|| PathBuf::from("../shared/traces"));
-    let mut workloads = trace_files(&dir)?;
+    let mut workloads = trace_files(&dir).with_context(|| {
+        if a.traces.is_none() {
+            format!(
+                "reproduce piq replays the traces in {} by default (run it from the project root with ../shared beside it), or give --traces DIR",
+                dir.display()
+            )
+        } else {
+            format!("--traces {}", dir.display())
+        }
+    })?;
     for (name, spec) in SYNTHETIC {
         workloads.push((name.into(), format!("{spec},count={n}")));
     }
