@@ -9,17 +9,23 @@ const PALETTE: [&str; 8] = [
     "#000000", "#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#F0E442",
 ];
 
+/// The style slot of a series: a design (or host scheduler) keeps its colour, hatch, dash and
+/// marker in every figure; other series take slots in order.
+fn slot(name: &str, i: usize) -> usize {
+    match name {
+        "baseline" | "noop" => 0,
+        "pssd" | "rws" => 1,
+        "pnssd" | "piq-r" => 2,
+        "nossd" | "piq-w" => 3,
+        "ideal" | "piq" => 4,
+        "venice" => 5,
+        _ => i,
+    }
+}
+
 /// The same design keeps its colour in every figure.
 fn color(name: &str, i: usize) -> &'static str {
-    match name {
-        "baseline" => PALETTE[0],
-        "pssd" => PALETTE[1],
-        "pnssd" => PALETTE[2],
-        "nossd" => PALETTE[3],
-        "venice" => PALETTE[5],
-        "ideal" => PALETTE[4],
-        _ => PALETTE[i % PALETTE.len()],
-    }
+    PALETTE[slot(name, i) % PALETTE.len()]
 }
 
 const LEFT: f64 = 70.0;
@@ -152,8 +158,8 @@ fn legend(s: &mut String, names: &[String], x0: f64, y: f64, lines: bool) {
                 x + 24.0,
                 y - 4.0,
                 y - 4.0,
-                dash(i),
-                marker(i, x + 12.0, y - 4.0, c)
+                dash(slot(n, i)),
+                marker(slot(n, i), x + 12.0, y - 4.0, c)
             );
             let _ = writeln!(
                 s,
@@ -201,7 +207,7 @@ fn y_axis(s: &mut String, w: f64, ax: &Axis, label: &str) {
 fn hatch_defs(s: &mut String, names: &[String]) {
     s.push_str("<defs>\n");
     for (k, n) in names.iter().enumerate() {
-        let mark = match k % 8 {
+        let mark = match slot(n, k) % 8 {
             0 => "",
             1 => r#"<path d="M0,6 L6,0" stroke="white" stroke-width="1.2"/>"#,
             2 => r#"<path d="M0,0 L6,6" stroke="white" stroke-width="1.2"/>"#,
@@ -477,12 +483,12 @@ pub fn lines(
         let _ = writeln!(
             s,
             r#"<path d="{d}" fill="none" stroke="{c}" stroke-width="1.8" stroke-dasharray="{}"/>"#,
-            dash(k)
+            dash(slot(name, k))
         );
         let every = pts.len().div_ceil(10).max(1);
         // Offset per series so markers of overlapping lines do not hide each other.
         for &&(x, y) in pts.iter().skip(k % every).step_by(every) {
-            s.push_str(&marker(k, px(x), py(y), c));
+            s.push_str(&marker(slot(name, k), px(x), py(y), c));
         }
         s.push('\n');
     }

@@ -13,7 +13,7 @@
 //! Per-request and per-transaction state live in slabs addressed by `u32`; die queues are
 //! intrusive linked lists through the transaction slab, so the steady state allocates nothing.
 
-use crate::config::{DieScheduling, MappingConfig, Multiplane, SsdConfig};
+use crate::config::{DieScheduling, MappingConfig, Multiplane, SsdConfig, WriteCompletion};
 use crate::engine::EventQueue;
 use crate::flash::{FlashOp, FlashTiming};
 use crate::host::piq::{ChipSet, HostScheduler, SchedulerStats, Scheme};
@@ -299,6 +299,9 @@ pub enum SimError {
 
 /// `req` value of transactions injected by [`Simulator::probe_flash`].
 const PROBE: u32 = u32::MAX - 1;
+/// `req` of a user write already acknowledged to its request when its data reached the chip
+/// (`ftl.write_completion = "transfer"`); its program completes nothing more.
+const ACKED: u32 = u32::MAX - 2;
 
 /// A flash operation injected directly at the die scheduler (for timing tests).
 #[derive(Clone, Copy, Debug)]
@@ -1283,7 +1286,7 @@ impl Simulator {
         let d = self.dies[die];
         for &t in &d.txns[..d.n as usize] {
             let r = self.txns[t as usize].req;
-            if r != NONE && r != PROBE {
+            if r != NONE && r != PROBE && r != ACKED {
                 self.reqs[r as usize].conflict = true;
             }
         }
@@ -1297,6 +1300,12 @@ impl Simulator {
         let d = &mut self.dies[die];
         match d.phase {
             Phase::Command => {
+                if d.op == FlashOp::Program
+                    && self.cfg.ftl.write_completion == WriteCompletion::Transfer
+                {
+                    self.ack_writes(now, die);
+                }
+                let d = &mut self.dies[die];
                 d.phase = Phase::Array;
                 let t = self.timing.array_time(d.op);
                 d.array_time += t;
@@ -1305,6 +1314,18 @@ impl Simulator {
             }
             Phase::DataOut => self.finish_op(now, die),
             p => unreachable!("transfer done in phase {p:?}"),
+        }
+    }
+
+    /// SSDsim's write completion: the host is told as soon as the data is in the chip.
+    fn ack_writes(&mut self, now: Ps, die: usize) {
+        let d = self.dies[die];
+        for &t in &d.txns[..d.n as usize] {
+            let x = self.txns[t as usize];
+            if x.kind == TxnKind::UserWrite && x.req != NONE && x.req != PROBE {
+                self.txns[t as usize].req = ACKED;
+                self.request_pages_done(now, x.req, 1);
+            }
         }
     }
 
@@ -1366,7 +1387,9 @@ impl Simulator {
                 }
             }
             TxnKind::UserWrite => {
-                if x.req != NONE {
+                if x.req == ACKED {
+                    // Acknowledged when its data reached the chip.
+                } else if x.req != NONE {
                     self.request_pages_done(now, x.req, 1);
                 } else if self.cache.as_mut().unwrap().program_done(x.lpa as u64) {
                     let n = self.alloc_txn(TxnKind::UserWrite, NONE, x.lpa, NONE, NONE, 0);

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 pub struct ReproduceArgs {
     /// The paper to reproduce: `venice` or `piq`.
     pub paper: String,
-    /// Fewer requests per run (every figure kept): about 25 s (venice) and 10 s (piq) on 2
+    /// Fewer requests per run (every figure kept): about 22 s (venice) and 3 s (piq) on 2
     /// cores (docs/BENCHMARKS.md).
     #[arg(long)]
     pub quick: bool,

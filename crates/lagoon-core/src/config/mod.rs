@@ -394,6 +394,18 @@ pub struct FtlConfig {
     /// writes in arrival order, the oldest first; a device that cannot reorder, for studying
     /// host schedulers such as PIQ).
     pub die_scheduling: DieScheduling,
+    /// When a user write (not absorbed by the DRAM cache) completes to the host: after its
+    /// program (`program`, MQSim) or as soon as its data has crossed the channel into the chip
+    /// (`transfer`, SSDsim 2.1: the program runs on, the chip stays busy).
+    pub write_completion: WriteCompletion,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum WriteCompletion {
+    #[default]
+    Program,
+    Transfer,
 }
 
 impl Section for FtlConfig {
@@ -602,6 +614,7 @@ impl Default for FtlConfig {
             copyback: false,
             translation_entry_bytes: 8,
             die_scheduling: DieScheduling::Priority,
+            write_completion: WriteCompletion::Program,
         }
     }
 }

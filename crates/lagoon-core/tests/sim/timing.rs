@@ -1,6 +1,6 @@
 //! Exact-time tests against hand-computed schedules.
 
-use lagoon_core::config::{CommandTiming, MappingConfig, Multiplane, SsdConfig};
+use lagoon_core::config::{CommandTiming, MappingConfig, Multiplane, SsdConfig, WriteCompletion};
 use lagoon_core::interconnect::Arch;
 use lagoon_core::sim::{ProbeOp, Simulator};
 use lagoon_core::time::{PS_PER_NS, PS_PER_US};
@@ -234,4 +234,34 @@ fn onfi_formulas_match_mqsim_nvddr2() {
         assert_eq!(onfi_command_ns(&f, op, 1), one, "{op:?}");
         assert_eq!(onfi_command_ns(&f, op, 2), two, "{op:?}");
     }
+}
+
+/// `ftl.write_completion = "transfer"` (SSDsim 2.1): a write completes when its data is in
+/// the chip, exactly tPROG (100 us) before it would after its program; the chip stays busy.
+#[test]
+fn write_acknowledged_at_transfer_is_tprog_earlier() {
+    let mut c = SsdConfig::default();
+    c.ftl.mapping = MappingConfig::Ideal;
+    c.cache.enabled = false;
+    let dir = std::env::temp_dir().join(format!("lagoon-wack-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("w.trace");
+    // Two writes to one chip (LPAs 0 and 128: same channel, way and plane under CWDP).
+    std::fs::write(&trace, "1000 0 0 8 0\n1000 0 1024 8 0\n").unwrap();
+    let w = trace.to_str().unwrap();
+    let program = super::common::run(&c, Arch::Baseline, &[w], 1);
+    c.ftl.write_completion = WriteCompletion::Transfer;
+    let transfer = super::common::run(&c, Arch::Baseline, &[w], 1);
+    assert_eq!(program.requests, 2);
+    assert_eq!(transfer.requests, 2);
+    // The first write: exactly tPROG earlier.
+    assert_eq!(
+        program.latency_ns.min - transfer.latency_ns.min,
+        100_000,
+        "{} vs {}",
+        program.latency_ns.min,
+        transfer.latency_ns.min
+    );
+    // The second still waits for the first's program on the same plane: well over tPROG.
+    assert!(transfer.latency_ns.max > 100_000, "{}", transfer.latency_ns.max);
 }
