@@ -299,6 +299,7 @@ fn reproduce_venice_writes_every_figure() {
     for f in [
         "fig09_perf_timed.svg",
         "fig09_cost_closed.svg",
+        "fig09_perf32gbs_closed.svg",
         "fig10_perf.svg",
         "fig11_cdf_src1_0.svg",
         "fig11_cdf_hm_0.svg",
@@ -313,7 +314,8 @@ fn reproduce_venice_writes_every_figure() {
         assert!(s.starts_with("<svg") && s.contains("</svg>"), "{f}");
     }
     let runs = csv_rows(&dir.join("runs.csv"));
-    assert_eq!(runs.len(), 2 * 19 * 6 * 2 + 6 * 6 + 2 * 19 * 5);
+    // timed + closed on 2 drives, the lifted-link reading, mixes, sensitivity
+    assert_eq!(runs.len(), 2 * 19 * 6 * 2 + 19 * 6 + 6 * 6 + 2 * 19 * 5);
     let s: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
     for d in &designs[1..] {
@@ -326,6 +328,7 @@ fn reproduce_venice_writes_every_figure() {
             "{d}"
         );
         assert!(s["energy_vs_baseline"][d].is_number(), "{d}");
+        assert!(s["speedup_over_baseline_lifted_link"][d].is_number(), "{d}");
     }
     for d in designs {
         let f = s["first_try_conflict_free"][d].as_f64().unwrap();

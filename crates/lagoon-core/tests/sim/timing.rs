@@ -263,5 +263,9 @@ fn write_acknowledged_at_transfer_is_tprog_earlier() {
         transfer.latency_ns.min
     );
     // The second still waits for the first's program on the same plane: well over tPROG.
-    assert!(transfer.latency_ns.max > 100_000, "{}", transfer.latency_ns.max);
+    assert!(
+        transfer.latency_ns.max > 100_000,
+        "{}",
+        transfer.latency_ns.max
+    );
 }
