@@ -197,8 +197,15 @@ impl CustomTopology {
                 ));
             }
         }
-        if let Some(&r) = self.chips.iter().chain(&self.controllers).find(|&&r| r >= n) {
-            return Err(format!("attachment to router {r}, but there are {n} routers"));
+        if let Some(&r) = self
+            .chips
+            .iter()
+            .chain(&self.controllers)
+            .find(|&&r| r >= n)
+        {
+            return Err(format!(
+                "attachment to router {r}, but there are {n} routers"
+            ));
         }
         // Connected: every router reachable from router 0.
         let mut adj = vec![Vec::new(); n as usize];
@@ -285,7 +292,9 @@ pub fn vc_plan(topology: TopologyKind, routing: RoutingKind, ndims: u32) -> Resu
 impl SsdConfig {
     /// Flash chips: the endpoints the network is sized from.
     pub fn network_chips(&self) -> u32 {
-        self.flash.channels.saturating_mul(self.flash.chips_per_channel)
+        self.flash
+            .channels
+            .saturating_mul(self.flash.chips_per_channel)
     }
 
     /// The topology's shape after defaults (custom files are read).
@@ -301,7 +310,10 @@ impl SsdConfig {
                 return Err(invalid(
                     dims_key,
                     format!("{:?}", n.dims),
-                    format!("network.topology = {} takes {what}, each 1..=4096", n.topology),
+                    format!(
+                        "network.topology = {} takes {what}, each 1..=4096",
+                        n.topology
+                    ),
                 ));
             }
             Ok(Some(n.dims.clone()))
@@ -330,7 +342,9 @@ impl SsdConfig {
             TopologyKind::Mesh3d => match given(3, "[x, y, z]")? {
                 Some(d) => cube(d, false),
                 None => {
-                    let k = (1..).find(|k: &u32| (*k as u64).pow(3) >= chips as u64).unwrap();
+                    let k = (1..)
+                        .find(|k: &u32| (*k as u64).pow(3) >= chips as u64)
+                        .unwrap();
                     let z = chips.div_ceil(k * k);
                     cube(vec![k, k, z], false)
                 }
@@ -505,9 +519,9 @@ mod tests {
             with(&format!(
                 "[network]\ntopology = \"{t}\"\nrouting = \"{routing}\"\nvcs = 3\n"
             ))
-                .unwrap()
-                .network_shape()
-                .unwrap()
+            .unwrap()
+            .network_shape()
+            .unwrap()
         };
         let cube = |sizes: Vec<u32>, wrap, binary| Shape::Cube {
             sizes,
@@ -546,7 +560,8 @@ mod tests {
 
     #[test]
     fn too_few_vcs_and_small_buffers_are_named() {
-        let e = with("[network]\ntopology = \"torus\"\nrouting = \"duato\"\nvcs = 2\n").unwrap_err();
+        let e =
+            with("[network]\ntopology = \"torus\"\nrouting = \"duato\"\nvcs = 2\n").unwrap_err();
         assert!(e.contains("network.vcs") && e.contains("3"), "{e}");
         let e = with("[network]\nswitching = \"vct\"\n").unwrap_err();
         assert!(

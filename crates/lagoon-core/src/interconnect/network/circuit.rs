@@ -137,7 +137,10 @@ impl Network {
         self.stats.probe_retries += 1;
         let span = 1 + tries.min(16) as u64 * self.probe_hop();
         let backoff = self.random() as u64 % span;
-        self.schedule(now + p.links as Ps * link + backoff, NetEvent::ProbeBack(pi));
+        self.schedule(
+            now + p.links as Ps * link + backoff,
+            NetEvent::ProbeBack(pi),
+        );
     }
 
     pub(crate) fn probe_back(&mut self, _now: Ps, pi: u32) {

@@ -38,8 +38,10 @@ impl Network {
                         }
                         1 => {
                             let from = stack.iter().position(|s| s.0 == y).expect("grey");
-                            let names: Vec<String> =
-                                stack[from..].iter().map(|s| self.buffer_name(s.0)).collect();
+                            let names: Vec<String> = stack[from..]
+                                .iter()
+                                .map(|s| self.buffer_name(s.0))
+                                .collect();
                             return format!(
                                 "wait-for cycle: {} -> back to the first",
                                 names.join(" -> ")
@@ -89,7 +91,11 @@ impl Network {
                     self.routing.route(r, &p.route, self, &mut cands);
                     for c in &cands {
                         let gp = self.g.port(r, c.port);
-                        out.extend((0..vcs).filter(|v| c.vcs >> v & 1 == 1).map(|v| n + gp * vcs + v));
+                        out.extend(
+                            (0..vcs)
+                                .filter(|v| c.vcs >> v & 1 == 1)
+                                .map(|v| n + gp * vcs + v),
+                        );
                     }
                 }
                 out.retain(|&y| self.fab.owner[(y - n) as usize] != NONE);
@@ -104,8 +110,8 @@ impl Network {
             if let Some(occ) = b.pkts.front() {
                 if occ.inn > occ.out && far != NONE {
                     let down = far * vcs + o % vcs;
-                    let whole = occ.out == 0
-                        && matches!(self.p.switching, Switching::Vct | Switching::Saf);
+                    let whole =
+                        occ.out == 0 && matches!(self.p.switching, Switching::Vct | Switching::Saf);
                     let need = if whole {
                         self.pkts[occ.pkt as usize].flits
                     } else {
@@ -128,7 +134,11 @@ impl Network {
     fn buffer_name(&self, x: u32) -> String {
         let vcs = self.p.vcs;
         let n = self.fab.inb.len() as u32;
-        let (side, b) = if x < n { ("input", x) } else { ("output", x - n) };
+        let (side, b) = if x < n {
+            ("input", x)
+        } else {
+            ("output", x - n)
+        };
         format!("{} vc {} ({side})", self.port_name(b / vcs), b % vcs)
     }
 }

@@ -110,7 +110,8 @@ impl NetParams {
             flit_time,
             link_latency,
             router_delay,
-            stall_limit: 1_000_000 * flit_time + 1_000 * (packet * flit_time + link_latency + router_delay),
+            stall_limit: 1_000_000 * flit_time
+                + 1_000 * (packet * flit_time + link_latency + router_delay),
         }
     }
 }
@@ -239,6 +240,8 @@ pub struct Network {
     pub(crate) now: Ps,
     pub stats: NetStats,
     out: Vec<Delivery>,
+    /// Tests: every flit's moves, to check buffer capacities independently of the credits.
+    pub(crate) audit: Option<router::Audit>,
 }
 
 impl Network {
@@ -247,7 +250,13 @@ impl Network {
         cfg.validate()?;
         let topo = topology::build(cfg)?;
         let eps = topology::endpoint_routers(topo.as_ref(), cfg);
-        let mut net = Self::new(topo, &eps, NetParams::from_config(cfg), cfg.network.routing, seed)?;
+        let mut net = Self::new(
+            topo,
+            &eps,
+            NetParams::from_config(cfg),
+            cfg.network.routing,
+            seed,
+        )?;
         net.chips = cfg.network_chips();
         Ok(net)
     }
@@ -314,6 +323,7 @@ impl Network {
             last_move: 0,
             now: 0,
             out: Vec::new(),
+            audit: None,
         }
     }
 
@@ -351,13 +361,18 @@ impl Network {
     /// flits (one circuit under circuit switching) and comes back from [`Self::advance`] as
     /// one [`Delivery`] with `tag`.
     pub fn send(&mut self, now: Ps, src: u32, dst: u32, bytes: u64, tag: u64) {
-        let flits = bytes.div_ceil(self.p.flit_bytes as u64).clamp(1, u32::MAX as u64) as u32;
+        let flits = bytes
+            .div_ceil(self.p.flit_bytes as u64)
+            .clamp(1, u32::MAX as u64) as u32;
         self.send_flits(now, src, dst, flits, tag);
     }
 
     /// As [`Self::send`], in flits.
     pub fn send_flits(&mut self, now: Ps, src: u32, dst: u32, flits: u32, tag: u64) {
-        assert!(src < self.endpoints() && dst < self.endpoints(), "no such endpoint");
+        assert!(
+            src < self.endpoints() && dst < self.endpoints(),
+            "no such endpoint"
+        );
         self.q.advance_to(now.max(self.q.now()));
         self.now = self.q.now();
         let flits = flits.max(1);
@@ -554,7 +569,11 @@ impl Network {
             }
         } else {
             let f = self.g.far(gp);
-            format!("port {} to router {}", self.g.local(gp), self.g.router_of(f))
+            format!(
+                "port {} to router {}",
+                self.g.local(gp),
+                self.g.router_of(f)
+            )
         };
         format!("{} {what}", self.topo.describe(r))
     }

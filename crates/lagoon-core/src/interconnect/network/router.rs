@@ -25,9 +25,10 @@
 //!   frees up.
 //! * **Crossbar.** Each input VC moves its front packet's flits into its output VC, one per
 //!   flit time `f` (an input speed-up of one crossbar input per VC).
-//! * **Link.** An output port's link sends one flit per `f` from one of its output VCs: a burst
-//!   of back-to-back flits of one packet, then round robin to the next VC that has a flit and a
-//!   credit (so a stalled packet never holds a link another VC could use). A flit sent at `t`
+//! * **Link.** An output port's link sends one flit per `f` from one of its output VCs: a packet
+//!   keeps the link while its flits follow back to back (BookSim's `hold_switch_for_packet`),
+//!   then round robin to the next VC that has a flit and a credit (so a stalled packet never
+//!   holds a link another VC could use). A flit sent at `t`
 //!   is in the next input buffer at `t + f + L` and can leave it `R` later.
 //! * **Switching.** Wormhole: a flit advances into any free slot. Virtual cut-through: a
 //!   packet's head advances only into a buffer with room for the whole packet. Store-and-forward:
@@ -36,11 +37,12 @@
 //! **No event per flit.** Flit times are kept as runs ([`super::runs`]): each stage moves, in
 //! one step, every flit whose time is known — the flits that arrived or will arrive in
 //! committed runs, into slots whose credits are known — with `t_k = max(t_{k-1} + f, avail_k,
-//! credit_k)`, which is a run again whenever flits move in lockstep. A packet flowing freely
-//! costs two events per hop (the link's decision when its head is ready, and its release);
-//! flits stalled by back-pressure cost an event when credits return. A link decides only at the
-//! time it sends (so a later-ready VC never pre-empts an earlier one), a private stage
-//! (crossbar, injection) commits ahead.
+//! credit_k)`, which is a run again whenever flits move in lockstep. A link starts a packet
+//! only at the time it sends (so a later-ready VC never pre-empts an earlier one) and extends
+//! the burst in place as further flits and credits become known; a private stage (crossbar,
+//! injection) commits ahead. A packet flowing freely costs about one event per hop (the
+//! link's decision when its head is ready), whatever its length and the buffers' depth; flits
+//! stalled by back-pressure cost an event when they restart.
 
 use super::runs::Runs;
 use super::topology::{Graph, NONE};
@@ -105,6 +107,9 @@ pub struct Fabric {
     /// Per output port: the link is busy until; the VC after the last one served.
     link_free: Vec<Ps>,
     rr: Vec<u32>,
+    /// Per output port: the VC and packet whose burst the link is sending (NONE: none).
+    cur: Vec<u32>,
+    cur_pkt: Vec<u32>,
     /// Input VCs waiting for an output VC, per router, and a flag per input VC.
     waiting: Vec<Vec<u32>>,
     is_waiting: Vec<bool>,
@@ -141,6 +146,8 @@ impl Fabric {
             owner_in: vec![NONE; n],
             link_free: vec![0; ports],
             rr: vec![0; ports],
+            cur: vec![NONE; ports],
+            cur_pkt: vec![NONE; ports],
             waiting: vec![Vec::new(); g.routers as usize],
             is_waiting: vec![false; n],
             in_wake: vec![Ps::MAX; n],
@@ -238,7 +245,15 @@ struct Rule {
 
 /// The earliest time the front packet (`pkt`, `flits` long, `done` of them already moved by
 /// this stage) can start moving from `from` to `to`, and how many flits it may move.
-fn plan(now: Ps, from: &From, to: &To, pkt: u32, flits: u32, done: u32, rule: Rule) -> Option<Plan> {
+fn plan(
+    now: Ps,
+    from: &From,
+    to: &To,
+    pkt: u32,
+    flits: u32,
+    done: u32,
+    rule: Rule,
+) -> Option<Plan> {
     let (navail, a0, rfree, last_avail) = match from {
         From::Buf(b, _) => {
             let occ = b.pkts.front()?;
@@ -279,8 +294,16 @@ fn plan(now: Ps, from: &From, to: &To, pkt: u32, flits: u32, done: u32, rule: Ru
 /// Move up to `plan.limit` flits of the front packet from `from` to `to`, each at
 /// `max(previous + f, its time in from, its slot's time in to)`: run by run, so flits in
 /// lockstep cost one step. `contiguous`: stop at the first gap (a shared link). Returns the
-/// flits moved and the last one's time.
-fn transfer(from: &mut From, to: &mut To, pkt: u32, plan: Plan, f: Ps, contiguous: bool) -> (u32, Ps) {
+/// flits moved and the last one's time; `log` (audits) gets each run moved.
+fn transfer(
+    from: &mut From,
+    to: &mut To,
+    pkt: u32,
+    plan: Plan,
+    f: Ps,
+    contiguous: bool,
+    mut log: Option<&mut Vec<(Ps, u32)>>,
+) -> (u32, Ps) {
     let mut n = 0u32;
     let mut next = plan.start;
     let mut last = plan.start;
@@ -315,6 +338,9 @@ fn transfer(from: &mut From, to: &mut To, pkt: u32, plan: Plan, f: Ps, contiguou
             b.credit.pop(m);
             b.avail.push(s + *transit, m, f);
         }
+        if let Some(l) = log.as_deref_mut() {
+            l.push((s, m));
+        }
         n += m;
         last = s + (m - 1) as Ps * f;
         next = last + f;
@@ -329,7 +355,11 @@ fn transfer(from: &mut From, to: &mut To, pkt: u32, plan: Plan, f: Ps, contiguou
     if let To::Buf(b, _) = to {
         match b.pkts.back_mut() {
             Some(o) if o.pkt == pkt => o.inn += n,
-            _ => b.pkts.push_back(Occ { pkt, inn: n, out: 0 }),
+            _ => b.pkts.push_back(Occ {
+                pkt,
+                inn: n,
+                out: 0,
+            }),
         }
         b.wfree = next;
     }
@@ -409,7 +439,10 @@ impl Network {
             let mut from = From::Buf(&mut fab.inb[i as usize], cd);
             let mut to = To::Buf(&mut fab.outb[o as usize], 0);
             if let Some(pl) = plan(now, &from, &to, pi, flits, occ.out, rule) {
-                let (n, _) = transfer(&mut from, &mut to, pi, pl, f, false);
+                let log = self.audit.as_mut().map(|a| &mut a.runs);
+                let (n, _) = transfer(&mut from, &mut to, pi, pl, f, false, log);
+                let out_vc = self.fab.inb.len() as u32 + o;
+                self.audit_moves(Some(i), Some((out_vc, 0)));
                 if n > 0 {
                     self.last_move = now;
                     self.fab.todo(Task::Out(o / self.p.vcs));
@@ -471,7 +504,9 @@ impl Network {
                 }
                 let mut score = ob.credit.count_by(self.now);
                 if far != NONE {
-                    score += self.fab.inb[(far * vcs + v) as usize].credit.count_by(self.now);
+                    score += self.fab.inb[(far * vcs + v) as usize]
+                        .credit
+                        .count_by(self.now);
                 }
                 let better = match best {
                     None => true,
@@ -517,52 +552,70 @@ impl Network {
         self.fab.waiting[r] = waiting;
     }
 
-    /// The link of output port `gp`: a burst from one of its output VCs.
+    /// The link of output port `gp`. A packet it is sending keeps it as long as its flits
+    /// follow each other without a gap (BookSim's `hold_switch_for_packet`): when more of
+    /// them become known, the burst is extended in place, so a packet flowing freely costs no
+    /// event per buffer-full. Otherwise, when the link is free, round robin over the VCs with a
+    /// flit and a credit now.
     fn serve_link(&mut self, gp: u32) {
         let now = self.now;
         let free = self.fab.link_free[gp as usize];
+        let cur = self.fab.cur[gp as usize];
+        if cur != NONE && free >= now {
+            if let Some((occ, pl)) = self.link_plan(gp, cur, free) {
+                if pl.start == free && occ.pkt == self.fab.cur_pkt[gp as usize] {
+                    self.link_commit(gp, cur, occ, pl);
+                    return;
+                }
+            }
+        }
         if free > now {
-            self.wake(Task::Out(gp), free);
+            self.link_rewake(gp, free);
             return;
         }
         let vcs = self.p.vcs;
-        let far = self.g.far(gp);
-        let rule = self.rule(false);
-        let (f, transit) = (
-            self.p.flit_time,
-            self.p.flit_time + self.p.link_latency + self.p.router_delay,
-        );
         let mut earliest = Ps::MAX;
-        let mut pick = None;
         for k in 0..vcs {
             let v = (self.fab.rr[gp as usize] + k) % vcs;
-            let o = (gp * vcs + v) as usize;
-            let Some(&occ) = self.fab.outb[o].pkts.front() else {
-                continue;
-            };
-            let flits = self.pkts[occ.pkt as usize].flits;
-            let fab = &mut self.fab;
-            let from = From::Buf(&mut fab.outb[o], 0);
-            let to = if far == NONE {
-                To::Sink
-            } else {
-                To::Buf(&mut fab.inb[(far * vcs + v) as usize], transit)
-            };
-            if let Some(pl) = plan(now, &from, &to, occ.pkt, flits, occ.out, rule) {
+            if let Some((occ, pl)) = self.link_plan(gp, v, now) {
                 if pl.start == now {
-                    pick = Some((v, occ, pl));
-                    break;
+                    self.link_commit(gp, v, occ, pl);
+                    return;
                 }
                 earliest = earliest.min(pl.start);
             }
         }
-        let Some((v, occ, pl)) = pick else {
-            if earliest != Ps::MAX {
-                self.wake(Task::Out(gp), earliest);
-            }
-            return;
+        if earliest != Ps::MAX {
+            self.wake(Task::Out(gp), earliest);
+        }
+    }
+
+    /// When the front packet of output VC `v` of port `gp` could next use the link, from `at`.
+    fn link_plan(&mut self, gp: u32, v: u32, at: Ps) -> Option<(Occ, Plan)> {
+        let vcs = self.p.vcs;
+        let o = (gp * vcs + v) as usize;
+        let occ = *self.fab.outb[o].pkts.front()?;
+        let flits = self.pkts[occ.pkt as usize].flits;
+        let far = self.g.far(gp);
+        let rule = self.rule(false);
+        let transit = self.p.flit_time + self.p.link_latency + self.p.router_delay;
+        let fab = &mut self.fab;
+        let from = From::Buf(&mut fab.outb[o], 0);
+        let to = if far == NONE {
+            To::Sink
+        } else {
+            To::Buf(&mut fab.inb[(far * vcs + v) as usize], transit)
         };
+        plan(at, &from, &to, occ.pkt, flits, occ.out, rule).map(|pl| (occ, pl))
+    }
+
+    /// Send a burst of the front packet of output VC `v` over port `gp`'s link.
+    fn link_commit(&mut self, gp: u32, v: u32, occ: Occ, pl: Plan) {
+        let vcs = self.p.vcs;
         let o = gp * vcs + v;
+        let far = self.g.far(gp);
+        let f = self.p.flit_time;
+        let transit = f + self.p.link_latency + self.p.router_delay;
         let fab = &mut self.fab;
         let mut from = From::Buf(&mut fab.outb[o as usize], 0);
         let mut to = if far == NONE {
@@ -570,17 +623,27 @@ impl Network {
         } else {
             To::Buf(&mut fab.inb[(far * vcs + v) as usize], transit)
         };
-        let (n, last) = transfer(&mut from, &mut to, occ.pkt, pl, f, true);
-        self.last_move = now;
+        let log = self.audit.as_mut().map(|a| &mut a.runs);
+        let (n, last) = transfer(&mut from, &mut to, occ.pkt, pl, f, true, log);
+        let arrive = f + self.p.link_latency;
+        self.audit_moves(
+            Some(self.fab.inb.len() as u32 + o),
+            (far != NONE).then_some((far * vcs + v, arrive)),
+        );
+        self.last_move = self.now;
         self.fab.link_free[gp as usize] = last + f;
         self.fab.rr[gp as usize] = (v + 1) % vcs;
         self.stats.port_busy[gp as usize] += n as Ps * f;
         let flits = self.pkts[occ.pkt as usize].flits;
         if occ.out + n == flits {
             self.fab.outb[o as usize].pkts.pop_front();
+            self.fab.cur[gp as usize] = NONE;
             if far == NONE {
                 self.schedule(last + f + self.p.link_latency, NetEvent::Deliver(occ.pkt));
             }
+        } else {
+            self.fab.cur[gp as usize] = v;
+            self.fab.cur_pkt[gp as usize] = occ.pkt;
         }
         if far != NONE {
             self.fab.todo(Task::In(far * vcs + v));
@@ -589,9 +652,30 @@ impl Network {
         if owner_in != NONE {
             self.fab.todo(Task::In(owner_in));
         }
-        let more = (0..vcs).any(|v| !self.fab.outb[(gp * vcs + v) as usize].avail.is_empty());
-        if more {
-            self.wake(Task::Out(gp), last + f);
+        self.link_rewake(gp, last + f);
+    }
+
+    /// A busy link, free at `end`: wake it then if another VC has flits waiting, or at the end
+    /// of a known gap in the held packet's flits. (The held packet resumes by extension when
+    /// its credits come back: no event.)
+    fn link_rewake(&mut self, gp: u32, end: Ps) {
+        let vcs = self.p.vcs;
+        let v = self.fab.cur[gp as usize];
+        let mut wake = Ps::MAX;
+        for w in 0..vcs {
+            if self.fab.outb[(gp * vcs + w) as usize].avail.is_empty() {
+                continue;
+            }
+            if w == v {
+                if let Some((_, pl)) = self.link_plan(gp, v, end) {
+                    wake = wake.min(pl.start);
+                }
+            } else {
+                wake = wake.min(end);
+            }
+        }
+        if wake != Ps::MAX {
+            self.wake(Task::Out(gp), wake);
         }
     }
 
@@ -628,7 +712,9 @@ impl Network {
             let Some(pl) = plan(now, &from, &to, s.head, p.flits, s.sent, rule) else {
                 return;
             };
-            let (n, _) = transfer(&mut from, &mut to, s.head, pl, self.p.flit_time, false);
+            let log = self.audit.as_mut().map(|a| &mut a.runs);
+            let (n, _) = transfer(&mut from, &mut to, s.head, pl, self.p.flit_time, false, log);
+            self.audit_moves(None, Some((invc, self.p.flit_time + self.p.link_latency)));
             self.srcs[e as usize].sent += n;
             if n > 0 {
                 self.last_move = now;
@@ -639,6 +725,112 @@ impl Network {
             }
             self.pop_source(e);
         }
+    }
+}
+
+/// A test's record of every flit entering and leaving every buffer, checked afterwards
+/// against the buffers' capacities without trusting the credit bookkeeping.
+#[derive(Default)]
+pub struct Audit {
+    /// Runs moved by the last transfer.
+    runs: Vec<(Ps, u32)>,
+    /// (buffer: input VC i, or inputs + output VC o; time; flits; +1 in / -1 out).
+    pub moves: Vec<(u32, Ps, u32, i8)>,
+}
+
+impl Network {
+    /// Log the runs of the last transfer: leaving buffer `from` when they move, entering
+    /// buffer `to.0` `to.1` later (buffers numbered as in `moves`).
+    fn audit_moves(&mut self, from: Option<u32>, to: Option<(u32, Ps)>) {
+        let f = self.p.flit_time;
+        let Some(a) = self.audit.as_mut() else {
+            return;
+        };
+        for &(s, m) in &a.runs {
+            for k in 0..m as Ps {
+                if let Some(b) = from {
+                    a.moves.push((b, s + k * f, 1, -1));
+                }
+                if let Some((b, d)) = to {
+                    a.moves.push((b, s + d + k * f, 1, 1));
+                }
+            }
+        }
+        a.runs.clear();
+    }
+
+    /// Check the audit: no buffer ever held more flits than its capacity, and every credit
+    /// is accounted for (`avail + credits = capacity` in every buffer).
+    /// Every credit accounted for: `avail + credits = capacity` in every buffer.
+    #[cfg(test)]
+    pub(crate) fn audit_credits(&self) -> Result<(), String> {
+        let fab = &self.fab;
+        for (k, b) in fab.inb.iter().chain(&fab.outb).enumerate() {
+            if b.avail.total() + b.credit.total() != b.cap {
+                return Err(format!(
+                    "buffer {k}: {} flits + {} credits != capacity {}",
+                    b.avail.total(),
+                    b.credit.total(),
+                    b.cap
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    #[cfg(test)]
+    pub(crate) fn audit_check(&self) -> Result<(), String> {
+        self.audit_credits()?;
+        let fab = &self.fab;
+        let Some(a) = &self.audit else {
+            return Ok(());
+        };
+        // Buffers are FIFOs: the k-th flit in is the k-th out. Pair them into [in, out)
+        // intervals, then sweep (an interval ending at t frees its slot for one starting at t).
+        let n_in = fab.inb.len();
+        let mut ins: Vec<Vec<Ps>> = vec![Vec::new(); 2 * n_in];
+        let mut outs: Vec<Vec<Ps>> = vec![Vec::new(); 2 * n_in];
+        for &(b, t, _, d) in &a.moves {
+            if d > 0 {
+                ins[b as usize].push(t);
+            } else {
+                outs[b as usize].push(t);
+            }
+        }
+        for b in 0..2 * n_in {
+            let cap = if b < n_in {
+                fab.inb[b].cap
+            } else {
+                fab.outb[b - n_in].cap
+            };
+            let mut edges = Vec::new();
+            for (k, &t_in) in ins[b].iter().enumerate() {
+                let t_out = outs[b].get(k).copied().unwrap_or(Ps::MAX);
+                if t_out < t_in {
+                    return Err(format!(
+                        "buffer {b}: flit {k} leaves at {t_out} ps before it arrives at {t_in} ps"
+                    ));
+                }
+                if t_out > t_in {
+                    edges.push((t_in, 1i64));
+                    edges.push((t_out, -1));
+                }
+            }
+            if outs[b].len() > ins[b].len() {
+                return Err(format!("buffer {b}: more flits out than in"));
+            }
+            edges.sort();
+            let mut held = 0;
+            for (t, d) in edges {
+                held += d;
+                if held > cap as i64 {
+                    return Err(format!(
+                        "buffer {b} holds {held} flits at {t} ps (capacity {cap})"
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 }
 

@@ -395,7 +395,10 @@ mod tests {
         };
         let light = run_point(&cfg, Pattern::Uniform, 0.05, w, 3).unwrap();
         assert!(!light.saturated, "{light:?}");
-        assert!((light.accepted_load - light.generated_load).abs() < 0.01, "{light:?}");
+        assert!(
+            (light.accepted_load - light.generated_load).abs() < 0.01,
+            "{light:?}"
+        );
         // 8 x 8 mesh, uniform: 16/3 hops on average (including self-traffic).
         assert!((light.hops_mean - 5.25).abs() < 0.4, "{light:?}");
         let heavy = run_point(&cfg, Pattern::Uniform, 1.0, w, 3).unwrap();

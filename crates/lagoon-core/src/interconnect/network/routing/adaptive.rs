@@ -74,11 +74,21 @@ mod tests {
         assert!(out.iter().all(|c| c.vcs == 0b0101), "+x: network 0");
         out.clear();
         // 15 -> 0 goes -x: network 1.
-        ma.route(15, &RouteState { dest: 0, ..st }, &super::super::NoLoad, &mut out);
+        ma.route(
+            15,
+            &RouteState { dest: 0, ..st },
+            &super::super::NoLoad,
+            &mut out,
+        );
         assert!(out.iter().all(|c| c.vcs == 0b1010));
         // Same column: only y is productive, and x no longer constrains: network 0.
         out.clear();
-        ma.route(12, &RouteState { dest: 0, ..st }, &super::super::NoLoad, &mut out);
+        ma.route(
+            12,
+            &RouteState { dest: 0, ..st },
+            &super::super::NoLoad,
+            &mut out,
+        );
         assert_eq!(out.len(), 1);
         assert_eq!((out[0].port, out[0].vcs), (m.port(1, false), 0b0101));
     }

@@ -71,7 +71,9 @@ impl DragonflyRouting {
 impl Dragonfly {
     fn neighbor_of(&self, r: u32, port: u32) -> u32 {
         use crate::interconnect::network::topology::Topology;
-        self.neighbor(r, port).expect("dragonfly ports are connected").0
+        self.neighbor(r, port)
+            .expect("dragonfly ports are connected")
+            .0
     }
 }
 
@@ -130,7 +132,11 @@ impl Routing for DragonflyRouting {
                 (owner != r) as u64 + 1 + self.min_hops(arrive, st.dest) as u64
             };
             let (qm, qv) = (view.port_load(r, pm) as u64, view.port_load(r, pv) as u64);
-            st.phase = if qm * hm <= qv * via { TO_DEST } else { TO_INTER };
+            st.phase = if qm * hm <= qv * via {
+                TO_DEST
+            } else {
+                TO_INTER
+            };
         }
         if st.phase == TO_INTER && d.group(r) == st.inter {
             st.phase = TO_DEST;

@@ -92,11 +92,17 @@ mod tests {
         du.route(0, &st, &super::super::NoLoad, &mut out);
         assert_eq!(out.len(), 5);
         assert!(out[..4].iter().all(|c| c.vcs == 0b1100 && c.pri == 0));
-        assert_eq!((out[4].port, out[4].vcs, out[4].pri), (t.port(0, true), 0b10, 1));
+        assert_eq!(
+            (out[4].port, out[4].vcs, out[4].pri),
+            (t.port(0, true), 0b10, 1)
+        );
         let m = Cube::new(TopologyKind::Mesh, vec![4, 4], false, false);
         let du = Duato::new(m, 2, 1);
         out.clear();
         du.route(0, &st, &super::super::NoLoad, &mut out);
-        assert_eq!(out.iter().map(|c| c.vcs).collect::<Vec<_>>(), vec![0b10, 0b10, 0b01]);
+        assert_eq!(
+            out.iter().map(|c| c.vcs).collect::<Vec<_>>(),
+            vec![0b10, 0b10, 0b01]
+        );
     }
 }

@@ -121,7 +121,11 @@ pub fn build(
                 vcs,
                 plan.classes,
             )),
-            None => Box::new(adaptive::MinimalAdaptive::new(cube(topo)?, vcs, plan.classes)),
+            None => Box::new(adaptive::MinimalAdaptive::new(
+                cube(topo)?,
+                vcs,
+                plan.classes,
+            )),
         },
         RoutingKind::Valiant | RoutingKind::Ugal => {
             let d = *topo.as_dragonfly().ok_or("needs a dragonfly")?;

@@ -130,7 +130,9 @@ mod tests {
                 let mut went_down = false;
                 let mut r = s;
                 for &(at, port) in &path {
-                    let (m, _) = crate::interconnect::network::topology::Topology::neighbor(&c, at, port).unwrap();
+                    let (m, _) =
+                        crate::interconnect::network::topology::Topology::neighbor(&c, at, port)
+                            .unwrap();
                     let up = (level[m as usize], m) < (level[r as usize], r);
                     assert!(!(up && went_down), "{s}->{d}: {path:?}");
                     went_down |= !up;

@@ -83,7 +83,11 @@ impl Topology for Dragonfly {
         c / self.p
     }
     fn describe(&self, r: u32) -> String {
-        format!("router {r} (group {}, index {})", self.group(r), self.index(r))
+        format!(
+            "router {r} (group {}, index {})",
+            self.group(r),
+            self.index(r)
+        )
     }
     fn as_dragonfly(&self) -> Option<&Dragonfly> {
         Some(self)

@@ -114,7 +114,12 @@ impl Graph {
         let mut g = Graph {
             routers,
             port_router: (0..routers)
-                .flat_map(|r| std::iter::repeat_n(r, (port_base[r as usize + 1] - port_base[r as usize]) as usize))
+                .flat_map(|r| {
+                    std::iter::repeat_n(
+                        r,
+                        (port_base[r as usize + 1] - port_base[r as usize]) as usize,
+                    )
+                })
                 .collect(),
             far: vec![NONE; total as usize],
             endpoint: vec![NONE; total as usize],
@@ -262,7 +267,10 @@ mod tests {
                 }
             }
             assert!(seen.iter().all(|&s| s == 2), "{t}");
-            assert!(g.distances_to(0).iter().all(|&d| d != NONE), "{t} connected");
+            assert!(
+                g.distances_to(0).iter().all(|&d| d != NONE),
+                "{t} connected"
+            );
         }
     }
 
