@@ -19,7 +19,7 @@
 //! ```
 //!
 //! A point is *saturated* when the accepted load falls below the offered load (by more than
-//! 3 %, the measured generation rate being the reference), or when measured packets are still
+//! 2 %, the measured generation rate being the reference), or when measured packets are still
 //! undelivered at the drain limit.
 
 use super::{NetError, Network};
@@ -350,7 +350,7 @@ pub fn run_point(
         } else {
             hops as f64 / lat.len() as f64
         },
-        saturated: outstanding > 0 || acc < 0.97 * generated,
+        saturated: outstanding > 0 || acc < 0.98 * generated,
         packets_measured: measured,
         packets_unfinished: outstanding,
         cycle_ns: crate::time::to_ns_f64(cycle),
