@@ -110,8 +110,11 @@ impl NetParams {
             flit_time,
             link_latency,
             router_delay,
-            stall_limit: 1_000_000 * flit_time
-                + 1_000 * (packet * flit_time + link_latency + router_delay),
+            stall_limit: flit_time.saturating_mul(1_000_000).saturating_add(
+                (packet.saturating_mul(flit_time))
+                    .saturating_add(link_latency + router_delay)
+                    .saturating_mul(1_000),
+            ),
         }
     }
 }
