@@ -84,7 +84,12 @@ pub fn net(a: NetArgs) -> Result<()> {
     let cfgs: Vec<(String, SsdConfig)> = a
         .ssd
         .iter()
-        .map(|s| Ok((label(s), SsdConfig::load(s).with_context(|| format!("--ssd {s}"))?)))
+        .map(|s| {
+            Ok((
+                label(s),
+                SsdConfig::load(s).with_context(|| format!("--ssd {s}"))?,
+            ))
+        })
         .collect::<Result<_>>()?;
     let w = Windows {
         warmup_cycles: a.warmup_cycles,

@@ -718,11 +718,29 @@ fn net_reports_points_and_plots_a_line_per_configuration() {
             ),
         )
     };
-    let (mesh, torus) = (small("net-mesh.toml", "mesh"), small("net-torus.toml", "torus"));
+    let (mesh, torus) = (
+        small("net-mesh.toml", "mesh"),
+        small("net-torus.toml", "torus"),
+    );
     let svg = tmp("net.svg", "");
     let (code, out, err) = lagoon(&[
-        "net", "--ssd", &mesh, "--ssd", &torus, "--load", "0.1,1.0", "--json", "-", "--plot", &svg,
-        "--warmup-cycles", "1000", "--sample-cycles", "4000", "--drain-cycles", "4000",
+        "net",
+        "--ssd",
+        &mesh,
+        "--ssd",
+        &torus,
+        "--load",
+        "0.1,1.0",
+        "--json",
+        "-",
+        "--plot",
+        &svg,
+        "--warmup-cycles",
+        "1000",
+        "--sample-cycles",
+        "4000",
+        "--drain-cycles",
+        "4000",
     ]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -739,7 +757,10 @@ fn net_reports_points_and_plots_a_line_per_configuration() {
     let light = &points[0];
     assert_eq!(light["config"], "net-mesh");
     assert_eq!(light["saturated"], false);
-    assert!((light["accepted_load"].as_f64().unwrap() - 0.1).abs() < 0.02, "{light}");
+    assert!(
+        (light["accepted_load"].as_f64().unwrap() - 0.1).abs() < 0.02,
+        "{light}"
+    );
     assert_eq!(points[1]["saturated"], true, "{}", points[1]);
     let svg = std::fs::read_to_string(&svg).unwrap();
     assert_eq!(svg.matches("<path").count(), 2);
@@ -748,7 +769,10 @@ fn net_reports_points_and_plots_a_line_per_configuration() {
     let (code, _, err) = lagoon(&["net", "--load", "1.5"]);
     assert_eq!(code, 2);
     assert!(err.contains("--load 1.5"), "{err}");
-    let bad = tmp("net-bad.toml", "[network]\ntopology = \"dragonfly\"\nrouting = \"dor\"\n");
+    let bad = tmp(
+        "net-bad.toml",
+        "[network]\ntopology = \"dragonfly\"\nrouting = \"dor\"\n",
+    );
     let (code, _, err) = lagoon(&["net", "--ssd", &bad, "--load", "0.1"]);
     assert_eq!(code, 2);
     assert!(

@@ -96,10 +96,9 @@ impl Runs {
             if r.t > t {
                 break;
             }
-            let k = if r.stride == 0 {
-                r.n
-            } else {
-                (((t - r.t) / r.stride) as u32 + 1).min(r.n)
+            let k = match (t - r.t).checked_div(r.stride) {
+                None => r.n,
+                Some(q) => q.saturating_add(1).min(r.n as Ps) as u32,
             };
             c += k;
             if k < r.n {

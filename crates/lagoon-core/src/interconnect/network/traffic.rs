@@ -242,7 +242,7 @@ pub fn run_point(
             reason: m,
         })
     })?;
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5EED_7AFF_1C);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x005E_ED7A_FF1C);
     let n = net.chips();
     let pf = net.params().packet_flits;
     let cycle = net.params().flit_time;
