@@ -3,6 +3,7 @@
 mod batch;
 mod compare;
 mod help;
+mod net;
 mod plot;
 mod reproduce;
 
@@ -39,6 +40,8 @@ enum Command {
     Compare(compare::CompareArgs),
     /// Regenerate a paper's evaluation: runs, CSV/JSON, SVG figures and a summary.
     Reproduce(reproduce::ReproduceArgs),
+    /// The configured network alone under synthetic traffic: latency against offered load.
+    Net(net::NetArgs),
     /// Show a preset's configuration as TOML, or every key with its unit and valid range.
     Config {
         #[arg(help = help::preset(), required_unless_present = "keys")]
@@ -132,6 +135,7 @@ fn main() {
         Command::Run(a) => run(a),
         Command::Compare(a) => compare::compare(a),
         Command::Reproduce(a) => reproduce::reproduce(a),
+        Command::Net(a) => net::net(a),
         Command::Trace {
             command:
                 TraceCommand::Stats {

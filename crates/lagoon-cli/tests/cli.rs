@@ -706,3 +706,80 @@ fn hostile_flags_are_one_clear_error() {
         }
     }
 }
+
+/// `lagoon net`: JSON points with the issue's fields, the overloaded point flagged saturated,
+/// a plot with a line per configuration; bad loads and nonsense combinations are one error.
+#[test]
+fn net_reports_points_and_plots_a_line_per_configuration() {
+    let small = |name: &str, topo: &str| {
+        tmp(
+            name,
+            &format!(
+                "[flash]\nchannels = 4\nchips_per_channel = 4\n[network]\ntopology = \"{topo}\"\n\
+                 flit_bytes = 16\nlink_width_bytes = 16\npacket_flits = 4\nvcs = 2\n\
+                 input_buffer_bytes = 256\noutput_buffer_bytes = 256\n"
+            ),
+        )
+    };
+    let (mesh, torus) = (
+        small("net-mesh.toml", "mesh"),
+        small("net-torus.toml", "torus"),
+    );
+    let svg = tmp("net.svg", "");
+    let (code, out, err) = lagoon(&[
+        "net",
+        "--ssd",
+        &mesh,
+        "--ssd",
+        &torus,
+        "--load",
+        "0.1,1.0",
+        "--json",
+        "-",
+        "--plot",
+        &svg,
+        "--warmup-cycles",
+        "1000",
+        "--sample-cycles",
+        "4000",
+        "--drain-cycles",
+        "4000",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let points = v["points"].as_array().unwrap();
+    assert_eq!(points.len(), 4);
+    for p in points {
+        for k in ["offered_load", "accepted_load", "hops_mean", "saturated"] {
+            assert!(!p[k].is_null(), "{k} in {p}");
+        }
+        for k in ["mean", "p50", "p99", "max"] {
+            assert!(p["latency_cycles"][k].as_f64().unwrap() > 0.0);
+        }
+    }
+    let light = &points[0];
+    assert_eq!(light["config"], "net-mesh");
+    assert_eq!(light["saturated"], false);
+    assert!(
+        (light["accepted_load"].as_f64().unwrap() - 0.1).abs() < 0.02,
+        "{light}"
+    );
+    assert_eq!(points[1]["saturated"], true, "{}", points[1]);
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert_eq!(svg.matches("<path").count(), 2);
+    assert!(svg.contains("net-torus"));
+
+    let (code, _, err) = lagoon(&["net", "--load", "1.5"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--load 1.5"), "{err}");
+    let bad = tmp(
+        "net-bad.toml",
+        "[network]\ntopology = \"dragonfly\"\nrouting = \"dor\"\n",
+    );
+    let (code, _, err) = lagoon(&["net", "--ssd", &bad, "--load", "0.1"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("network.routing") && err.contains("network.topology = dragonfly"),
+        "{err}"
+    );
+}

@@ -7,8 +7,11 @@
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+pub mod network;
 pub mod presets;
 pub mod schema;
+
+pub use network::{ControllerAttach, RoutingKind, Switching, TopologyKind};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -78,6 +81,39 @@ pub struct NetworkConfig {
     /// Simulator speed only: handle a scout's next hop at once when no other event can come
     /// first. Results are identical either way (tested).
     pub lookahead: bool,
+    // The general network layer (`interconnect::network`, issue 11; MQSimNet Table I). Its
+    // link is `link_width_bytes` wide at `link_cycle_ns`; a router's pipeline takes
+    // `router_delay_cycles`. Keys below are unused by the pnssd, nossd and venice back ends.
+    /// Topology (`config::network::TopologyKind`), sized from the flash array unless told.
+    pub topology: TopologyKind,
+    /// Routing function; not every one is provided on every topology (one error names both).
+    pub routing: RoutingKind,
+    /// Switching and flow control: circuit | saf | vct | wormhole.
+    pub switching: Switching,
+    /// Virtual channels per port (MQSimNet Table I: 2).
+    pub vcs: u32,
+    /// Flit size, bytes (MQSimNet Table I: 64 B).
+    pub flit_bytes: u32,
+    /// Largest packet, flits (MQSimNet Table I: 512); longer messages are cut into packets.
+    pub packet_flits: u32,
+    /// Input buffer per router port, bytes, split evenly over its VCs (MQSimNet Table I: 6 KB).
+    pub input_buffer_bytes: u32,
+    /// Output buffer per router port, bytes, split evenly over its VCs (MQSimNet Table I: 8 KB).
+    pub output_buffer_bytes: u32,
+    /// Propagation delay of a link (and of a credit coming back over it), ns (MQSimNet: 1 ns).
+    pub link_latency_ns: f64,
+    /// Routers per dimension for line / ring ([k]) and mesh3d ([x, y, z]); hypercube: [n] for
+    /// 2^n routers. Empty: sized from the flash array (a 2D mesh or torus uses rows x cols).
+    pub dims: Vec<u32>,
+    /// Dragonfly routers per group, global links per router and endpoints per router; all 0
+    /// = the smallest balanced dragonfly (a = 2p, h = p) holding every chip.
+    pub dragonfly_a: u32,
+    pub dragonfly_h: u32,
+    pub dragonfly_p: u32,
+    /// File of a custom topology (routers, links, attachments; `config::network::CustomTopology`).
+    pub custom_topology: String,
+    /// Where the flash controllers attach: edge (Venice: one per row, west edge) | spread.
+    pub controller_attach: ControllerAttach,
 }
 
 /// Time limits: a flash or network time up to 10 s; rates from 1 MB/s (so no single
@@ -105,6 +141,15 @@ impl Section for NetworkConfig {
             "MB/s, 0 = flash.channel_mb_s",
             Range::real(0.0, 1e8)
         ),
+        int!(vcs, "virtual channels per port", 1, 64),
+        int!(flit_bytes, "bytes", 1, 65_536),
+        int!(packet_flits, "flits", 1, 1 << 20),
+        int!(input_buffer_bytes, "bytes per port", 1, 1 << 24),
+        int!(output_buffer_bytes, "bytes per port", 1, 1 << 24),
+        real!(link_latency_ns, "ns", Range::real(0.0, 1e6)),
+        int!(dragonfly_a, "routers per group, 0 = sized", 0, 256),
+        int!(dragonfly_h, "global links per router, 0 = sized", 0, 256),
+        int!(dragonfly_p, "endpoints per router, 0 = sized", 0, 256),
     ];
 }
 
@@ -138,6 +183,21 @@ impl Default for NetworkConfig {
             nossd_buffer_bytes: 16384,
             nossd_link_mb_s: 0.0,
             lookahead: true,
+            topology: TopologyKind::Mesh,
+            routing: RoutingKind::Dor,
+            switching: Switching::Wormhole,
+            vcs: 2,
+            flit_bytes: 64,
+            packet_flits: 512,
+            input_buffer_bytes: 6 * 1024,
+            output_buffer_bytes: 8 * 1024,
+            link_latency_ns: 1.0,
+            dims: Vec::new(),
+            dragonfly_a: 0,
+            dragonfly_h: 0,
+            dragonfly_p: 0,
+            custom_topology: String::new(),
+            controller_attach: ControllerAttach::Edge,
         }
     }
 }
@@ -830,7 +890,7 @@ impl SsdConfig {
                 ),
             ));
         }
-        Ok(())
+        self.check_network_layer()
     }
 
     /// Physical pages of the flash array (each factor is bounded by the schema, so the

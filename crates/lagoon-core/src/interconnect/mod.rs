@@ -8,9 +8,12 @@
 //! a busy die happens before a transfer is ready and is not one.
 //!
 //! Implementations: [`shared_bus::SharedBus`] (`baseline`: N channels × M chips, one FC per
-//! channel; `ideal`: a channel and FC per chip).
+//! channel; `ideal`: a channel and FC per chip), [`pnssd`], [`nossd`], [`venice`]; and
+//! [`network`], the general network layer (topology × routing × switching) that networked
+//! designs are built from and `lagoon net` drives alone.
 
 pub mod mesh;
+pub mod network;
 pub mod nossd;
 pub mod pnssd;
 pub mod shared_bus;

@@ -1,0 +1,197 @@
+//! `lagoon net`: the configured network alone under synthetic traffic (issue 11), the way
+//! network simulators (BookSim2, SuperSim) validate a network: latency against offered load,
+//! one curve per configuration. Windows and units: `lagoon_core::interconnect::network::traffic`.
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use lagoon_core::config::SsdConfig;
+use lagoon_core::interconnect::network::traffic::{run_point, LoadPoint, Pattern, Windows};
+use serde::Serialize;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+#[derive(Args)]
+pub struct NetArgs {
+    /// Preset or TOML file whose `[network]` is simulated; repeat to compare configurations
+    /// (one line each in --plot).
+    #[arg(long, default_value = "perf-optimized")]
+    pub ssd: Vec<String>,
+    /// Traffic pattern over the flash-chip endpoints.
+    #[arg(long, default_value = "uniform", value_parser = traffic())]
+    pub traffic: Pattern,
+    /// Offered loads, flits per endpoint per cycle (a cycle = one flit on a link), in (0, 1].
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub load: Vec<f64>,
+    /// Write the points as JSON to a file, or `-` for standard output.
+    #[arg(long)]
+    pub json: Option<String>,
+    /// Draw mean latency against offered load as SVG, up to each configuration's saturation.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+    /// Cycles before measuring (BookSim: warmup_periods x sample_period).
+    #[arg(long, default_value_t = Windows::default().warmup_cycles)]
+    pub warmup_cycles: u64,
+    /// Measurement window: packets created in it are measured, flits delivered in it counted.
+    #[arg(long, default_value_t = Windows::default().sample_cycles)]
+    pub sample_cycles: u64,
+    /// Longest wait for the measured packets after the window (injection goes on).
+    #[arg(long, default_value_t = Windows::default().drain_cycles)]
+    pub drain_cycles: u64,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Simulations at once (default: every core).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+}
+
+fn traffic() -> impl clap::builder::TypedValueParser<Value = Pattern> {
+    use clap::builder::{PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(Pattern::ALL.map(|p| p.name()))
+        .map(|s| s.parse::<Pattern>().expect("a listed pattern"))
+}
+
+#[derive(Serialize)]
+struct Point {
+    config: String,
+    #[serde(flatten)]
+    point: LoadPoint,
+}
+
+#[derive(Serialize)]
+struct Output<'a> {
+    traffic: Pattern,
+    windows: Windows,
+    seed: u64,
+    points: &'a [Point],
+}
+
+/// A configuration's label: a preset's name, or a file's stem.
+fn label(spec: &str) -> String {
+    Path::new(spec)
+        .file_stem()
+        .map_or(spec.to_string(), |s| s.to_string_lossy().into_owned())
+}
+
+pub fn net(a: NetArgs) -> Result<()> {
+    if let Some(&l) = a.load.iter().find(|&&l| !(l > 0.0 && l <= 1.0)) {
+        bail!("--load {l}: an offered load is in (0, 1] flits per endpoint per cycle");
+    }
+    if a.sample_cycles == 0 {
+        bail!("--sample-cycles must be at least 1");
+    }
+    let cfgs: Vec<(String, SsdConfig)> = a
+        .ssd
+        .iter()
+        .map(|s| {
+            Ok((
+                label(s),
+                SsdConfig::load(s).with_context(|| format!("--ssd {s}"))?,
+            ))
+        })
+        .collect::<Result<_>>()?;
+    let w = Windows {
+        warmup_cycles: a.warmup_cycles,
+        sample_cycles: a.sample_cycles,
+        drain_cycles: a.drain_cycles,
+    };
+    let jobs: Vec<(usize, f64)> = (0..cfgs.len())
+        .flat_map(|c| a.load.iter().map(move |&l| (c, l)))
+        .collect();
+    let results: Vec<Mutex<Option<Result<LoadPoint>>>> =
+        jobs.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let threads = a
+        .jobs
+        .unwrap_or_else(crate::batch::default_threads)
+        .clamp(1, jobs.len());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(c, load)) = jobs.get(k) else { break };
+                let (name, cfg) = &cfgs[c];
+                let r = run_point(cfg, a.traffic, load, w, a.seed)
+                    .with_context(|| format!("{name} at load {load}"));
+                *results[k].lock().expect("no panic") = Some(r);
+            });
+        }
+    });
+    let mut points = Vec::with_capacity(jobs.len());
+    for (k, r) in results.into_iter().enumerate() {
+        let point = r.into_inner().expect("no panic").expect("every job ran")?;
+        points.push(Point {
+            config: cfgs[jobs[k].0].0.clone(),
+            point,
+        });
+    }
+    if let Some(target) = &a.json {
+        let out = Output {
+            traffic: a.traffic,
+            windows: w,
+            seed: a.seed,
+            points: &points,
+        };
+        crate::write_out(target, &serde_json::to_string_pretty(&out)?)?;
+    }
+    if a.json.as_deref() != Some("-") {
+        print!("{}", table(a.traffic, &points));
+    }
+    if let Some(path) = &a.plot {
+        let names: Vec<&String> = cfgs.iter().map(|c| &c.0).collect();
+        std::fs::write(path, plot(a.traffic, &names, &points))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn table(traffic: Pattern, points: &[Point]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{traffic} traffic; loads in flits per endpoint per cycle, latency in cycles\n{:<20} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6}  saturated",
+        "config", "offered", "accepted", "mean", "p50", "p99", "max", "hops"
+    );
+    for p in points {
+        let (q, l) = (&p.point, &p.point.latency_cycles);
+        let _ = writeln!(
+            s,
+            "{:<20} {:>8.3} {:>8.3} {:>8.1} {:>8.0} {:>8.0} {:>8.0} {:>6.2}  {}",
+            p.config,
+            q.offered_load,
+            q.accepted_load,
+            l.mean,
+            l.p50,
+            l.p99,
+            l.max,
+            q.hops_mean,
+            if q.saturated { "yes" } else { "" }
+        );
+    }
+    s
+}
+
+/// Mean latency against offered load, a line per configuration, each up to its last point
+/// below saturation (beyond it latency grows with the run's length, not the network).
+fn plot(traffic: Pattern, names: &[&String], points: &[Point]) -> String {
+    let series: Vec<(String, Vec<(f64, f64)>)> = names
+        .iter()
+        .map(|&n| {
+            let mut pts: Vec<(f64, f64)> = points
+                .iter()
+                .filter(|p| &p.config == n && !p.point.saturated)
+                .map(|p| (p.point.offered_load, p.point.latency_cycles.mean))
+                .collect();
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            (n.clone(), pts)
+        })
+        .collect();
+    crate::plot::lines(
+        &format!("Latency vs offered load, {traffic} traffic (to saturation)"),
+        "offered load (flits per endpoint per cycle)",
+        "mean packet latency (cycles)",
+        &series,
+        false,
+    )
+}

@@ -1,0 +1,596 @@
+//! `[network]` keys of the general network layer ([`crate::interconnect::network`], issue 11;
+//! MQSimNet §III, Table I): which topology, routing function and switching mode, how big the
+//! topology is, and the rules that tie these keys together.
+//!
+//! Topology × routing × switching are orthogonal keys. Which routing functions a topology
+//! provides, and how many virtual-channel (VC) classes each needs to be deadlock-free, is the
+//! declarative table [`vc_plan`]; the routing functions partition their VCs by it, so the
+//! check here and the code that routes cannot disagree.
+
+use super::{schema::key_error as invalid, ConfigError, SsdConfig};
+use serde::{Deserialize, Serialize};
+
+/// `network.topology`.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum TopologyKind {
+    /// 1D mesh.
+    Line,
+    /// 1D torus.
+    Ring,
+    /// 2D mesh, `rows` × `cols` (Venice Table 1, NoSSD).
+    #[default]
+    Mesh,
+    /// 2D torus, `rows` × `cols`.
+    Torus,
+    /// 3D mesh.
+    Mesh3d,
+    /// Binary n-cube.
+    Hypercube,
+    /// Groups of `a` routers joined all-to-all, `h` global links per router, `p` endpoints per
+    /// router (Kim et al., ISCA 2008).
+    Dragonfly,
+    /// One router that every endpoint attaches to.
+    Crossbar,
+    /// Routers, links and attachments read from `network.custom_topology`.
+    Custom,
+}
+
+/// `network.routing`.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum RoutingKind {
+    /// Dimension order (XY, e-cube), dateline VC classes on wrap-around links.
+    #[default]
+    Dor,
+    /// Any productive port, on monotone virtual networks (meshes, hypercube) or by global
+    /// hops (dragonfly).
+    MinimalAdaptive,
+    /// Duato's fully adaptive routing: adaptive VCs on any minimal port plus escape VCs
+    /// routed by dimension order.
+    Duato,
+    /// Valiant's randomised routing through an intermediate dragonfly group.
+    Valiant,
+    /// UGAL-L: minimal or Valiant, chosen at the source router by queue length × hops.
+    Ugal,
+    /// Shortest legal up*/down* paths from tables (any topology, custom ones included).
+    Table,
+}
+
+/// `network.switching`.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Switching {
+    /// A probe reserves the path, an acknowledgement returns, then the data flows.
+    Circuit,
+    /// Store-and-forward: a router forwards a packet once all of it has arrived.
+    Saf,
+    /// Virtual cut-through: a packet advances only into a buffer with room for all of it.
+    Vct,
+    /// Wormhole: flits advance as buffer space frees up, one flit at a time.
+    #[default]
+    Wormhole,
+}
+
+/// `network.controller_attach`: where the flash controllers join the network.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ControllerAttach {
+    /// On the west edge, one per row (Venice Fig. 5, NoSSD): controller i on the first router
+    /// of row i × rows / controllers of a mesh or torus; the x = 0 face of a 3D mesh; spread
+    /// over the routers where a topology has no edge (ring, hypercube, dragonfly, crossbar).
+    #[default]
+    Edge,
+    /// Controller i on router ⌊i × routers / controllers⌋.
+    Spread,
+}
+
+/// `name()` (the TOML spelling) and `Display` for the unit-variant key enums.
+macro_rules! names {
+    ($t:ty { $($v:ident => $s:literal),* $(,)? }) => {
+        impl $t {
+            pub const ALL: &'static [$t] = &[$(<$t>::$v),*];
+            pub fn name(self) -> &'static str {
+                match self { $(<$t>::$v => $s),* }
+            }
+        }
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
+names!(TopologyKind { Line => "line", Ring => "ring", Mesh => "mesh", Torus => "torus",
+    Mesh3d => "mesh3d", Hypercube => "hypercube", Dragonfly => "dragonfly",
+    Crossbar => "crossbar", Custom => "custom" });
+names!(RoutingKind { Dor => "dor", MinimalAdaptive => "minimal-adaptive", Duato => "duato",
+    Valiant => "valiant", Ugal => "ugal", Table => "table" });
+names!(Switching { Circuit => "circuit", Saf => "saf", Vct => "vct", Wormhole => "wormhole" });
+
+/// A topology's size after defaults: what the topology module builds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    /// k-ary n-cube family: routers per dimension (dimension 0 varies fastest: x = column),
+    /// wrap-around links, and binary (hypercube: one port per dimension).
+    Cube {
+        sizes: Vec<u32>,
+        wrap: bool,
+        binary: bool,
+    },
+    Dragonfly {
+        a: u32,
+        h: u32,
+        p: u32,
+    },
+    Crossbar,
+    Custom(CustomTopology),
+}
+
+impl Shape {
+    pub fn routers(&self) -> u64 {
+        match self {
+            Shape::Cube { sizes, .. } => sizes.iter().map(|&s| s as u64).product(),
+            Shape::Dragonfly { a, h, .. } => *a as u64 * (*a as u64 * *h as u64 + 1),
+            Shape::Crossbar => 1,
+            Shape::Custom(c) => c.routers as u64,
+        }
+    }
+}
+
+/// A custom topology file (`network.custom_topology`), TOML:
+///
+/// ```toml
+/// routers = 4
+/// links = [[0, 1], [1, 2], [2, 3], [3, 0]]   # undirected router-to-router links
+/// chips = [0, 1, 2, 3]                        # router of each flash chip (default: i mod routers)
+/// controllers = [0]                           # router of each controller (default: spread)
+/// ```
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomTopology {
+    pub routers: u32,
+    pub links: Vec<[u32; 2]>,
+    #[serde(default)]
+    pub chips: Vec<u32>,
+    #[serde(default)]
+    pub controllers: Vec<u32>,
+}
+
+/// Largest custom topology file read.
+const MAX_CUSTOM_BYTES: u64 = 1 << 20;
+
+impl CustomTopology {
+    /// Read and check a custom topology file; errors name `network.custom_topology`.
+    pub fn load(path: &str) -> Result<Self, ConfigError> {
+        use std::io::Read;
+        let key = "network.custom_topology";
+        if path.is_empty() {
+            return Err(invalid(
+                key,
+                "\"\"",
+                "network.topology = custom needs a file of routers and links",
+            ));
+        }
+        let mut text = String::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_CUSTOM_BYTES + 1).read_to_string(&mut text))
+            .map_err(|e| invalid(key, path, format!("cannot read: {e}")))?;
+        if text.len() as u64 > MAX_CUSTOM_BYTES {
+            return Err(invalid(key, path, "larger than 1 MiB"));
+        }
+        let t: CustomTopology =
+            toml::from_str(&text).map_err(|e| invalid(key, path, e.to_string()))?;
+        t.check().map_err(|m| invalid(key, path, m))?;
+        Ok(t)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        if self.routers == 0 || self.routers > 4096 {
+            return Err(format!("routers = {} must be in 1..=4096", self.routers));
+        }
+        let n = self.routers;
+        for &[a, b] in &self.links {
+            if a >= n || b >= n || a == b {
+                return Err(format!(
+                    "link [{a}, {b}] must join two different routers below {n}"
+                ));
+            }
+        }
+        if let Some(&r) = self
+            .chips
+            .iter()
+            .chain(&self.controllers)
+            .find(|&&r| r >= n)
+        {
+            return Err(format!(
+                "attachment to router {r}, but there are {n} routers"
+            ));
+        }
+        // Connected: every router reachable from router 0.
+        let mut adj = vec![Vec::new(); n as usize];
+        for &[a, b] in &self.links {
+            adj[a as usize].push(b);
+            adj[b as usize].push(a);
+        }
+        let mut seen = vec![false; n as usize];
+        let mut stack = vec![0u32];
+        seen[0] = true;
+        while let Some(r) = stack.pop() {
+            for &m in &adj[r as usize] {
+                if !seen[m as usize] {
+                    seen[m as usize] = true;
+                    stack.push(m);
+                }
+            }
+        }
+        if let Some(r) = seen.iter().position(|s| !s) {
+            return Err(format!("router {r} is not connected to router 0"));
+        }
+        Ok(())
+    }
+}
+
+/// VC classes a routing function needs: `classes` deterministic (or escape) classes, plus one
+/// or more adaptive VCs when `adaptive`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VcPlan {
+    pub classes: u32,
+    pub adaptive: bool,
+}
+
+impl VcPlan {
+    pub fn min_vcs(&self) -> u32 {
+        self.classes + self.adaptive as u32
+    }
+}
+
+/// The table of provided routing functions per topology and the VC classes each needs to be
+/// deadlock-free by construction; `Err` says why a pair is not provided. `ndims` is the
+/// number of dimensions of a cube topology.
+pub fn vc_plan(topology: TopologyKind, routing: RoutingKind, ndims: u32) -> Result<VcPlan, String> {
+    use RoutingKind as R;
+    use TopologyKind as T;
+    let plan = |classes, adaptive| Ok(VcPlan { classes, adaptive });
+    let wrap = matches!(topology, T::Ring | T::Torus);
+    match (topology, routing) {
+        (_, R::Table) => plan(1, false),
+        (T::Custom, _) => Err("a custom topology has no coordinates; use routing = table".into()),
+        (T::Crossbar, R::Dor | R::MinimalAdaptive | R::Duato) => plan(1, false),
+        // Dateline: class 0 before the wrap-around link, class 1 after it.
+        (T::Line | T::Ring | T::Mesh | T::Torus | T::Mesh3d | T::Hypercube, R::Dor) => {
+            plan(if wrap { 2 } else { 1 }, false)
+        }
+        (T::Line | T::Ring | T::Mesh | T::Torus | T::Mesh3d | T::Hypercube, R::Duato) => {
+            plan(if wrap { 2 } else { 1 }, true)
+        }
+        // One virtual network per direction of every dimension but the last.
+        (T::Line | T::Mesh | T::Mesh3d | T::Hypercube, R::MinimalAdaptive) => {
+            if ndims > 7 {
+                return Err(format!(
+                    "needs 2^{} virtual channels on {ndims} dimensions; use routing = duato",
+                    ndims - 1
+                ));
+            }
+            plan(1 << ndims.saturating_sub(1), false)
+        }
+        (T::Ring | T::Torus, R::MinimalAdaptive) => Err(
+            "minimal adaptive routing on wrap-around links is not deadlock-free without escape channels; use routing = duato".into(),
+        ),
+        // Class = global hops taken: minimal takes one, Valiant two.
+        (T::Dragonfly, R::MinimalAdaptive) => plan(2, false),
+        (T::Dragonfly, R::Valiant | R::Ugal) => plan(3, false),
+        (T::Dragonfly, R::Dor | R::Duato) => Err(
+            "a dragonfly has no dimensions to order; use minimal-adaptive, valiant, ugal or table".into(),
+        ),
+        (_, R::Valiant | R::Ugal) => {
+            Err("valiant and ugal route through dragonfly groups; use network.topology = dragonfly".into())
+        }
+    }
+}
+
+impl SsdConfig {
+    /// Flash chips: the endpoints the network is sized from.
+    pub fn network_chips(&self) -> u32 {
+        self.flash
+            .channels
+            .saturating_mul(self.flash.chips_per_channel)
+    }
+
+    /// The topology's shape after defaults (custom files are read).
+    pub fn network_shape(&self) -> Result<Shape, ConfigError> {
+        let n = &self.network;
+        let chips = self.network_chips().max(1);
+        let dims_key = "network.dims";
+        let given = |len: usize, what: &str| -> Result<Option<Vec<u32>>, ConfigError> {
+            if n.dims.is_empty() {
+                return Ok(None);
+            }
+            if n.dims.len() != len || n.dims.iter().any(|&d| d == 0 || d > 4096) {
+                return Err(invalid(
+                    dims_key,
+                    format!("{:?}", n.dims),
+                    format!(
+                        "network.topology = {} takes {what}, each 1..=4096",
+                        n.topology
+                    ),
+                ));
+            }
+            Ok(Some(n.dims.clone()))
+        };
+        let cube = |sizes: Vec<u32>, wrap| Shape::Cube {
+            sizes,
+            wrap,
+            binary: false,
+        };
+        let shape = match n.topology {
+            TopologyKind::Line | TopologyKind::Ring => {
+                let k = given(1, "[routers]")?.map_or(chips, |d| d[0]);
+                cube(vec![k], n.topology == TopologyKind::Ring)
+            }
+            TopologyKind::Mesh | TopologyKind::Torus => {
+                if !n.dims.is_empty() {
+                    return Err(invalid(
+                        dims_key,
+                        format!("{:?}", n.dims),
+                        "a 2D mesh or torus is sized by network.rows and network.cols",
+                    ));
+                }
+                let (rows, cols) = self.mesh_dims();
+                cube(vec![cols, rows], n.topology == TopologyKind::Torus)
+            }
+            TopologyKind::Mesh3d => match given(3, "[x, y, z]")? {
+                Some(d) => cube(d, false),
+                None => {
+                    let k = (1..)
+                        .find(|k: &u32| (*k as u64).pow(3) >= chips as u64)
+                        .unwrap();
+                    let z = chips.div_ceil(k * k);
+                    cube(vec![k, k, z], false)
+                }
+            },
+            TopologyKind::Hypercube => {
+                let dim = match &n.dims[..] {
+                    [] => (32 - (chips - 1).leading_zeros()).max(1),
+                    [d] if (1..=16).contains(d) => *d,
+                    _ => {
+                        return Err(invalid(
+                            dims_key,
+                            format!("{:?}", n.dims),
+                            "network.topology = hypercube takes [n], n in 1..=16 (2^n routers)",
+                        ))
+                    }
+                };
+                Shape::Cube {
+                    sizes: vec![2; dim as usize],
+                    wrap: false,
+                    binary: true,
+                }
+            }
+            TopologyKind::Dragonfly => {
+                let (a, h, p) = (n.dragonfly_a, n.dragonfly_h, n.dragonfly_p);
+                if [a, h, p].iter().all(|&x| x == 0) {
+                    // Balanced (Kim et al.): a = 2p, h = p; the smallest that holds every chip.
+                    let p = (1..)
+                        .find(|p: &u32| {
+                            let p = *p as u64;
+                            2 * p * p * (2 * p * p + 1) >= chips as u64
+                        })
+                        .unwrap();
+                    Shape::Dragonfly { a: 2 * p, h: p, p }
+                } else if [a, h, p].contains(&0) {
+                    return Err(invalid(
+                        "network.dragonfly_a",
+                        format!("a = {a}, h = {h}, p = {p}"),
+                        "give network.dragonfly_a, network.dragonfly_h and network.dragonfly_p together, or none (sized from the chips)",
+                    ));
+                } else {
+                    Shape::Dragonfly { a, h, p }
+                }
+            }
+            TopologyKind::Crossbar => Shape::Crossbar,
+            TopologyKind::Custom => Shape::Custom(CustomTopology::load(&n.custom_topology)?),
+        };
+        if !n.dims.is_empty()
+            && matches!(
+                n.topology,
+                TopologyKind::Dragonfly | TopologyKind::Crossbar | TopologyKind::Custom
+            )
+        {
+            return Err(invalid(
+                dims_key,
+                format!("{:?}", n.dims),
+                format!("not used by network.topology = {}", n.topology),
+            ));
+        }
+        Ok(shape)
+    }
+
+    /// The network layer's rules that no single key can check: the topology holds every chip
+    /// and is not absurdly large, the routing function is provided on the topology with enough
+    /// VCs, and the buffers hold what the switching mode needs.
+    pub(super) fn check_network_layer(&self) -> Result<(), ConfigError> {
+        let n = &self.network;
+        let combination = |ndims| {
+            vc_plan(n.topology, n.routing, ndims).map_err(|why| {
+                invalid(
+                    "network.routing",
+                    n.routing,
+                    format!("not provided on network.topology = {}: {why}", n.topology),
+                )
+            })
+        };
+        // Before the shape: a nonsense pair is named even if a custom file is missing.
+        combination(0)?;
+        let shape = self.network_shape()?;
+        let chips = self.network_chips() as u64;
+        let routers = shape.routers();
+        let topo_key = match n.topology {
+            TopologyKind::Dragonfly => "network.dragonfly_a",
+            TopologyKind::Line | TopologyKind::Ring | TopologyKind::Mesh3d => "network.dims",
+            TopologyKind::Hypercube => "network.dims",
+            _ => "network.topology",
+        };
+        let holds = match &shape {
+            Shape::Cube { .. } => routers,
+            Shape::Dragonfly { a, p, .. } => routers / *a as u64 * *a as u64 * *p as u64,
+            Shape::Crossbar | Shape::Custom(_) => u64::MAX,
+        };
+        if holds < chips {
+            return Err(invalid(
+                topo_key,
+                format!("{} ({routers} routers)", n.topology),
+                format!("holds {holds} flash chips but the array has {chips} (flash.channels x flash.chips_per_channel)"),
+            ));
+        }
+        if routers > 4 * chips.max(256) {
+            return Err(invalid(
+                topo_key,
+                format!("{} ({routers} routers)", n.topology),
+                format!("{routers} routers for {chips} chips; at most 4 routers per chip (or 1024 routers) are modelled"),
+            ));
+        }
+        let ndims = match &shape {
+            Shape::Cube { sizes, .. } => sizes.len() as u32,
+            _ => 0,
+        };
+        let plan = combination(ndims)?;
+        if n.switching != Switching::Circuit && n.vcs < plan.min_vcs() {
+            return Err(invalid(
+                "network.vcs",
+                n.vcs,
+                format!(
+                    "network.routing = {} on network.topology = {} needs at least {} virtual channels ({} class{}{}) to be deadlock-free",
+                    n.routing,
+                    n.topology,
+                    plan.min_vcs(),
+                    plan.classes,
+                    if plan.classes == 1 { "" } else { "es" },
+                    if plan.adaptive { " + adaptive" } else { "" }
+                ),
+            ));
+        }
+        for (key, bytes) in [
+            ("network.input_buffer_bytes", n.input_buffer_bytes),
+            ("network.output_buffer_bytes", n.output_buffer_bytes),
+        ] {
+            let per_vc = bytes / n.vcs.max(1) / n.flit_bytes.max(1);
+            if per_vc == 0 {
+                return Err(invalid(
+                    key,
+                    bytes,
+                    format!(
+                        "must hold a flit per virtual channel: network.vcs ({}) x network.flit_bytes ({})",
+                        n.vcs, n.flit_bytes
+                    ),
+                ));
+            }
+            if matches!(n.switching, Switching::Vct | Switching::Saf) && per_vc < n.packet_flits {
+                return Err(invalid(
+                    key,
+                    bytes,
+                    format!(
+                        "network.switching = {} needs a whole packet per virtual channel: {} flits of network.packet_flits x network.flit_bytes ({}) x network.vcs ({}) = {} bytes",
+                        n.switching,
+                        n.packet_flits,
+                        n.flit_bytes,
+                        n.vcs,
+                        n.packet_flits as u64 * n.flit_bytes as u64 * n.vcs as u64
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(toml: &str) -> Result<SsdConfig, String> {
+        SsdConfig::from_toml(toml, "t.toml").map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn topologies_are_sized_from_the_chips() {
+        let shape = |t: &str| {
+            let routing = if t == "dragonfly" { "ugal" } else { "dor" };
+            with(&format!(
+                "[network]\ntopology = \"{t}\"\nrouting = \"{routing}\"\nvcs = 3\n"
+            ))
+            .unwrap()
+            .network_shape()
+            .unwrap()
+        };
+        let cube = |sizes: Vec<u32>, wrap, binary| Shape::Cube {
+            sizes,
+            wrap,
+            binary,
+        };
+        assert_eq!(shape("mesh"), cube(vec![8, 8], false, false));
+        assert_eq!(shape("torus"), cube(vec![8, 8], true, false));
+        assert_eq!(shape("line"), cube(vec![64], false, false));
+        assert_eq!(shape("ring"), cube(vec![64], true, false));
+        assert_eq!(shape("mesh3d"), cube(vec![4, 4, 4], false, false));
+        assert_eq!(shape("hypercube"), cube(vec![2; 6], false, true));
+        assert_eq!(shape("dragonfly"), Shape::Dragonfly { a: 4, h: 2, p: 2 });
+        assert_eq!(shape("crossbar"), Shape::Crossbar);
+    }
+
+    #[test]
+    fn nonsense_combinations_name_both_keys() {
+        for (t, r) in [
+            ("dragonfly", "dor"),
+            ("mesh", "ugal"),
+            ("torus", "valiant"),
+            ("torus", "minimal-adaptive"),
+            ("custom", "duato"),
+        ] {
+            let e = with(&format!(
+                "[network]\ntopology = \"{t}\"\nrouting = \"{r}\"\ncustom_topology = \"x\"\n"
+            ))
+            .unwrap_err();
+            assert!(
+                e.contains("network.routing") && e.contains("network.topology"),
+                "{t} x {r}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn too_few_vcs_and_small_buffers_are_named() {
+        let e =
+            with("[network]\ntopology = \"torus\"\nrouting = \"duato\"\nvcs = 2\n").unwrap_err();
+        assert!(e.contains("network.vcs") && e.contains("3"), "{e}");
+        let e = with("[network]\nswitching = \"vct\"\n").unwrap_err();
+        assert!(
+            e.contains("network.input_buffer_bytes") && e.contains("network.packet_flits"),
+            "{e}"
+        );
+        let e = with("[network]\nvcs = 64\nflit_bytes = 4096\n").unwrap_err();
+        assert!(e.contains("network.input_buffer_bytes"), "{e}");
+        let e = with("[network]\ntopology = \"dragonfly\"\nrouting = \"ugal\"\ndragonfly_a = 2\n")
+            .unwrap_err();
+        assert!(e.contains("network.dragonfly_a"), "{e}");
+        let e = with("[network]\ntopology = \"line\"\ndims = [10]\n").unwrap_err();
+        assert!(e.contains("network.dims") && e.contains("64"), "{e}");
+    }
+
+    #[test]
+    fn custom_file_errors_name_the_key() {
+        let dir = std::env::temp_dir().join(format!("lagoon-custom-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("bad.toml");
+        std::fs::write(&p, "routers = 3\nlinks = [[0, 1]]\n").unwrap();
+        let e = with(&format!(
+            "[network]\ntopology = \"custom\"\nrouting = \"table\"\ncustom_topology = {:?}\n",
+            p.display().to_string()
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("network.custom_topology") && e.contains("not connected"),
+            "{e}"
+        );
+    }
+}

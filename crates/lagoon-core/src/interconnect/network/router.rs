@@ -1,0 +1,854 @@
+//! The input-output-queued router (MQSimNet Table I) and its links, for store-and-forward,
+//! virtual cut-through and wormhole switching.
+//!
+//! ```text
+//!            router r                                       router n
+//!  link ──▶ [input VC buffers] ─crossbar─▶ [output VC buffers] ─link─▶ [input VC buffers] ...
+//!           per port × VC                  per port × VC
+//!           R: route, VC allocation        one flit per f per link, round robin over VCs
+//!  credits ◀── L ──                        ◀── 0 ──                  ◀── L ──
+//! ```
+//!
+//! * **Buffers.** Every port has an input buffer and an output buffer per VC
+//!   (`input_buffer_bytes` / `output_buffer_bytes` split over the VCs). A buffer is a FIFO of
+//!   flits that may hold several packets one after another. Credit back-pressure: a flit is sent
+//!   only into a slot known to be free; the slot's credit comes back `L` after the flit left
+//!   an input buffer (over the link) or at once for an output buffer (inside the router).
+//! * **Routing and VC allocation.** When a packet's head is at the front of an input VC and has
+//!   spent the router delay `R` there, the routing function gives candidate ports and VCs; the
+//!   packet takes the unowned output VC with the most free credits (lower `pri` first) and owns
+//!   it until its tail has entered it; packets may then follow each other through a VC's
+//!   buffers, except where the routing function asks for an empty VC (Duato's adaptive VCs,
+//!   allocated only when neither the output buffer nor the input buffer it feeds holds another
+//!   packet). At its destination router it takes its endpoint's port.
+//!   A packet that finds no free VC waits and retries whenever an output VC of that router
+//!   frees up.
+//! * **Crossbar.** Each input VC moves its front packet's flits into its output VC, one per
+//!   flit time `f` (an input speed-up of one crossbar input per VC).
+//! * **Link.** An output port's link sends one flit per `f` from one of its output VCs: a packet
+//!   keeps the link while its flits follow back to back (BookSim's `hold_switch_for_packet`),
+//!   then round robin to the next VC that has a flit and a credit (so a stalled packet never
+//!   holds a link another VC could use). A flit sent at `t`
+//!   is in the next input buffer at `t + f + L` and can leave it `R` later.
+//! * **Switching.** Wormhole: a flit advances into any free slot. Virtual cut-through: a
+//!   packet's head advances only into a buffer with room for the whole packet. Store-and-forward:
+//!   also, a router forwards a packet only once all of it is in its input buffer.
+//!
+//! **No event per flit.** Flit times are kept as runs ([`super::runs`]): each stage moves, in
+//! one step, every flit whose time is known — the flits that arrived or will arrive in
+//! committed runs, into slots whose credits are known — with `t_k = max(t_{k-1} + f, avail_k,
+//! credit_k)`, which is a run again whenever flits move in lockstep. A link starts a packet
+//! only at the time it sends (so a later-ready VC never pre-empts an earlier one) and extends
+//! the burst in place as further flits and credits become known; a private stage (crossbar,
+//! injection) commits ahead. A packet flowing freely costs about one event per hop (the
+//! link's decision when its head is ready), whatever its length and the buffers' depth; flits
+//! stalled by back-pressure cost an event when they restart.
+
+use super::runs::Runs;
+use super::topology::{Graph, NONE};
+use super::{NetEvent, NetParams, Network};
+use crate::config::Switching;
+use crate::time::Ps;
+use std::collections::VecDeque;
+
+/// A server to (re)consider: an input VC's routing and crossbar, an output port's link, an
+/// endpoint's injection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Task {
+    In(u32),
+    Out(u32),
+    Src(u32),
+}
+
+/// Flits of one packet committed into (`inn`) and out of (`out`) a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Occ {
+    pub pkt: u32,
+    pub inn: u32,
+    pub out: u32,
+}
+
+/// One VC buffer.
+#[derive(Clone, Debug, Default)]
+pub struct Buf {
+    pub cap: u32,
+    /// When each flit committed into the buffer can leave it, in FIFO order.
+    pub avail: Runs,
+    /// When each free slot can be written, in order. `avail.total() + credit.total() == cap`.
+    pub credit: Runs,
+    /// The packets whose flits are in (or owed to) the buffer, in FIFO order.
+    pub pkts: VecDeque<Occ>,
+    /// The next flit written into / read from the buffer goes no earlier.
+    pub wfree: Ps,
+    pub rfree: Ps,
+}
+
+impl Buf {
+    fn new(cap: u32) -> Self {
+        Self {
+            cap,
+            credit: Runs::with(0, cap),
+            ..Default::default()
+        }
+    }
+}
+
+/// The state of every router and link.
+pub struct Fabric {
+    vcs: u32,
+    /// Input and output VC buffers, by `global port × vcs + vc`.
+    pub inb: Vec<Buf>,
+    pub outb: Vec<Buf>,
+    /// Per input VC: the output VC its front packet was allocated, or NONE.
+    pub route: Vec<u32>,
+    /// Per output VC: the packet that owns it and the input VC that packet comes from.
+    pub owner: Vec<u32>,
+    pub owner_in: Vec<u32>,
+    /// Per output port: the link is busy until; the VC after the last one served.
+    link_free: Vec<Ps>,
+    rr: Vec<u32>,
+    /// Per output port: the VC and packet whose burst the link is sending (NONE: none).
+    cur: Vec<u32>,
+    cur_pkt: Vec<u32>,
+    /// Input VCs waiting for an output VC, per router, and a flag per input VC.
+    waiting: Vec<Vec<u32>>,
+    is_waiting: Vec<bool>,
+    /// Earliest pending wake-up of each server (Ps::MAX: none).
+    in_wake: Vec<Ps>,
+    out_wake: Vec<Ps>,
+    src_wake: Vec<Ps>,
+    tasks: VecDeque<Task>,
+    in_q: Vec<bool>,
+    out_q: Vec<bool>,
+    src_q: Vec<bool>,
+}
+
+impl Fabric {
+    pub fn new(g: &Graph, p: &NetParams) -> Self {
+        let ports = g.total_ports() as usize;
+        let v = p.vcs as usize;
+        let mut inb = Vec::with_capacity(ports * v);
+        let mut outb = Vec::with_capacity(ports * v);
+        for gp in 0..ports as u32 {
+            let used = g.far(gp) != NONE || g.endpoint(gp) != NONE;
+            for _ in 0..v {
+                inb.push(Buf::new(if used { p.in_vc_flits } else { 0 }));
+                outb.push(Buf::new(if used { p.out_vc_flits } else { 0 }));
+            }
+        }
+        let n = ports * v;
+        Self {
+            vcs: p.vcs,
+            inb,
+            outb,
+            route: vec![NONE; n],
+            owner: vec![NONE; n],
+            owner_in: vec![NONE; n],
+            link_free: vec![0; ports],
+            rr: vec![0; ports],
+            cur: vec![NONE; ports],
+            cur_pkt: vec![NONE; ports],
+            waiting: vec![Vec::new(); g.routers as usize],
+            is_waiting: vec![false; n],
+            in_wake: vec![Ps::MAX; n],
+            out_wake: vec![Ps::MAX; ports],
+            src_wake: vec![Ps::MAX; g.endpoints() as usize],
+            tasks: VecDeque::with_capacity(64),
+            in_q: vec![false; n],
+            out_q: vec![false; ports],
+            src_q: vec![false; g.endpoints() as usize],
+        }
+    }
+
+    /// Queue a server for the current event (once).
+    pub fn todo(&mut self, t: Task) {
+        let flag = match t {
+            Task::In(i) => &mut self.in_q[i as usize],
+            Task::Out(g) => &mut self.out_q[g as usize],
+            Task::Src(e) => &mut self.src_q[e as usize],
+        };
+        if !*flag {
+            *flag = true;
+            self.tasks.push_back(t);
+        }
+    }
+
+    pub fn next_task(&mut self) -> Option<Task> {
+        let t = self.tasks.pop_front()?;
+        match t {
+            Task::In(i) => self.in_q[i as usize] = false,
+            Task::Out(g) => self.out_q[g as usize] = false,
+            Task::Src(e) => self.src_q[e as usize] = false,
+        }
+        Some(t)
+    }
+
+    fn wake_slot(&mut self, t: Task) -> &mut Ps {
+        match t {
+            Task::In(i) => &mut self.in_wake[i as usize],
+            Task::Out(g) => &mut self.out_wake[g as usize],
+            Task::Src(e) => &mut self.src_wake[e as usize],
+        }
+    }
+
+    /// A wake-up event fired: serve the task if it is the pending one.
+    pub fn woken(&mut self, t: Task, now: Ps) {
+        let w = self.wake_slot(t);
+        if *w == now {
+            *w = Ps::MAX;
+            self.todo(t);
+        }
+    }
+
+    /// Per VC count.
+    pub fn vcs(&self) -> u32 {
+        self.vcs
+    }
+
+    /// The input VCs waiting for an output VC at router `r`.
+    pub fn waiting(&self, r: u32) -> &[u32] {
+        &self.waiting[r as usize]
+    }
+}
+
+/// Where a stage takes flits from.
+enum From<'a> {
+    /// A buffer; its credits go back to its writer after `credit_delay`.
+    Buf(&'a mut Buf, Ps),
+    /// An endpoint's source queue: every flit of the packet there since `at`.
+    Source { at: Ps, rfree: &'a mut Ps },
+}
+
+/// Where a stage puts flits.
+enum To<'a> {
+    /// A buffer, which a flit sent at `t` enters (and can leave) at `t + transit`.
+    Buf(&'a mut Buf, Ps),
+    /// An endpoint: an unbounded sink.
+    Sink,
+}
+
+/// First flit time and how many flits a stage may move now.
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    start: Ps,
+    limit: u32,
+}
+
+/// What the switching mode asks of a packet's head at a stage.
+#[derive(Clone, Copy)]
+struct Rule {
+    /// Room for the whole packet in the next buffer (vct, saf).
+    whole_room: bool,
+    /// The whole packet in this buffer first (saf, at a router's crossbar).
+    whole_here: bool,
+}
+
+/// The earliest time the front packet (`pkt`, `flits` long, `done` of them already moved by
+/// this stage) can start moving from `from` to `to`, and how many flits it may move.
+fn plan(
+    now: Ps,
+    from: &From,
+    to: &To,
+    pkt: u32,
+    flits: u32,
+    done: u32,
+    rule: Rule,
+) -> Option<Plan> {
+    let (navail, a0, rfree, last_avail) = match from {
+        From::Buf(b, _) => {
+            let occ = b.pkts.front()?;
+            debug_assert_eq!(occ.pkt, pkt);
+            let n = occ.inn - occ.out;
+            let last = (occ.inn == flits).then(|| b.avail.at(n - 1)).flatten();
+            (n, b.avail.first()?, b.rfree, last)
+        }
+        From::Source { at, rfree } => (flits - done, *at, **rfree, Some(*at)),
+    };
+    if navail == 0 {
+        return None;
+    }
+    let (credits, c0, wfree) = match to {
+        To::Buf(b, _) => (b.credit.total(), b.credit.first()?, b.wfree),
+        To::Sink => (u32::MAX, 0, 0),
+    };
+    let mut start = now.max(a0).max(c0).max(rfree).max(wfree);
+    if done == 0 {
+        if rule.whole_room {
+            if credits < flits {
+                return None;
+            }
+            if let To::Buf(b, _) = to {
+                start = start.max(b.credit.at(flits - 1).expect("counted"));
+            }
+        }
+        if rule.whole_here {
+            start = start.max(last_avail?);
+        }
+    }
+    Some(Plan {
+        start,
+        limit: navail.min(credits),
+    })
+}
+
+/// Move up to `plan.limit` flits of the front packet from `from` to `to`, each at
+/// `max(previous + f, its time in from, its slot's time in to)`: run by run, so flits in
+/// lockstep cost one step. `contiguous`: stop at the first gap (a shared link). Returns the
+/// flits moved and the last one's time; `log` (audits) gets each run moved.
+fn transfer(
+    from: &mut From,
+    to: &mut To,
+    pkt: u32,
+    plan: Plan,
+    f: Ps,
+    contiguous: bool,
+    mut log: Option<&mut Vec<(Ps, u32)>>,
+) -> (u32, Ps) {
+    let mut n = 0u32;
+    let mut next = plan.start;
+    let mut last = plan.start;
+    while n < plan.limit {
+        let (a, ra) = match from {
+            From::Buf(b, _) => {
+                let r = b.avail.front().expect("counted");
+                (r.t, r.n)
+            }
+            From::Source { at, .. } => (*at, plan.limit - n),
+        };
+        let (c, rc) = match to {
+            To::Buf(b, _) => {
+                let r = b.credit.front().expect("counted");
+                (r.t, r.n)
+            }
+            To::Sink => (0, u32::MAX),
+        };
+        let m = ra.min(rc).min(plan.limit - n);
+        let s = next.max(a).max(c);
+        if contiguous && n > 0 && s > next {
+            break;
+        }
+        match from {
+            From::Buf(b, cd) => {
+                b.avail.pop(m);
+                b.credit.push(s + *cd, m, f);
+            }
+            From::Source { .. } => {}
+        }
+        if let To::Buf(b, transit) = to {
+            b.credit.pop(m);
+            b.avail.push(s + *transit, m, f);
+        }
+        if let Some(l) = log.as_deref_mut() {
+            l.push((s, m));
+        }
+        n += m;
+        last = s + (m - 1) as Ps * f;
+        next = last + f;
+    }
+    match from {
+        From::Buf(b, _) => {
+            b.pkts.front_mut().expect("front packet").out += n;
+            b.rfree = next;
+        }
+        From::Source { rfree, .. } => **rfree = next,
+    }
+    if let To::Buf(b, _) = to {
+        match b.pkts.back_mut() {
+            Some(o) if o.pkt == pkt => o.inn += n,
+            _ => b.pkts.push_back(Occ {
+                pkt,
+                inn: n,
+                out: 0,
+            }),
+        }
+        b.wfree = next;
+    }
+    (n, last)
+}
+
+impl Network {
+    fn rule(&self, crossbar: bool) -> Rule {
+        let sw = self.p.switching;
+        Rule {
+            whole_room: matches!(sw, Switching::Vct | Switching::Saf),
+            whole_here: crossbar && sw == Switching::Saf,
+        }
+    }
+
+    /// Serve `t` at `self.now`.
+    pub(crate) fn serve(&mut self, t: Task) {
+        match t {
+            Task::In(i) => self.serve_in(i),
+            Task::Out(g) => self.serve_link(g),
+            Task::Src(e) => self.serve_src(e),
+        }
+    }
+
+    /// Have `t` served at `at` (now, or by a wake-up event).
+    pub(crate) fn wake(&mut self, t: Task, at: Ps) {
+        if at <= self.now {
+            self.fab.todo(t);
+            return;
+        }
+        let w = self.fab.wake_slot(t);
+        if at < *w {
+            *w = at;
+            let ev = match t {
+                Task::In(i) => NetEvent::WakeIn(i),
+                Task::Out(g) => NetEvent::WakeOut(g),
+                Task::Src(e) => NetEvent::WakeSrc(e),
+            };
+            self.schedule(at, ev);
+        }
+    }
+
+    /// The stage that writes input VC `i`: the link of the port across, or the endpoint.
+    fn upstream(&self, i: u32) -> Task {
+        let gp = i / self.p.vcs;
+        match self.g.endpoint(gp) {
+            NONE => Task::Out(self.g.far(gp)),
+            e => Task::Src(e),
+        }
+    }
+
+    /// Routing and crossbar of input VC `i`.
+    fn serve_in(&mut self, i: u32) {
+        let now = self.now;
+        loop {
+            let Some(&occ) = self.fab.inb[i as usize].pkts.front() else {
+                return;
+            };
+            let pi = occ.pkt;
+            let flits = self.pkts[pi as usize].flits;
+            if self.fab.route[i as usize] == NONE {
+                let b = &self.fab.inb[i as usize];
+                let head = b.avail.first().expect("a head flit is committed");
+                let at = head.max(b.rfree);
+                if at > now {
+                    self.wake(Task::In(i), at);
+                    return;
+                }
+                if !self.allocate(i, pi) {
+                    return;
+                }
+            }
+            let o = self.fab.route[i as usize];
+            let rule = self.rule(true);
+            let (f, cd) = (self.p.flit_time, self.p.link_latency);
+            let fab = &mut self.fab;
+            let mut from = From::Buf(&mut fab.inb[i as usize], cd);
+            let mut to = To::Buf(&mut fab.outb[o as usize], 0);
+            if let Some(pl) = plan(now, &from, &to, pi, flits, occ.out, rule) {
+                let log = self.audit.as_mut().map(|a| &mut a.runs);
+                let (n, _) = transfer(&mut from, &mut to, pi, pl, f, false, log);
+                let out_vc = self.fab.inb.len() as u32 + o;
+                self.audit_moves(Some(i), Some((out_vc, 0)));
+                if n > 0 {
+                    self.last_move = now;
+                    self.fab.todo(Task::Out(o / self.p.vcs));
+                    let up = self.upstream(i);
+                    self.fab.todo(up);
+                }
+            }
+            let occ = *self.fab.inb[i as usize].pkts.front().expect("still there");
+            if occ.out < flits {
+                return;
+            }
+            // The tail has crossed: the output VC is free for another packet.
+            self.fab.inb[i as usize].pkts.pop_front();
+            self.fab.route[i as usize] = NONE;
+            self.release(o);
+        }
+    }
+
+    /// VC allocation for the packet at the front of input VC `i`.
+    fn allocate(&mut self, i: u32, pi: u32) -> bool {
+        let vcs = self.p.vcs;
+        let gp_in = i / vcs;
+        let r = self.g.router_of(gp_in);
+        let p = self.pkts[pi as usize];
+        let mut cands = std::mem::take(&mut self.cands);
+        cands.clear();
+        let dst_port = self.g.ep_port(p.dst);
+        if self.g.router_of(dst_port) == r {
+            cands.push(super::routing::Candidate {
+                port: self.g.local(dst_port),
+                vcs: super::routing::all_vcs(vcs),
+                pri: 0,
+                atomic: false,
+                next: p.route,
+            });
+        } else {
+            self.routing.route(r, &p.route, &*self, &mut cands);
+        }
+        // The unowned output VC with the most free credits (its own and the next buffer's),
+        // lower pri first, then the first found.
+        let mut best: Option<(u8, u32, u32, usize)> = None;
+        for (k, c) in cands.iter().enumerate() {
+            let gp = self.g.port(r, c.port);
+            for v in 0..vcs {
+                if c.vcs >> v & 1 == 0 {
+                    continue;
+                }
+                let o = gp * vcs + v;
+                let ob = &self.fab.outb[o as usize];
+                if self.fab.owner[o as usize] != NONE || ob.cap == 0 {
+                    continue;
+                }
+                let far = self.g.far(gp);
+                if c.atomic
+                    && !(ob.pkts.is_empty()
+                        && (far == NONE || self.fab.inb[(far * vcs + v) as usize].pkts.is_empty()))
+                {
+                    continue;
+                }
+                let mut score = ob.credit.count_by(self.now);
+                if far != NONE {
+                    score += self.fab.inb[(far * vcs + v) as usize]
+                        .credit
+                        .count_by(self.now);
+                }
+                let better = match best {
+                    None => true,
+                    Some((bp, bs, _, _)) => c.pri < bp || (c.pri == bp && score > bs),
+                };
+                if better {
+                    best = Some((c.pri, score, o, k));
+                }
+            }
+        }
+        let chosen = best.map(|(_, _, o, k)| (o, cands[k].next));
+        self.cands = cands;
+        let Some((o, next)) = chosen else {
+            if !self.fab.is_waiting[i as usize] {
+                self.fab.is_waiting[i as usize] = true;
+                self.fab.waiting[r as usize].push(i);
+            }
+            return false;
+        };
+        self.fab.owner[o as usize] = pi;
+        self.fab.owner_in[o as usize] = i;
+        self.fab.route[i as usize] = o;
+        let pk = &mut self.pkts[pi as usize];
+        pk.route = next;
+        if self.g.far(o / vcs) != NONE {
+            pk.hops += 1;
+        }
+        true
+    }
+
+    /// Output VC `o` is free: the packets waiting at its router try again.
+    fn release(&mut self, o: u32) {
+        self.fab.owner[o as usize] = NONE;
+        self.fab.owner_in[o as usize] = NONE;
+        let r = self.g.router_of(o / self.p.vcs) as usize;
+        let waiting = std::mem::take(&mut self.fab.waiting[r]);
+        for &w in &waiting {
+            self.fab.is_waiting[w as usize] = false;
+            self.fab.todo(Task::In(w));
+        }
+        let mut waiting = waiting;
+        waiting.clear();
+        self.fab.waiting[r] = waiting;
+    }
+
+    /// The link of output port `gp`. A packet it is sending keeps it as long as its flits
+    /// follow each other without a gap (BookSim's `hold_switch_for_packet`): when more of
+    /// them become known, the burst is extended in place, so a packet flowing freely costs no
+    /// event per buffer-full. Otherwise, when the link is free, round robin over the VCs with a
+    /// flit and a credit now.
+    fn serve_link(&mut self, gp: u32) {
+        let now = self.now;
+        let free = self.fab.link_free[gp as usize];
+        let cur = self.fab.cur[gp as usize];
+        if cur != NONE && free >= now {
+            if let Some((occ, pl)) = self.link_plan(gp, cur, free) {
+                if pl.start == free && occ.pkt == self.fab.cur_pkt[gp as usize] {
+                    self.link_commit(gp, cur, occ, pl);
+                    return;
+                }
+            }
+        }
+        if free > now {
+            self.link_rewake(gp, free);
+            return;
+        }
+        let vcs = self.p.vcs;
+        let mut earliest = Ps::MAX;
+        for k in 0..vcs {
+            let v = (self.fab.rr[gp as usize] + k) % vcs;
+            if let Some((occ, pl)) = self.link_plan(gp, v, now) {
+                if pl.start == now {
+                    self.link_commit(gp, v, occ, pl);
+                    return;
+                }
+                earliest = earliest.min(pl.start);
+            }
+        }
+        if earliest != Ps::MAX {
+            self.wake(Task::Out(gp), earliest);
+        }
+    }
+
+    /// When the front packet of output VC `v` of port `gp` could next use the link, from `at`.
+    fn link_plan(&mut self, gp: u32, v: u32, at: Ps) -> Option<(Occ, Plan)> {
+        let vcs = self.p.vcs;
+        let o = (gp * vcs + v) as usize;
+        let occ = *self.fab.outb[o].pkts.front()?;
+        let flits = self.pkts[occ.pkt as usize].flits;
+        let far = self.g.far(gp);
+        let rule = self.rule(false);
+        let transit = self.p.flit_time + self.p.link_latency + self.p.router_delay;
+        let fab = &mut self.fab;
+        let from = From::Buf(&mut fab.outb[o], 0);
+        let to = if far == NONE {
+            To::Sink
+        } else {
+            To::Buf(&mut fab.inb[(far * vcs + v) as usize], transit)
+        };
+        plan(at, &from, &to, occ.pkt, flits, occ.out, rule).map(|pl| (occ, pl))
+    }
+
+    /// Send a burst of the front packet of output VC `v` over port `gp`'s link.
+    fn link_commit(&mut self, gp: u32, v: u32, occ: Occ, pl: Plan) {
+        let vcs = self.p.vcs;
+        let o = gp * vcs + v;
+        let far = self.g.far(gp);
+        let f = self.p.flit_time;
+        let transit = f + self.p.link_latency + self.p.router_delay;
+        let fab = &mut self.fab;
+        let mut from = From::Buf(&mut fab.outb[o as usize], 0);
+        let mut to = if far == NONE {
+            To::Sink
+        } else {
+            To::Buf(&mut fab.inb[(far * vcs + v) as usize], transit)
+        };
+        let log = self.audit.as_mut().map(|a| &mut a.runs);
+        let (n, last) = transfer(&mut from, &mut to, occ.pkt, pl, f, true, log);
+        let arrive = f + self.p.link_latency;
+        self.audit_moves(
+            Some(self.fab.inb.len() as u32 + o),
+            (far != NONE).then_some((far * vcs + v, arrive)),
+        );
+        self.last_move = self.now;
+        self.fab.link_free[gp as usize] = last + f;
+        self.fab.rr[gp as usize] = (v + 1) % vcs;
+        self.stats.port_busy[gp as usize] += n as Ps * f;
+        let flits = self.pkts[occ.pkt as usize].flits;
+        if occ.out + n == flits {
+            self.fab.outb[o as usize].pkts.pop_front();
+            self.fab.cur[gp as usize] = NONE;
+            if far == NONE {
+                self.schedule(last + f + self.p.link_latency, NetEvent::Deliver(occ.pkt));
+            }
+        } else {
+            self.fab.cur[gp as usize] = v;
+            self.fab.cur_pkt[gp as usize] = occ.pkt;
+        }
+        if far != NONE {
+            self.fab.todo(Task::In(far * vcs + v));
+        }
+        let owner_in = self.fab.owner_in[o as usize];
+        if owner_in != NONE {
+            self.fab.todo(Task::In(owner_in));
+        }
+        self.link_rewake(gp, last + f);
+    }
+
+    /// A busy link, free at `end`: wake it then if another VC has flits waiting, or at the end
+    /// of a known gap in the held packet's flits. (The held packet resumes by extension when
+    /// its credits come back: no event.)
+    fn link_rewake(&mut self, gp: u32, end: Ps) {
+        let vcs = self.p.vcs;
+        let v = self.fab.cur[gp as usize];
+        let mut wake = Ps::MAX;
+        for w in 0..vcs {
+            if self.fab.outb[(gp * vcs + w) as usize].avail.is_empty() {
+                continue;
+            }
+            if w == v {
+                if let Some((_, pl)) = self.link_plan(gp, v, end) {
+                    wake = wake.min(pl.start);
+                }
+            } else {
+                wake = wake.min(end);
+            }
+        }
+        if wake != Ps::MAX {
+            self.wake(Task::Out(gp), wake);
+        }
+    }
+
+    /// Injection from endpoint `e`'s source queue over its link into its router.
+    fn serve_src(&mut self, e: u32) {
+        let now = self.now;
+        let vcs = self.p.vcs;
+        let gp = self.g.ep_port(e);
+        let transit = self.p.flit_time + self.p.link_latency + self.p.router_delay;
+        let rule = self.rule(false);
+        loop {
+            let s = self.srcs[e as usize];
+            if s.head == NONE {
+                return;
+            }
+            let p = self.pkts[s.head as usize];
+            if s.invc == NONE {
+                // The input VC with the most free slots now (then in all), lowest first.
+                let v = (0..vcs)
+                    .max_by_key(|&v| {
+                        let c = &self.fab.inb[(gp * vcs + v) as usize].credit;
+                        (c.count_by(now), c.total(), std::cmp::Reverse(v))
+                    })
+                    .expect("a VC");
+                self.srcs[e as usize].invc = gp * vcs + v;
+            }
+            let invc = self.srcs[e as usize].invc;
+            let src = &mut self.srcs[e as usize];
+            let mut from = From::Source {
+                at: p.sent,
+                rfree: &mut src.rfree,
+            };
+            let mut to = To::Buf(&mut self.fab.inb[invc as usize], transit);
+            let Some(pl) = plan(now, &from, &to, s.head, p.flits, s.sent, rule) else {
+                return;
+            };
+            let log = self.audit.as_mut().map(|a| &mut a.runs);
+            let (n, _) = transfer(&mut from, &mut to, s.head, pl, self.p.flit_time, false, log);
+            self.audit_moves(None, Some((invc, self.p.flit_time + self.p.link_latency)));
+            self.srcs[e as usize].sent += n;
+            if n > 0 {
+                self.last_move = now;
+                self.fab.todo(Task::In(invc));
+            }
+            if self.srcs[e as usize].sent < p.flits {
+                return;
+            }
+            self.pop_source(e);
+        }
+    }
+}
+
+/// A test's record of every flit entering and leaving every buffer, checked afterwards
+/// against the buffers' capacities without trusting the credit bookkeeping.
+#[derive(Default)]
+pub struct Audit {
+    /// Runs moved by the last transfer.
+    runs: Vec<(Ps, u32)>,
+    /// (buffer: input VC i, or inputs + output VC o; time; flits; +1 in / -1 out).
+    pub moves: Vec<(u32, Ps, u32, i8)>,
+}
+
+impl Network {
+    /// Log the runs of the last transfer: leaving buffer `from` when they move, entering
+    /// buffer `to.0` `to.1` later (buffers numbered as in `moves`).
+    fn audit_moves(&mut self, from: Option<u32>, to: Option<(u32, Ps)>) {
+        let f = self.p.flit_time;
+        let Some(a) = self.audit.as_mut() else {
+            return;
+        };
+        for &(s, m) in &a.runs {
+            for k in 0..m as Ps {
+                if let Some(b) = from {
+                    a.moves.push((b, s + k * f, 1, -1));
+                }
+                if let Some((b, d)) = to {
+                    a.moves.push((b, s + d + k * f, 1, 1));
+                }
+            }
+        }
+        a.runs.clear();
+    }
+
+    /// Check the audit: no buffer ever held more flits than its capacity, and every credit
+    /// is accounted for (`avail + credits = capacity` in every buffer).
+    /// Every credit accounted for: `avail + credits = capacity` in every buffer.
+    #[cfg(test)]
+    pub(crate) fn audit_credits(&self) -> Result<(), String> {
+        let fab = &self.fab;
+        for (k, b) in fab.inb.iter().chain(&fab.outb).enumerate() {
+            if b.avail.total() + b.credit.total() != b.cap {
+                return Err(format!(
+                    "buffer {k}: {} flits + {} credits != capacity {}",
+                    b.avail.total(),
+                    b.credit.total(),
+                    b.cap
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    #[cfg(test)]
+    pub(crate) fn audit_check(&self) -> Result<(), String> {
+        self.audit_credits()?;
+        let fab = &self.fab;
+        let Some(a) = &self.audit else {
+            return Ok(());
+        };
+        // Buffers are FIFOs: the k-th flit in is the k-th out. Pair them into [in, out)
+        // intervals, then sweep (an interval ending at t frees its slot for one starting at t).
+        let n_in = fab.inb.len();
+        let mut ins: Vec<Vec<Ps>> = vec![Vec::new(); 2 * n_in];
+        let mut outs: Vec<Vec<Ps>> = vec![Vec::new(); 2 * n_in];
+        for &(b, t, _, d) in &a.moves {
+            if d > 0 {
+                ins[b as usize].push(t);
+            } else {
+                outs[b as usize].push(t);
+            }
+        }
+        for b in 0..2 * n_in {
+            let cap = if b < n_in {
+                fab.inb[b].cap
+            } else {
+                fab.outb[b - n_in].cap
+            };
+            let mut edges = Vec::new();
+            for (k, &t_in) in ins[b].iter().enumerate() {
+                let t_out = outs[b].get(k).copied().unwrap_or(Ps::MAX);
+                if t_out < t_in {
+                    return Err(format!(
+                        "buffer {b}: flit {k} leaves at {t_out} ps before it arrives at {t_in} ps"
+                    ));
+                }
+                if t_out > t_in {
+                    edges.push((t_in, 1i64));
+                    edges.push((t_out, -1));
+                }
+            }
+            if outs[b].len() > ins[b].len() {
+                return Err(format!("buffer {b}: more flits out than in"));
+            }
+            edges.sort();
+            let mut held = 0;
+            for (t, d) in edges {
+                held += d;
+                if held > cap as i64 {
+                    return Err(format!(
+                        "buffer {b} holds {held} flits at {t} ps (capacity {cap})"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl super::routing::LoadView for Network {
+    /// Flits in the output VCs of the port and in the input VCs they feed.
+    fn port_load(&self, r: u32, port: u32) -> u32 {
+        let gp = self.g.port(r, port);
+        let far = self.g.far(gp);
+        (0..self.p.vcs)
+            .map(|v| {
+                let o = &self.fab.outb[(gp * self.p.vcs + v) as usize];
+                let mut used = o.cap - o.credit.count_by(self.now);
+                if far != NONE {
+                    let i = &self.fab.inb[(far * self.p.vcs + v) as usize];
+                    used += i.cap - i.credit.count_by(self.now);
+                }
+                used
+            })
+            .sum()
+    }
+}

@@ -1,0 +1,158 @@
+//! Flit times in runs: the closed form that lets flits moving in lockstep cost one entry, not
+//! one event, per hop.
+//!
+//! A [`Runs`] queue lists, in FIFO order, the times of a sequence of flits (when each becomes
+//! available in a buffer) or of credits (when each free slot becomes usable). Flits that cross
+//! a link back to back are one run `t, t + f, t + 2f, ...`; a buffer's initial free slots are
+//! one run of stride 0. A queue holds at most as many runs as its buffer has slots, usually one
+//! or two.
+
+use crate::time::Ps;
+use std::collections::VecDeque;
+
+/// `n` times `t, t + stride, ..., t + (n - 1) stride`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Run {
+    pub t: Ps,
+    pub n: u32,
+    pub stride: Ps,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Runs {
+    q: VecDeque<Run>,
+    total: u32,
+}
+
+impl Runs {
+    pub fn with(t: Ps, n: u32) -> Self {
+        let mut r = Runs::default();
+        r.push(t, n, 0);
+        r
+    }
+
+    /// Number of times queued.
+    #[inline]
+    pub fn total(&self) -> u32 {
+        self.total
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// Append `n` times from `t` at `stride`, merged into the last run when they continue it.
+    #[inline]
+    pub fn push(&mut self, t: Ps, n: u32, stride: Ps) {
+        if n == 0 {
+            return;
+        }
+        self.total += n;
+        if let Some(last) = self.q.back_mut() {
+            // A single entry takes the stride of what it joins.
+            let s = match (last.n, n) {
+                (1, _) => stride,
+                (_, 1) => last.stride,
+                _ if last.stride == stride => stride,
+                _ => Ps::MAX,
+            };
+            if s != Ps::MAX && t == last.t + last.n as Ps * s {
+                last.stride = s;
+                last.n += n;
+                return;
+            }
+        }
+        self.q.push_back(Run { t, n, stride });
+    }
+
+    /// The first run (with the times already consumed removed).
+    #[inline]
+    pub fn front(&self) -> Option<Run> {
+        self.q.front().copied()
+    }
+
+    /// Time of the first entry.
+    #[inline]
+    pub fn first(&self) -> Option<Ps> {
+        self.q.front().map(|r| r.t)
+    }
+
+    /// Time of entry `i` (0 = first), if queued.
+    pub fn at(&self, mut i: u32) -> Option<Ps> {
+        for r in &self.q {
+            if i < r.n {
+                return Some(r.t + i as Ps * r.stride);
+            }
+            i -= r.n;
+        }
+        None
+    }
+
+    /// Entries with time at most `t`.
+    pub fn count_by(&self, t: Ps) -> u32 {
+        let mut c = 0;
+        for r in &self.q {
+            if r.t > t {
+                break;
+            }
+            let k = match (t - r.t).checked_div(r.stride) {
+                None => r.n,
+                Some(q) => q.saturating_add(1).min(r.n as Ps) as u32,
+            };
+            c += k;
+            if k < r.n {
+                break;
+            }
+        }
+        c
+    }
+
+    /// Drop the first `n` entries.
+    #[inline]
+    pub fn pop(&mut self, mut n: u32) {
+        debug_assert!(n <= self.total);
+        self.total -= n;
+        while n > 0 {
+            let r = self.q.front_mut().expect("popping queued times");
+            if n < r.n {
+                r.t += n as Ps * r.stride;
+                r.n -= n;
+                return;
+            }
+            n -= r.n;
+            self.q.pop_front();
+        }
+    }
+
+    /// The runs, first to last.
+    pub fn iter(&self) -> impl Iterator<Item = &Run> {
+        self.q.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_merge_pop_and_count() {
+        let mut r = Runs::default();
+        r.push(10, 3, 2); // 10 12 14
+        r.push(16, 2, 2); // continues: 16 18
+        r.push(30, 1, 2); // a gap: new run
+        r.push(32, 1, 2); // continues the single-entry run
+        assert_eq!(r.iter().count(), 2);
+        assert_eq!(r.total(), 7);
+        assert_eq!(r.at(4), Some(18));
+        assert_eq!(r.at(6), Some(32));
+        assert_eq!(r.count_by(15), 3);
+        assert_eq!(r.count_by(31), 6);
+        r.pop(4);
+        assert_eq!(r.first(), Some(18));
+        assert_eq!(r.count_by(100), 3);
+        let mut c = Runs::with(0, 4);
+        c.push(0, 2, 0);
+        assert_eq!((c.iter().count(), c.total(), c.count_by(0)), (1, 6, 6));
+    }
+}
