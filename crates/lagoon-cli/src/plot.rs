@@ -422,9 +422,11 @@ pub fn lines(
             (a, b, (a as i32..=b as i32).map(|e| 10f64.powi(e)).collect())
         }
     } else {
-        let ax = Axis::fit(lo, hi, false);
+        let ax = Axis::fit(lo, hi, lo >= 0.0);
         (ax.lo, ax.hi, ax.ticks())
     };
+    // Linear ticks print with the axis's own decimals; log ticks as round numbers.
+    let x_axis = (!log_x).then(|| Axis::fit(lo, hi, lo >= 0.0));
     let tx = |x: f64| if log_x { x.max(lo).log10() } else { x };
     let plot_w = w - LEFT - RIGHT;
     let px = |x: f64| LEFT + plot_w * (tx(x) - a) / (b - a);
@@ -449,7 +451,7 @@ pub fn lines(
             r##"<line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{:.1}" stroke="#eee"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
             TOP + HEIGHT,
             TOP + HEIGHT + 16.0,
-            fmt_num(t)
+            x_axis.map_or_else(|| fmt_num(t), |ax| ax.label(t))
         );
     }
     let _ = writeln!(
@@ -678,6 +680,19 @@ mod tests {
         // 9 markers each: circles for the first series, squares for the second, plus legend
         assert_eq!(svg.matches("<circle").count(), 9 + 1);
         assert!(svg.contains(">512</text>"), "powers-of-two ticks");
+        // A linear x axis from 0 with labels of its own decimals (no 0.6000000000000001).
+        let svg = lines(
+            "t",
+            "offered load",
+            "latency",
+            &[("a".into(), vec![(0.05, 30.0), (0.6, 50.0)])],
+            false,
+        );
+        assert!(
+            svg.contains(">0.0</text>") && svg.contains(">0.6</text>"),
+            "{svg}"
+        );
+        assert!(!svg.contains("0.6000"), "{svg}");
     }
 
     #[test]
