@@ -118,20 +118,6 @@ impl Axis {
     }
 }
 
-/// A round upper bound for an axis and its tick step.
-#[cfg(test)]
-fn nice_max(v: f64) -> (f64, f64) {
-    let v = if v.is_finite() && v > 0.0 { v } else { 1.0 };
-    let mag = 10f64.powf(v.log10().floor());
-    for m in [1.0, 2.0, 2.5, 5.0, 10.0] {
-        if m * mag >= v {
-            let top = m * mag;
-            return (top, top / 5.0);
-        }
-    }
-    (10.0 * mag, 2.0 * mag)
-}
-
 fn header(w: f64, h: f64, title: &str) -> String {
     let mut s = String::new();
     let _ = write!(
@@ -204,6 +190,24 @@ fn y_axis(s: &mut String, w: f64, ax: &Axis, label: &str) {
 
 /// Fill of series `k`'s bars: its colour plus a hatch of its own (solid, diagonal, back
 /// diagonal, horizontal, vertical, cross, dots, crosshatch), so bars stay apart in grey print.
+/// The two axis lines and the x label, centred under the plot at height `label_y`.
+fn frame(s: &mut String, w: f64, label_y: f64, x_label: &str) {
+    let _ = writeln!(
+        s,
+        r##"<line x1="{LEFT}" x2="{LEFT}" y1="{TOP}" y2="{:.1}" stroke="#000"/><line x1="{LEFT}" x2="{:.1}" y1="{:.1}" y2="{:.1}" stroke="#000"/>"##,
+        TOP + HEIGHT,
+        w - RIGHT,
+        TOP + HEIGHT,
+        TOP + HEIGHT
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="{:.1}" y="{label_y:.1}" text-anchor="middle">{}</text>"#,
+        LEFT + (w - LEFT - RIGHT) / 2.0,
+        esc(x_label)
+    );
+}
+
 fn hatch_defs(s: &mut String, names: &[String]) {
     s.push_str("<defs>\n");
     for (k, n) in names.iter().enumerate() {
@@ -357,21 +361,7 @@ pub fn bars(
             w - RIGHT
         );
     }
-    let _ = writeln!(
-        s,
-        r##"<line x1="{LEFT}" x2="{LEFT}" y1="{TOP}" y2="{:.1}" stroke="#000"/><line x1="{LEFT}" x2="{:.1}" y1="{:.1}" y2="{:.1}" stroke="#000"/>"##,
-        TOP + HEIGHT,
-        w - RIGHT,
-        TOP + HEIGHT,
-        TOP + HEIGHT
-    );
-    let _ = writeln!(
-        s,
-        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-        LEFT + plot_w / 2.0,
-        h - 8.0,
-        esc(x_label)
-    );
+    frame(&mut s, w, h - 8.0, x_label);
     legend(&mut s, &names, LEFT, 46.0, false);
     s.push_str("</svg>\n");
     s
@@ -454,21 +444,7 @@ pub fn lines(
             x_axis.map_or_else(|| fmt_num(t), |ax| ax.label(t))
         );
     }
-    let _ = writeln!(
-        s,
-        r##"<line x1="{LEFT}" x2="{LEFT}" y1="{TOP}" y2="{:.1}" stroke="#000"/><line x1="{LEFT}" x2="{:.1}" y1="{:.1}" y2="{:.1}" stroke="#000"/>"##,
-        TOP + HEIGHT,
-        w - RIGHT,
-        TOP + HEIGHT,
-        TOP + HEIGHT
-    );
-    let _ = writeln!(
-        s,
-        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-        LEFT + plot_w / 2.0,
-        TOP + HEIGHT + 38.0,
-        esc(x_label)
-    );
+    frame(&mut s, w, TOP + HEIGHT + 38.0, x_label);
     for (k, (name, pts)) in series.iter().enumerate() {
         let c = color(name, k);
         let pts: Vec<&(f64, f64)> = pts.iter().filter(ok).collect();
@@ -713,13 +689,6 @@ mod tests {
         }
         assert_eq!(heat(0.0), "#ffffcc");
         assert_eq!(heat(1.0), "#800026");
-    }
-
-    #[test]
-    fn nice_axis_bounds() {
-        assert_eq!(nice_max(3.7), (5.0, 1.0));
-        assert_eq!(nice_max(1.0), (1.0, 0.2));
-        assert_eq!(nice_max(0.0), (1.0, 0.2));
     }
 
     #[test]

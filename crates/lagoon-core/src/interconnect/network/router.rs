@@ -471,13 +471,11 @@ impl Network {
         cands.clear();
         let dst_port = self.g.ep_port(p.dst);
         if self.g.router_of(dst_port) == r {
-            cands.push(super::routing::Candidate {
-                port: self.g.local(dst_port),
-                vcs: super::routing::all_vcs(vcs),
-                pri: 0,
-                atomic: false,
-                next: p.route,
-            });
+            cands.push(super::routing::Candidate::hop(
+                self.g.local(dst_port),
+                super::routing::all_vcs(vcs),
+                p.route,
+            ));
         } else {
             self.routing.route(r, &p.route, &*self, &mut cands);
         }

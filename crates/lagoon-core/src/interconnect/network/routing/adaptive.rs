@@ -42,13 +42,7 @@ impl Routing for MinimalAdaptive {
         for d in 0..n {
             let (a, b) = (self.cube.coord(r, d), self.cube.coord(st.dest, d));
             if a != b {
-                out.push(Candidate {
-                    port: self.cube.port(d, b > a),
-                    vcs,
-                    pri: 0,
-                    atomic: false,
-                    next: *st,
-                });
+                out.push(Candidate::hop(self.cube.port(d, b > a), vcs, *st));
             }
         }
     }

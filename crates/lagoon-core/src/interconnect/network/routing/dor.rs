@@ -70,13 +70,11 @@ impl Routing for Dor {
     fn route(&self, r: u32, st: &RouteState, _view: &dyn LoadView, out: &mut Vec<Candidate>) {
         if let Some((d, plus, class)) = dor_hop(&self.cube, r, st.dest) {
             let class = if self.dateline { class } else { 0 };
-            out.push(Candidate {
-                port: self.cube.port(d, plus),
-                vcs: self.masks[class as usize],
-                pri: 0,
-                atomic: false,
-                next: *st,
-            });
+            out.push(Candidate::hop(
+                self.cube.port(d, plus),
+                self.masks[class as usize],
+                *st,
+            ));
         }
     }
 }

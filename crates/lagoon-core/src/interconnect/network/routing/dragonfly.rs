@@ -150,13 +150,11 @@ impl Routing for DragonflyRouting {
         if d.is_global(port) {
             next.globals += 1;
         }
-        out.push(Candidate {
+        out.push(Candidate::hop(
             port,
-            vcs: self.masks[st.globals.min(2) as usize],
-            pri: 0,
-            atomic: false,
+            self.masks[st.globals.min(2) as usize],
             next,
-        });
+        ));
     }
 }
 

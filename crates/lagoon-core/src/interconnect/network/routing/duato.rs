@@ -52,22 +52,16 @@ impl Routing for Duato {
             for (plus, ok) in [(true, p <= m), (false, m <= p)] {
                 if ok {
                     out.push(Candidate {
-                        port: c.port(d, plus),
-                        vcs: self.adaptive,
-                        pri: 0,
                         atomic: true,
-                        next: *st,
+                        ..Candidate::hop(c.port(d, plus), self.adaptive, *st)
                     });
                 }
             }
         }
         if let Some((d, plus, class)) = dor_hop(c, r, st.dest) {
             out.push(Candidate {
-                port: c.port(d, plus),
-                vcs: self.escape[class as usize],
                 pri: 1,
-                atomic: false,
-                next: *st,
+                ..Candidate::hop(c.port(d, plus), self.escape[class as usize], *st)
             });
         }
     }

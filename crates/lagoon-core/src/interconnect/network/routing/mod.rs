@@ -55,6 +55,20 @@ pub struct Candidate {
     pub next: RouteState,
 }
 
+impl Candidate {
+    /// A FIFO hop of preference 0: what every routing but Duato's offers.
+    #[inline]
+    pub fn hop(port: u32, vcs: u64, next: RouteState) -> Self {
+        Self {
+            port,
+            vcs,
+            pri: 0,
+            atomic: false,
+            next,
+        }
+    }
+}
+
 /// Router state a routing function may look at.
 pub trait LoadView {
     /// Flits queued for output port `port` of router `r` (its output buffers and the

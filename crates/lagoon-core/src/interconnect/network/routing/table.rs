@@ -92,13 +92,11 @@ impl Routing for UpDown {
             }
             let ph = if up { UP_OK } else { DOWN_ONLY };
             if self.d(st.dest, m, ph) as u32 + 1 == here as u32 {
-                out.push(Candidate {
+                out.push(Candidate::hop(
                     port,
-                    vcs: self.vcs,
-                    pri: 0,
-                    atomic: false,
-                    next: RouteState { phase: ph, ..*st },
-                });
+                    self.vcs,
+                    RouteState { phase: ph, ..*st },
+                ));
             }
         }
     }
