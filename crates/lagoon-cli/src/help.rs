@@ -9,8 +9,10 @@ use lagoon_workload::TraceFormat;
 
 /// `--arch`: one of [`Arch::ALL`], each described in `--help`.
 pub fn arch() -> impl TypedValueParser<Value = Arch> {
-    PossibleValuesParser::new(Arch::ALL.map(|a| PossibleValue::new(a.name()).help(a.description())))
-        .map(|s| s.parse::<Arch>().expect("a listed back end"))
+    PossibleValuesParser::new(
+        Arch::CHOICES.map(|a| PossibleValue::new(a.name()).help(a.description())),
+    )
+    .map(|s| s.parse::<Arch>().expect("a listed back end"))
 }
 
 /// `--host-scheduler`: one of [`Scheme::ALL`].

@@ -356,6 +356,23 @@ impl Report {
                 v.backtracks
             );
         }
+        if let Some(n) = &self.interconnect.network {
+            let _ = writeln!(
+                s,
+                "network         {} of {} routers and {} links: {} messages, {:.1} ns mean network latency, {:.2} hops{}",
+                n.topology,
+                n.routers,
+                n.links,
+                n.messages,
+                n.mean_latency_ns,
+                n.mean_hops,
+                if n.probe_retries > 0 {
+                    format!(", {} probe retries", n.probe_retries)
+                } else {
+                    String::new()
+                }
+            );
+        }
         let f = &self.flash;
         let _ = writeln!(
             s,

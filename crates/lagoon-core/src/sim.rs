@@ -362,6 +362,15 @@ impl Simulator {
             })
             .collect();
         let spp = g.page_bytes / 512;
+        // Validation has built the network once; a failure here (a custom topology file
+        // changed since) ends the run with its message before any event.
+        let (net, fault) = match interconnect::build(arch, cfg, seed) {
+            Ok(n) => (n, None),
+            Err(e) => (
+                Box::new(interconnect::shared_bus::SharedBus::ideal(cfg)) as Box<dyn Interconnect>,
+                Some(e),
+            ),
+        };
         Self {
             q: EventQueue::new(),
             cmt,
@@ -369,7 +378,7 @@ impl Simulator {
                 .cache
                 .enabled
                 .then(|| DataCache::new(&cfg.cache, g.page_bytes)),
-            net: interconnect::build(arch, cfg, seed),
+            net,
             timing: FlashTiming::new(&cfg.flash),
             pcie: PcieLink::new(&cfg.host),
             txns: Vec::with_capacity(4096),
@@ -406,7 +415,7 @@ impl Simulator {
             verify: false,
             probe_done: Vec::new(),
             watchdog_events: WATCHDOG_EVENTS,
-            fault: None,
+            fault,
             cfg: cfg.clone(),
             ftl,
         }
@@ -534,6 +543,9 @@ impl Simulator {
     /// Run to completion (every request of every flow served), calling `progress` with the
     /// number of completed requests now and then.
     pub fn run(mut self, mut progress: impl FnMut(u64)) -> Result<Outcome, SimError> {
+        if let Some(e) = self.fault.take() {
+            return Err(SimError::Input(e));
+        }
         for f in 0..self.flows.len() {
             self.start_flow(f);
         }
@@ -566,7 +578,12 @@ impl Simulator {
                 Event::TransferDone { die, conflict } => self.on_transfer_done(now, die, conflict),
                 Event::ArrayDone { die } => self.on_array_done(now, die),
                 Event::Completed { req } => self.on_completed(now, req),
-                Event::Net(e) => self.net.on_event(now, e, &mut self.q),
+                Event::Net(e) => {
+                    self.net.on_event(now, e, &mut self.q);
+                    if let Some(e) = self.net.take_error() {
+                        self.fault = Some(e);
+                    }
+                }
             }
             if self.error.is_some() || self.fault.is_some() {
                 break;

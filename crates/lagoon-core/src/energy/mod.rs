@@ -122,6 +122,24 @@ fn is_mesh(arch: Arch) -> bool {
     matches!(arch, Arch::Nossd | Arch::Venice)
 }
 
+/// Routers and router-to-router links of `[network]`'s topology (`--arch net`).
+fn network_size(cfg: &SsdConfig) -> (u32, u32) {
+    use crate::interconnect::network::topology;
+    match topology::build(cfg) {
+        Ok(t) => {
+            let ports: u32 = (0..t.routers())
+                .map(|r| {
+                    (0..t.network_ports(r))
+                        .filter(|&p| t.neighbor(r, p).is_some())
+                        .count() as u32
+                })
+                .sum();
+            (t.routers(), ports / 2)
+        }
+        Err(_) => (0, 0),
+    }
+}
+
 /// Ports per router in NoSSD's channel list (`interconnect/nossd.rs`): the four mesh
 /// directions (0..4), ejection to the chip, ejection to a controller; then one injection
 /// channel per chip and one per controller.
@@ -139,7 +157,7 @@ impl Activity {
         let busy = |u: &[f64]| u.iter().sum::<f64>() * t;
         let (bus, link) = match arch {
             Arch::Baseline | Arch::Pssd | Arch::Pnssd | Arch::Ideal => (busy(util), 0.0),
-            Arch::Venice => (0.0, busy(util)),
+            Arch::Venice | Arch::Net => (0.0, busy(util)),
             Arch::Nossd => (0.0, nossd_link_busy(&o.config, util, t)),
         };
         Activity {
@@ -174,6 +192,8 @@ pub fn routers(cfg: &SsdConfig, arch: Arch) -> u32 {
     if is_mesh(arch) {
         let (r, c) = cfg.mesh_dims();
         r * c
+    } else if arch == Arch::Net {
+        network_size(cfg).0
     } else {
         0
     }
@@ -197,7 +217,8 @@ pub fn energy(cfg: &SsdConfig, arch: Arch, a: &Activity) -> EnergyReport {
     let n_routers = routers(cfg, arch);
     let router_power = match arch {
         Arch::Venice => e.router_mw,
-        Arch::Nossd => e.nossd_router_mw,
+        // The layer's router is a buffered packet router, as NoSSD's.
+        Arch::Nossd | Arch::Net => e.nossd_router_mw,
         _ => 0.0,
     };
     let seconds = a.sim_time_ns * 1e-9;
@@ -240,10 +261,12 @@ pub fn area(cfg: &SsdConfig, arch: Arch) -> AreaReport {
         Arch::Baseline | Arch::Pssd => f.channels,
         Arch::Pnssd => rows + cols,
         Arch::Ideal => f.channels * f.chips_per_channel,
-        Arch::Nossd | Arch::Venice => 0,
+        Arch::Nossd | Arch::Venice | Arch::Net => 0,
     };
     let links = if is_mesh(arch) {
         mesh_links(rows, cols)
+    } else if arch == Arch::Net {
+        network_size(cfg).1
     } else {
         0
     };
@@ -258,7 +281,7 @@ pub fn area(cfg: &SsdConfig, arch: Arch) -> AreaReport {
             Some(n_routers as f64 * e.router_area_mm2),
             Some(e.router_area_mm2 / e.flash_chip_area_mm2),
         ),
-        Arch::Nossd => (None, None),
+        Arch::Nossd | Arch::Net => (None, None),
         _ => (Some(0.0), Some(0.0)),
     };
     AreaReport {

@@ -13,6 +13,7 @@
 //! designs are built from and `lagoon net` drives alone.
 
 pub mod mesh;
+pub mod net;
 pub mod network;
 pub mod nossd;
 pub mod pnssd;
@@ -121,6 +122,28 @@ pub struct InterconnectStats {
     pub mesh: Option<MeshLayout>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub venice: Option<VeniceStats>,
+    /// `--arch net`: the network layer's counters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkStats>,
+}
+
+/// The network layer under an SSD (`--arch net`).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct NetworkStats {
+    pub topology: String,
+    pub routers: u32,
+    /// Router-to-router links (each is two directions in `channel_utilization`).
+    pub links: u32,
+    /// Messages (transfers) delivered, and their packets.
+    pub messages: u64,
+    pub packets: u64,
+    /// Mean time from a message's hand-over to the network to its last flit's arrival
+    /// (MQSimNet Table II's "network latency"), ns.
+    pub mean_latency_ns: f64,
+    /// Mean router-to-router hops per message.
+    pub mean_hops: f64,
+    /// Circuit switching: probes cancelled and re-sent.
+    pub probe_retries: u64,
 }
 
 impl InterconnectStats {
@@ -150,6 +173,7 @@ impl InterconnectStats {
             local_events: 0,
             mesh: None,
             venice: None,
+            network: None,
         }
     }
 }
@@ -171,6 +195,10 @@ pub trait Interconnect {
     fn describe_state(&self) -> String {
         format!("the {} back end holds transfers in progress", self.name())
     }
+    /// A failure the back end met in its last event (a deadlocked network), as a message.
+    fn take_error(&mut self) -> Option<String> {
+        None
+    }
 }
 
 /// Back-end architecture chosen on the command line.
@@ -183,10 +211,23 @@ pub enum Arch {
     Pnssd,
     Nossd,
     Venice,
+    /// The general network layer: any `[network]` topology, routing and switching.
+    Net,
 }
 
 impl Arch {
-    /// Every back end, in the order the Venice paper compares them.
+    /// Every back end the command line knows: the Venice paper's six, then `net`.
+    pub const CHOICES: [Arch; 7] = [
+        Arch::Baseline,
+        Arch::Pssd,
+        Arch::Pnssd,
+        Arch::Nossd,
+        Arch::Venice,
+        Arch::Ideal,
+        Arch::Net,
+    ];
+
+    /// The six designs the Venice paper compares, in its order (`--arch all`).
     pub const ALL: [Arch; 6] = [
         Arch::Baseline,
         Arch::Pssd,
@@ -205,6 +246,7 @@ impl Arch {
             Arch::Pnssd => "pnssd",
             Arch::Nossd => "nossd",
             Arch::Venice => "venice",
+            Arch::Net => "net",
         }
     }
 
@@ -219,19 +261,20 @@ impl Arch {
                 "router chip beside each flash chip; circuits reserved by scouts (Algorithm 1)"
             }
             Arch::Ideal => "path-conflict-free: a channel and controller per chip",
+            Arch::Net => "the general network layer: [network] topology, routing, switching",
         }
     }
 
     /// Every name, comma-separated (for messages).
     pub fn names() -> String {
-        Arch::ALL.map(Arch::name).join(", ")
+        Arch::CHOICES.map(Arch::name).join(", ")
     }
 }
 
 impl std::str::FromStr for Arch {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        Arch::ALL
+        Arch::CHOICES
             .into_iter()
             .find(|a| a.name() == s)
             .ok_or_else(|| format!("unknown architecture '{s}' (known: {})", Arch::names()))
@@ -244,13 +287,15 @@ impl std::fmt::Display for Arch {
     }
 }
 
-pub fn build(arch: Arch, cfg: &SsdConfig, seed: u64) -> Box<dyn Interconnect> {
-    match arch {
+/// The back end `arch` of drive `cfg`; an error only if `[network]` cannot be built.
+pub fn build(arch: Arch, cfg: &SsdConfig, seed: u64) -> Result<Box<dyn Interconnect>, String> {
+    Ok(match arch {
         Arch::Baseline => Box::new(shared_bus::SharedBus::baseline(cfg)),
         Arch::Ideal => Box::new(shared_bus::SharedBus::ideal(cfg)),
         Arch::Pssd => Box::new(shared_bus::SharedBus::pssd(cfg)),
         Arch::Pnssd => Box::new(pnssd::PnSsd::new(cfg)),
         Arch::Nossd => Box::new(nossd::NoSsd::new(cfg)),
         Arch::Venice => Box::new(venice::Venice::new(cfg, seed)),
-    }
+        Arch::Net => Box::new(net::NetSsd::new(cfg, seed).map_err(|e| e.to_string())?),
+    })
 }

@@ -1,6 +1,7 @@
 //! Integration tests of whole simulations, one file per topic.
 
 mod common;
+mod network;
 mod properties;
 mod robustness;
 mod timing;

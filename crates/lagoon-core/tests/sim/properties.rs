@@ -19,7 +19,7 @@ proptest! {
         count in 1u32..3000,
         cache in any::<bool>(),
         ideal_map in any::<bool>(),
-        arch in prop::sample::select(vec![Arch::Baseline, Arch::Ideal, Arch::Pssd, Arch::Pnssd, Arch::Nossd, Arch::Venice]),
+        arch in prop::sample::select(Arch::CHOICES.to_vec()),
         seed in 0u64..1000,
     ) {
         let mut c = tiny();

@@ -471,3 +471,28 @@ fn topology_sizes_hold_every_chip_and_attach_controllers() {
         }
     }
 }
+
+/// `Network::zero_load` is what a lone message takes, one packet or several sent back to back
+/// (the SSD back end calls a transfer conflicted when it takes longer).
+#[test]
+fn zero_load_of_a_lone_message_of_several_packets() {
+    for sw in [
+        Switching::Wormhole,
+        Switching::Vct,
+        Switching::Saf,
+        Switching::Circuit,
+    ] {
+        for hops in [0u32, 1, 4] {
+            for flits in [1u32, 4, 5, 11] {
+                // Packets of at most 4 flits: 1, 1, 2 and 3 packets.
+                let mut net = line(hops, params(sw, 4, 8));
+                let done = run(&mut net, &[(0, 0, 1, flits)]).unwrap();
+                assert_eq!(
+                    done[0].delivered - done[0].sent,
+                    net.zero_load(hops, flits),
+                    "{sw:?} H={hops} flits={flits}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,270 @@
+//! `--arch net`: an SSD back end on the general network layer ([`super::network`]; MQSimNet
+//! §III): any topology × routing × switching of `[network]` between the flash controllers and
+//! the flash chips.
+//!
+//! A transfer is one message: a command (with write data) from a controller to the chip, or
+//! read data from the chip to a controller (MQSimNet's network bridge sends a message per
+//! bus communication and takes its arrival as the communication's end, §III). Controller
+//! choice is Venice's rule (§4.2), as NoSSD's: the closest controller (fewest router hops,
+//! then lowest index) with nothing waiting to inject, else the closest.
+//!
+//! The network keeps its own event queue; this back end keeps one `Wake` in the engine's
+//! queue at the network's next event time and runs the network up to each wake, so the
+//! network costs the engine one event per distinct network time, not one per flit.
+//!
+//! A transfer has a *path conflict* (Venice §3.1) when it took longer than it would alone in
+//! the network on the hops it took ([`Network::zero_load`]): it waited for its controller's
+//! injection link, a buffer, a virtual channel or a link.
+
+use super::network::{Delivery, NetError, Network};
+use super::{Interconnect, InterconnectStats, NetEvent, NetworkStats, Transfer};
+use crate::config::SsdConfig;
+use crate::engine::EventQueue;
+use crate::sim::Event;
+use crate::time::Ps;
+
+pub struct NetSsd {
+    net: Network,
+    command_bytes: u32,
+    /// Router hops from each chip's router to each controller's (`chips × controllers`).
+    hops: Vec<u32>,
+    controllers: u32,
+    /// Times of the `Wake`s in the engine's queue, ascending.
+    wakes: Vec<Ps>,
+    deliveries: Vec<Delivery>,
+    transfers: u64,
+    conflicted: u64,
+    /// Time transfers spent beyond their zero-load latency.
+    wait: Ps,
+    latency_total: Ps,
+    hops_total: u64,
+    error: Option<NetError>,
+}
+
+impl NetSsd {
+    /// Fails on a `[network]` the layer cannot build (validation has run: this is rare, e.g.
+    /// a custom topology file that changed).
+    pub fn new(cfg: &SsdConfig, seed: u64) -> Result<Self, NetError> {
+        let net = Network::from_config(cfg, seed)?;
+        let (chips, controllers) = (net.chips(), net.endpoints() - net.chips());
+        let g = net.graph();
+        let mut hops = vec![0u32; (chips * controllers) as usize];
+        for f in 0..controllers {
+            let d = g.distances_to(g.ep_router(chips + f));
+            for c in 0..chips {
+                hops[(c * controllers + f) as usize] = d[g.ep_router(c) as usize];
+            }
+        }
+        Ok(Self {
+            net,
+            command_bytes: cfg.network.command_bytes,
+            hops,
+            controllers,
+            wakes: Vec::new(),
+            deliveries: Vec::new(),
+            transfers: 0,
+            conflicted: 0,
+            wait: 0,
+            latency_total: 0,
+            hops_total: 0,
+            error: None,
+        })
+    }
+
+    /// Venice §4.2: the closest controller with an empty source queue, else the closest.
+    fn pick_controller(&self, chip: u32) -> u32 {
+        let row = &self.hops[(chip * self.controllers) as usize..][..self.controllers as usize];
+        let closest = |free_only: bool| {
+            (0..self.controllers)
+                .filter(|&f| !free_only || self.net.queued(self.net.chips() + f) == 0)
+                .min_by_key(|&f| (row[f as usize], f))
+        };
+        closest(true)
+            .or_else(|| closest(false))
+            .expect("validation requires a controller")
+    }
+
+    /// Keep a `Wake` in the engine's queue at or before the network's next event.
+    fn arm(&mut self, q: &mut EventQueue<Event>) {
+        if let Some(t) = self.net.next_event_time() {
+            if self.wakes.first().is_none_or(|&w| t < w) {
+                q.schedule(t, Event::Net(NetEvent::Wake));
+                self.wakes.insert(0, t);
+            }
+        }
+    }
+}
+
+impl Interconnect for NetSsd {
+    fn name(&self) -> &'static str {
+        "net"
+    }
+
+    fn submit(&mut self, now: Ps, t: Transfer, q: &mut EventQueue<Event>) {
+        let fc = self.net.chips() + self.pick_controller(t.chip);
+        // The tag carries the die; commands (and write data) go to the chip, read data back.
+        if t.commands > 0 {
+            let bytes = t.commands as u64 * self.command_bytes as u64 + t.bytes as u64;
+            self.net.send(now, fc, t.chip, bytes, t.die as u64);
+        } else {
+            self.net.send(now, t.chip, fc, t.bytes as u64, t.die as u64);
+        }
+        self.arm(q);
+    }
+
+    fn on_event(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
+        debug_assert!(matches!(ev, NetEvent::Wake), "not a net event: {ev:?}");
+        // Wakes pop in time order: this is the earliest one.
+        self.wakes.remove(0);
+        if self.error.is_some() {
+            return;
+        }
+        if let Err(e) = self.net.advance(now, &mut self.deliveries) {
+            self.error = Some(e);
+            return;
+        }
+        for d in self.deliveries.drain(..) {
+            let took = d.delivered - d.sent;
+            let alone = self.net.zero_load(d.hops, d.flits);
+            let conflict = took > alone;
+            self.transfers += 1;
+            self.latency_total += took;
+            self.hops_total += d.hops as u64;
+            if conflict {
+                self.conflicted += 1;
+                self.wait += took - alone;
+            }
+            q.schedule(
+                d.delivered,
+                Event::TransferDone {
+                    die: d.tag as u32,
+                    conflict,
+                },
+            );
+        }
+        self.arm(q);
+    }
+
+    fn stats(&self, sim_time: Ps) -> InterconnectStats {
+        let g = self.net.graph();
+        // Router-to-router link directions (the network's links; endpoint links excluded).
+        let busy = (0..g.total_ports())
+            .filter(|&p| g.far(p) != super::network::topology::NONE)
+            .map(|p| self.net.stats.port_busy[p as usize]);
+        let mut s = InterconnectStats::from_busy(
+            self.transfers,
+            self.conflicted,
+            self.wait,
+            busy,
+            sim_time,
+        );
+        s.local_events = self.net.events();
+        let n = self.transfers.max(1) as f64;
+        s.network = Some(NetworkStats {
+            topology: self.net.topology().kind().to_string(),
+            routers: g.routers,
+            links: g.links,
+            messages: self.transfers,
+            mean_latency_ns: crate::time::to_ns_f64(self.latency_total) / n,
+            mean_hops: self.hops_total as f64 / n,
+            packets: self.net.stats.packets_delivered,
+            probe_retries: self.net.stats.probe_retries,
+        });
+        s
+    }
+
+    fn local_events(&self) -> u64 {
+        self.net.events()
+    }
+
+    fn take_error(&mut self) -> Option<String> {
+        self.error.take().map(|e| e.to_string())
+    }
+
+    fn describe_state(&self) -> String {
+        format!(
+            "the network holds {} packets ({} transfers delivered)",
+            self.net.in_flight(),
+            self.transfers
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drain(n: &mut NetSsd, q: &mut EventQueue<Event>) -> Vec<(Ps, u32, bool)> {
+        let mut done = Vec::new();
+        while let Some((now, ev)) = q.pop() {
+            match ev {
+                Event::Net(e) => n.on_event(now, e, q),
+                Event::TransferDone { die, conflict } => done.push((now, die, conflict)),
+                _ => unreachable!(),
+            }
+        }
+        done
+    }
+
+    fn xfer(chip: u32, commands: u32, bytes: u32) -> Transfer {
+        Transfer {
+            die: chip,
+            chip,
+            commands,
+            command_ps: 0,
+            bytes,
+        }
+    }
+
+    /// MQSimNet's router on an 8 × 8 mesh (defaults: 1-byte links at 1 ns, 64 B flits, one
+    /// cycle per router, 1 ns links). A command + 4 KB page from controller 0 (router 0) to
+    /// chip 7 (router 7, 7 hops): 65 flits, (H+2)(f+L) + (H+1)R + (P-1)f, no conflict.
+    #[test]
+    fn a_lone_write_takes_the_zero_load_time() {
+        let cfg = SsdConfig::default();
+        let mut n = NetSsd::new(&cfg, 1).unwrap();
+        let mut q = EventQueue::new();
+        n.submit(0, xfer(7, 1, 4096), &mut q);
+        let (f, l, r) = (64_000, 1_000, 1_000);
+        let want = 9 * (f + l) + 8 * r + 64 * f;
+        assert_eq!(drain(&mut n, &mut q), vec![(want, 7, false)]);
+        assert_eq!((n.transfers, n.conflicted), (1, 0));
+        let s = n.stats(want);
+        let net = s.network.unwrap();
+        assert_eq!((net.messages, net.mean_hops), (1, 7.0));
+        assert_eq!(s.channel_utilization.len(), 2 * 112);
+    }
+
+    /// Two pages for chips of row 0 at once: the first goes through controller 0; the second
+    /// finds controller 0's source queue busy and takes the nearest other one (controller 1,
+    /// one row down: one hop more), so neither waits. A third for the same chip as the first,
+    /// with every nearby controller busy too, waits behind it at the chip's ejection port.
+    #[test]
+    fn a_busy_controller_sends_the_next_transfer_to_the_nearest_free_one() {
+        let cfg = SsdConfig::default();
+        let mut n = NetSsd::new(&cfg, 1).unwrap();
+        let mut q = EventQueue::new();
+        n.submit(0, xfer(3, 1, 4096), &mut q);
+        n.submit(0, xfer(4, 1, 4096), &mut q);
+        let zl = |h| n.net.zero_load(h, 65);
+        let (a, b) = (zl(3), zl(5));
+        assert_eq!(drain(&mut n, &mut q), vec![(a, 3, false), (b, 4, false)]);
+        assert_eq!(n.stats(b).network.unwrap().mean_hops, 4.0);
+    }
+
+    /// Two pages for one chip at once from two controllers: they share the chip's ejection
+    /// link, so the second is late by about a page and counts as a path conflict.
+    #[test]
+    fn transfers_sharing_a_link_conflict() {
+        let cfg = SsdConfig::default();
+        let mut n = NetSsd::new(&cfg, 1).unwrap();
+        let mut q = EventQueue::new();
+        n.submit(0, xfer(3, 1, 4096), &mut q);
+        n.submit(0, xfer(3, 1, 4096), &mut q);
+        let done = drain(&mut n, &mut q);
+        assert_eq!(done.len(), 2);
+        assert!(!done[0].2 && done[1].2, "{done:?}");
+        assert!(done[1].0 >= done[0].0 + 64 * 64_000, "{done:?}");
+        assert_eq!((n.transfers, n.conflicted), (2, 1));
+    }
+}
