@@ -38,6 +38,8 @@ pub struct Record {
     pub sim_time_ns: f64,
     pub iops: f64,
     pub mean_latency_us: f64,
+    /// Submission queue entry to completion (no host-side wait).
+    pub device_latency_us: f64,
     pub p99_latency_us: f64,
     pub read_latency_us: f64,
     pub write_latency_us: f64,
@@ -53,6 +55,8 @@ pub struct Record {
     pub conflict_free_fraction: f64,
     /// Venice: transfers whose first scout reserved a path.
     pub first_try_transfer_fraction: Option<f64>,
+    /// `--arch net`: mean time from a message's hand-over to the network to its arrival.
+    pub network_latency_ns: Option<f64>,
     pub energy_mj: Option<f64>,
     pub average_power_mw: Option<f64>,
     #[serde(skip)]
@@ -67,6 +71,7 @@ impl Record {
             sim_time_ns: r.sim_time_ns,
             iops: r.iops,
             mean_latency_us: r.latency_ns.mean / 1e3,
+            device_latency_us: r.device_latency_ns.mean / 1e3,
             p99_latency_us: r.latency_ns.p99 as f64 / 1e3,
             read_latency_us: r.read_latency_ns.mean / 1e3,
             write_latency_us: r.write_latency_ns.mean / 1e3,
@@ -88,6 +93,7 @@ impl Record {
                 .venice
                 .as_ref()
                 .map(|v| v.first_try_transfer_fraction),
+            network_latency_ns: r.interconnect.network.as_ref().map(|n| n.mean_latency_ns),
             energy_mj: r.energy.as_ref().map(|e| e.total_mj),
             average_power_mw: r.energy.as_ref().map(|e| e.average_power_mw),
             cdf: r.latency_cdf.all.clone(),

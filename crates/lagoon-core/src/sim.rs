@@ -13,7 +13,9 @@
 //! Per-request and per-transaction state live in slabs addressed by `u32`; die queues are
 //! intrusive linked lists through the transaction slab, so the steady state allocates nothing.
 
-use crate::config::{DieScheduling, MappingConfig, Multiplane, SsdConfig, WriteCompletion};
+use crate::config::{
+    DieScheduling, DynamicMapping, MappingConfig, Multiplane, SsdConfig, WriteCompletion,
+};
 use crate::engine::EventQueue;
 use crate::flash::{FlashOp, FlashTiming};
 use crate::host::piq::{ChipSet, HostScheduler, SchedulerStats, Scheme};
@@ -1038,7 +1040,7 @@ impl Simulator {
                     Some(c) if x.req == NONE => c.sectors(lpa).count_ones() * 512,
                     _ => x.bytes,
                 };
-                let plane = self.ftl.plane_of_lpa(lpa);
+                let plane = self.write_plane(lpa);
                 self.txns[t as usize].plane = plane;
                 if covered < page && self.ftl.has_data(lpa) {
                     // Partial page over existing data: read the missing sectors first, then
@@ -1062,6 +1064,31 @@ impl Simulator {
             }
             _ => unreachable!("only user transactions are translated"),
         }
+    }
+
+    /// The plane a user page write goes to (MQSimNet §IV.A): the static one, or under
+    /// dynamic mapping the first idle die, from the static one on, of the chips (`chip`: same
+    /// die and plane index) or of all dies (`die`: same plane index). Idle: no operation in
+    /// progress and nothing queued; its plane must take a user write. None idle: static.
+    fn write_plane(&self, lpa: u64) -> u32 {
+        let fixed = self.ftl.plane_of_lpa(lpa);
+        let g = &self.ftl.geo;
+        let (die, p) = (g.die_of_plane(fixed), fixed % g.planes_per_die);
+        let (step, count) = match self.cfg.ftl.dynamic_mapping {
+            DynamicMapping::Static => return fixed,
+            DynamicMapping::Chip => (g.dies_per_chip, g.chips),
+            DynamicMapping::Die => (1, g.dies),
+        };
+        for k in 0..count {
+            let d = (die + k * step) % g.dies;
+            let plane = d * g.planes_per_die + p;
+            let idle = matches!(self.dies[d as usize].phase, Phase::Idle)
+                && self.queues[d as usize].iter().all(|l| l.head == NONE);
+            if idle && self.ftl.can_allocate(plane, Stream::User) {
+                return plane;
+            }
+        }
+        fixed
     }
 
     // ------------------------------------------------------------- die scheduling
@@ -1227,7 +1254,7 @@ impl Simulator {
             let ppa = match x.kind {
                 TxnKind::UserWrite => {
                     let lpa = x.lpa as u64;
-                    let ppa = self.ftl.write(lpa);
+                    let ppa = self.ftl.write_to(lpa, x.plane);
                     if let Some(c) = &mut self.cache {
                         if x.req == NONE {
                             c.program_started(lpa);

@@ -458,6 +458,19 @@ pub struct FtlConfig {
     /// program (`program`, MQSim) or as soon as its data has crossed the channel into the chip
     /// (`transfer`, SSDsim 2.1: the program runs on, the chip stays busy).
     pub write_completion: WriteCompletion,
+    /// Where a user page write goes (MQSimNet §IV.A): `static` (the allocation scheme's
+    /// plane), `chip` (die and plane index fixed, the first idle chip from the static one on)
+    /// or `die` (plane index fixed, the first idle die from the static one on).
+    pub dynamic_mapping: DynamicMapping,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum DynamicMapping {
+    #[default]
+    Static,
+    Chip,
+    Die,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
@@ -675,6 +688,7 @@ impl Default for FtlConfig {
             translation_entry_bytes: 8,
             die_scheduling: DieScheduling::Priority,
             write_completion: WriteCompletion::Program,
+            dynamic_mapping: DynamicMapping::Static,
         }
     }
 }

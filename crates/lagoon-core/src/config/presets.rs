@@ -9,6 +9,7 @@ pub const NAMES: &[&str] = &[
     "perf-optimized-32gbs",
     "cost-optimized-32gbs",
     "piq-ssdsim",
+    "mqsimnet",
 ];
 
 /// (name, TOML text) of every preset; the first is the base of the others.
@@ -30,6 +31,7 @@ const PRESETS: &[(&str, &str)] = &[
         include_str!("../../presets/cost-optimized-32gbs.toml"),
     ),
     ("piq-ssdsim", include_str!("../../presets/piq-ssdsim.toml")),
+    ("mqsimnet", include_str!("../../presets/mqsimnet.toml")),
 ];
 
 pub fn by_name(name: &str) -> Option<SsdConfig> {

@@ -65,6 +65,8 @@ pub struct FtlCounters {
     pub gc_runs: u64,
     /// Reads of logical pages never written (served as if written in preconditioning).
     pub unwritten_page_reads: u64,
+    /// User page writes placed away from their static plane (`ftl.dynamic_mapping`).
+    pub dynamic_redirects: u64,
 }
 
 pub struct Ftl {
@@ -366,9 +368,18 @@ impl Ftl {
         }
     }
 
-    /// Write a logical page out of place (user stream). Caller checked `can_allocate`.
+    /// Write a logical page out of place (user stream) in its static plane. Caller checked
+    /// `can_allocate`.
     pub fn write(&mut self, lpa: u64) -> u32 {
-        let plane = self.plane_of_lpa(lpa);
+        self.write_to(lpa, self.plane_of_lpa(lpa))
+    }
+
+    /// Write a logical page out of place in `plane` (dynamic mapping may choose another plane
+    /// than the static one; the mapping table follows). Caller checked `can_allocate`.
+    pub fn write_to(&mut self, lpa: u64, plane: u32) -> u32 {
+        if plane != self.plane_of_lpa(lpa) {
+            self.counters.dynamic_redirects += 1;
+        }
         let ppa = self.alloc_page(plane, Stream::User);
         self.invalidate_current(lpa);
         self.l2p.set(lpa, ppa);
