@@ -783,3 +783,69 @@ fn net_reports_points_and_plots_a_line_per_configuration() {
         "{err}"
     );
 }
+
+/// `lagoon reproduce mqsimnet` on a directory with one trace: Fig. 3's data file has one row
+/// per mapping x workload, Table II one per workload with the paper's value where the
+/// workload is one of its traces, and summary.json the keys issue 11 names.
+#[test]
+fn reproduce_mqsimnet_writes_every_figure() {
+    let dir = std::env::temp_dir().join(format!("lagoon-repro-mqsimnet-{}", std::process::id()));
+    let traces = dir.join("in");
+    std::fs::create_dir_all(&traces).unwrap();
+    let mut t = String::new();
+    for i in 0..300u64 {
+        t.push_str(&format!(
+            "{} 0 {} 16 {}\n",
+            i * 20_000,
+            i * 7_919 % 50_000 * 16,
+            i % 2
+        ));
+    }
+    std::fs::write(traces.join("tiny.trace"), t).unwrap();
+    let out = dir.join("out");
+    let (code, _, err) = lagoon(&[
+        "reproduce",
+        "mqsimnet",
+        "--traces",
+        traces.to_str().unwrap(),
+        "--requests",
+        "300",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let workloads = 8 + 1; // the stand-ins and the trace
+    assert_eq!(
+        csv_rows(&out.join("fig03_mapping.csv")).len(),
+        3 * workloads
+    );
+    let t2 = csv_rows(&out.join("table2_network_latency.csv"));
+    assert_eq!(t2.len(), workloads);
+    assert_eq!(t2[0][0], "hm_0");
+    assert_eq!(
+        (t2[0][3].as_str(), t2[0][4].as_str()),
+        ("17625.76", "17350.71")
+    );
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    for m in ["static", "chip", "die"] {
+        assert!(s["mapping_speedup"][m].as_f64().unwrap() > 0.0, "{m}");
+    }
+    for r in ["dor", "duato"] {
+        assert!(s["network_latency_ns"][r].as_f64().unwrap() > 0.0, "{r}");
+    }
+    for f in [
+        "fig03a_throughput.svg",
+        "fig03d_speedup_no_write_cache.svg",
+        "table2_network_latency.svg",
+    ] {
+        assert!(
+            std::fs::read_to_string(out.join(f))
+                .unwrap()
+                .contains("</svg>"),
+            "{f}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
