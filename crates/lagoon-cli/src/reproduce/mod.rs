@@ -5,7 +5,7 @@ pub mod mqsimnet;
 pub mod piq;
 pub mod venice;
 
-use crate::batch::Record;
+use crate::batch::{Job, Record};
 use crate::plot;
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -60,6 +60,31 @@ pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
 impl ReproduceArgs {
     pub fn out_dir(&self) -> &Path {
         self.out.as_deref().expect("set by reproduce()")
+    }
+
+    /// Run `jobs` (`what` they are, for the progress line) on `--jobs` threads and save every
+    /// record as runs.csv and runs.json in the output directory; the records and wall seconds.
+    pub(crate) fn run_jobs(&self, jobs: Vec<Job>, what: &str) -> Result<(Vec<Record>, f64)> {
+        let threads = self.jobs.unwrap_or_else(crate::batch::default_threads);
+        if !self.quiet {
+            eprintln!(
+                "reproduce {}: {} runs ({what}) on {threads} threads -> {}",
+                self.paper,
+                jobs.len(),
+                self.out_dir().display()
+            );
+        }
+        let start = std::time::Instant::now();
+        let recs = crate::batch::run_all(jobs, threads, self.quiet)?;
+        let wall = start.elapsed().as_secs_f64();
+        let out = self.out_dir();
+        std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+        write_csv(&out.join("runs.csv"), &recs)?;
+        write(
+            &out.join("runs.json"),
+            &serde_json::to_string_pretty(&recs)?,
+        )?;
+        Ok((recs, wall))
     }
 
     /// The command that regenerates these results, for the summaries.

@@ -11,10 +11,8 @@
 //! what the figure shows); Table II replays each workload by its own arrival times, as the
 //! paper's "traces not large enough to generate high traffic" implies.
 
-use super::{
-    bars_with_average, finite, mean, trace_files, write, write_csv, ReproduceArgs, Series,
-};
-use crate::batch::{self, Job, Record, RunKey};
+use super::{bars_with_average, finite, mean, trace_files, write, ReproduceArgs, Series};
+use crate::batch::{Job, Record, RunKey};
 use anyhow::{Context, Result};
 use lagoon_core::config::{DynamicMapping, RoutingKind, SsdConfig};
 use lagoon_core::host::Replay;
@@ -114,25 +112,12 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
             push("table2", name, c, Arch::Net, w, timed);
         }
     }
-    let threads = a.jobs.unwrap_or_else(batch::default_threads);
-    if !a.quiet {
-        eprintln!(
-            "reproduce mqsimnet: {} runs ({} workloads x (2 x 4 mappings + 2 routings)) on {threads} threads -> {}",
-            jobs.len(),
-            workloads.len(),
-            a.out_dir().display()
-        );
-    }
-    let start = std::time::Instant::now();
-    let recs = batch::run_all(jobs, threads, a.quiet)?;
-    let wall = start.elapsed().as_secs_f64();
+    let what = format!(
+        "{} workloads x (2 x 4 mappings + 2 routings)",
+        workloads.len()
+    );
+    let (recs, wall) = a.run_jobs(jobs, &what)?;
     let out = a.out_dir();
-    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-    write_csv(&out.join("runs.csv"), &recs)?;
-    write(
-        &out.join("runs.json"),
-        &serde_json::to_string_pretty(&recs)?,
-    )?;
     let names: Vec<String> = workloads.iter().map(|w| w.0.clone()).collect();
     let find = |exp: &str, w: &str, d: &str| {
         recs.iter()

@@ -8,10 +8,9 @@
 //! to RWS, as the paper reports "compared with RWS, on average".
 
 use super::{
-    bars_with_average, finite, mean, trace_files, write, write_csv, write_rows, ReproduceArgs,
-    Series,
+    bars_with_average, finite, mean, trace_files, write, write_rows, ReproduceArgs, Series,
 };
-use crate::batch::{self, Job, Record, RunKey};
+use crate::batch::{Job, Record, RunKey};
 use crate::plot;
 use anyhow::{Context, Result};
 use lagoon_core::config::{DieScheduling, SsdConfig, WriteCompletion};
@@ -206,25 +205,12 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
             }
         }
     }
-    let threads = a.jobs.unwrap_or_else(batch::default_threads);
-    if !a.quiet {
-        eprintln!(
-            "reproduce piq: {} runs ({} workloads x 5 schedulers, queue sweep, back ends) on {threads} threads -> {}",
-            jobs.len(),
-            workloads.len(),
-            a.out_dir().display()
-        );
-    }
-    let start = std::time::Instant::now();
-    let recs = batch::run_all(jobs, threads, a.quiet)?;
-    let wall = start.elapsed().as_secs_f64();
+    let what = format!(
+        "{} workloads x 5 schedulers, queue sweep, back ends",
+        workloads.len()
+    );
+    let (recs, wall) = a.run_jobs(jobs, &what)?;
     let out = a.out_dir();
-    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-    write_csv(&out.join("runs.csv"), &recs)?;
-    write(
-        &out.join("runs.json"),
-        &serde_json::to_string_pretty(&recs)?,
-    )?;
     let names: Vec<String> = workloads.iter().map(|w| w.0.clone()).collect();
     let find = |exp: &str, w: &str, d: &str, q: u32| {
         recs.iter().find(|r| {
