@@ -13,9 +13,7 @@
 //! Per-request and per-transaction state live in slabs addressed by `u32`; die queues are
 //! intrusive linked lists through the transaction slab, so the steady state allocates nothing.
 
-use crate::config::{
-    DieScheduling, DynamicMapping, MappingConfig, Multiplane, SsdConfig, WriteCompletion,
-};
+use crate::config::{DieScheduling, MappingConfig, Multiplane, SsdConfig, WriteCompletion};
 use crate::engine::EventQueue;
 use crate::flash::{FlashOp, FlashTiming};
 use crate::host::piq::{ChipSet, HostScheduler, SchedulerStats, Scheme};
@@ -1066,29 +1064,15 @@ impl Simulator {
         }
     }
 
-    /// The plane a user page write goes to (MQSimNet §IV.A): the static one, or under
-    /// dynamic mapping the first idle die, from the static one on, of the chips (`chip`: same
-    /// die and plane index) or of all dies (`die`: same plane index). Idle: no operation in
-    /// progress and nothing queued; its plane must take a user write. None idle: static.
+    /// The plane a user page write goes to ([`Ftl::write_plane`], MQSimNet §IV.A). Idle (our
+    /// reading of "an idle plane and die"): no operation in progress and nothing queued.
     fn write_plane(&self, lpa: u64) -> u32 {
-        let fixed = self.ftl.plane_of_lpa(lpa);
-        let g = &self.ftl.geo;
-        let (die, p) = (g.die_of_plane(fixed), fixed % g.planes_per_die);
-        let (step, count) = match self.cfg.ftl.dynamic_mapping {
-            DynamicMapping::Static => return fixed,
-            DynamicMapping::Chip => (g.dies_per_chip, g.chips),
-            DynamicMapping::Die => (1, g.dies),
-        };
-        for k in 0..count {
-            let d = (die + k * step) % g.dies;
-            let plane = d * g.planes_per_die + p;
-            let idle = matches!(self.dies[d as usize].phase, Phase::Idle)
-                && self.queues[d as usize].iter().all(|l| l.head == NONE);
-            if idle && self.ftl.can_allocate(plane, Stream::User) {
-                return plane;
-            }
-        }
-        fixed
+        let (dies, queues) = (&self.dies, &self.queues);
+        self.ftl
+            .write_plane(lpa, self.cfg.ftl.dynamic_mapping, |d| {
+                matches!(dies[d as usize].phase, Phase::Idle)
+                    && queues[d as usize].iter().all(|l| l.head == NONE)
+            })
     }
 
     // ------------------------------------------------------------- die scheduling

@@ -240,3 +240,34 @@ proptest! {
         }
     }
 }
+
+/// End to end on perf-optimized (Venice Table 1, one die per chip), write-only at queue depth
+/// 64 with the write cache off so the host sees the flash: `chip` and `die` (identical scans
+/// with one die per chip) redirect writes to idle dies and raise IOPS well above `static`
+/// (measured +34 % baseline, +36 % nossd at 200k writes), and `static` redirects nothing.
+#[test]
+fn dynamic_mapping_raises_write_iops_on_perf_optimized() {
+    let w = "syn:read=0,size=4k,addr=uniform,arrival=qd:64,count=20000";
+    for arch in [Arch::Baseline, Arch::Nossd] {
+        let at = |m: DynamicMapping| {
+            let mut c = lagoon_core::config::presets::by_name("perf-optimized").unwrap();
+            c.cache.enabled = false;
+            c.ftl.dynamic_mapping = m;
+            run(&c, arch, &[w], 1)
+        };
+        let (s, chip, die) = (
+            at(DynamicMapping::Static),
+            at(DynamicMapping::Chip),
+            at(DynamicMapping::Die),
+        );
+        assert_eq!(s.ftl.dynamic_redirects, 0, "{arch:?}");
+        assert_eq!(chip.iops, die.iops, "{arch:?}: one die per chip");
+        assert!(chip.ftl.dynamic_redirects > s.writes / 2, "{arch:?}");
+        assert!(
+            chip.iops > 1.2 * s.iops,
+            "{arch:?}: chip {} vs static {} IOPS",
+            chip.iops,
+            s.iops
+        );
+    }
+}

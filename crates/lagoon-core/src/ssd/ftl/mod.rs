@@ -9,7 +9,7 @@
 pub mod cmt;
 pub mod mapping;
 
-use crate::config::{FtlConfig, GcPolicy, SsdConfig};
+use crate::config::{DynamicMapping, FtlConfig, GcPolicy, SsdConfig};
 use crate::flash::Geometry;
 use mapping::{L2pMap, IMPLICIT};
 use rand::{Rng, SeedableRng};
@@ -368,6 +368,34 @@ impl Ftl {
         }
     }
 
+    /// The plane a user page write of `lpa` goes to under `mapping` (MQSimNet §IV.A): the
+    /// static one, or the first die, from the static one on (wrapping), that `die_idle` says is
+    /// idle and whose plane can take a user write, among the chips (`chip`: same die and plane
+    /// index) or among all dies (`die`: same plane index). None such: the static plane.
+    pub fn write_plane(
+        &self,
+        lpa: u64,
+        mapping: DynamicMapping,
+        die_idle: impl Fn(u32) -> bool,
+    ) -> u32 {
+        let fixed = self.plane_of_lpa(lpa);
+        let g = &self.geo;
+        let (die, p) = (g.die_of_plane(fixed), fixed % g.planes_per_die);
+        let (step, count) = match mapping {
+            DynamicMapping::Static => return fixed,
+            DynamicMapping::Chip => (g.dies_per_chip, g.chips),
+            DynamicMapping::Die => (1, g.dies),
+        };
+        for k in 0..count {
+            let d = (die + k * step) % g.dies;
+            let plane = d * g.planes_per_die + p;
+            if die_idle(d) && self.can_allocate(plane, Stream::User) {
+                return plane;
+            }
+        }
+        fixed
+    }
+
     /// Write a logical page out of place (user stream) in its static plane. Caller checked
     /// `can_allocate`.
     pub fn write(&mut self, lpa: u64) -> u32 {
@@ -683,6 +711,83 @@ mod tests {
         assert_eq!(ftl.valid_tag(home), None);
         assert_eq!(ftl.lookup(0), p);
         ftl.check_consistency().unwrap();
+    }
+
+    /// 2 channels x 2 chips x 2 dies x 2 planes: 4 chips, 8 dies; die `d` is in chip `d / 2`.
+    fn two_die_ftl() -> Ftl {
+        let mut c = tiny_config();
+        c.flash.dies_per_chip = 2;
+        Ftl::new(&c, 1)
+    }
+
+    /// Dynamic mapping's scan (MQSimNet §IV.A) with hand-set idle dies: the static die (chip 1,
+    /// die 1, plane 1) is busy; where does its write go?
+    #[test]
+    fn dynamic_mapping_scan_picks_the_first_idle_die_from_the_static_one() {
+        use DynamicMapping::{Chip, Die, Static};
+        let ftl = two_die_ftl();
+        let g = &ftl.geo;
+        assert_eq!((g.dies_per_chip, g.chips, g.dies), (2, 4, 8));
+        let fixed = 3 * g.planes_per_die + 1; // die 3 = chip 1, die index 1; plane index 1
+        let lpa = g.lpa_of(fixed, 5);
+        assert_eq!(ftl.plane_of_lpa(lpa), fixed);
+        let plane_of_die = |d: u32| d * g.planes_per_die + 1;
+        let only = |idle: &'static [u32]| move |d: u32| idle.contains(&d);
+
+        // Everything else idle: chip takes the next chip's die 1 (die 5), die the next die (4).
+        let all_but_static = |d: u32| d != 3;
+        assert_eq!(ftl.write_plane(lpa, Static, all_but_static), fixed);
+        assert_eq!(ftl.write_plane(lpa, Chip, all_but_static), plane_of_die(5));
+        assert_eq!(ftl.write_plane(lpa, Die, all_but_static), plane_of_die(4));
+        // The static die idle: it is the first candidate of every policy.
+        for m in [Static, Chip, Die] {
+            assert_eq!(ftl.write_plane(lpa, m, |_| true), fixed);
+        }
+        // Only die index 0 idle (dies 0, 2, 4, 6): chip must keep die index 1, so static;
+        // die takes the first from die 3 on, wrapping: 4.
+        assert_eq!(ftl.write_plane(lpa, Chip, only(&[0, 2, 4, 6])), fixed);
+        assert_eq!(
+            ftl.write_plane(lpa, Die, only(&[0, 2, 4, 6])),
+            plane_of_die(4)
+        );
+        // Scan order wraps around the drive: only chips 0 and 1's other die idle.
+        assert_eq!(ftl.write_plane(lpa, Chip, only(&[1, 2])), plane_of_die(1));
+        assert_eq!(ftl.write_plane(lpa, Die, only(&[1, 2])), plane_of_die(1));
+        assert_eq!(ftl.write_plane(lpa, Chip, only(&[7, 1])), plane_of_die(7));
+        // Every die busy: the static plane.
+        for m in [Static, Chip, Die] {
+            assert_eq!(ftl.write_plane(lpa, m, |_| false), fixed);
+        }
+    }
+
+    /// A candidate whose plane cannot take a user write is skipped, and a write placed away
+    /// from its static plane is counted and found through the mapping table.
+    #[test]
+    fn dynamic_mapping_skips_full_planes_and_counts_redirects() {
+        use DynamicMapping::{Chip, Die};
+        let mut ftl = two_die_ftl();
+        let g = ftl.geo.clone();
+        let fixed = 3 * g.planes_per_die + 1;
+        let lpa = g.lpa_of(fixed, 5);
+        // Fill die 5's plane 1 (the chip policy's first choice) to its GC reserve.
+        let full = 5 * g.planes_per_die + 1;
+        let filler = g.lpa_of(full, 0);
+        while ftl.can_allocate(full, Stream::User) {
+            ftl.write(filler);
+        }
+        assert_eq!(ftl.counters.dynamic_redirects, 0);
+        let busy = |d: u32| d != 3;
+        assert_eq!(ftl.write_plane(lpa, Chip, busy), 7 * g.planes_per_die + 1);
+        assert_eq!(ftl.write_plane(lpa, Die, busy), 4 * g.planes_per_die + 1);
+
+        let to = ftl.write_plane(lpa, Chip, busy);
+        let ppa = ftl.write_to(lpa, to);
+        assert_eq!(ftl.counters.dynamic_redirects, 1);
+        assert_eq!(ftl.lookup(lpa), ppa);
+        assert_eq!(g.plane_of_ppa(ppa), to);
+        ftl.write_to(lpa, fixed); // back home: not a redirect
+        assert_eq!(ftl.counters.dynamic_redirects, 1);
+        assert_eq!(ftl.check_consistency(), Ok(()));
     }
 
     proptest! {
