@@ -474,12 +474,12 @@ impl Simulator {
         &self.ftl
     }
 
-    /// Check the FTL mapping invariant (a full scan) when the run ends; see `Outcome::consistency`.
     /// Bound of the stuck-model watchdog (see [`WATCHDOG_EVENTS`]); tests lower it.
     pub fn set_watchdog(&mut self, events: u64) {
         self.watchdog_events = events.max(1);
     }
 
+    /// Check the FTL mapping invariant (a full scan) when the run ends; see `Outcome::consistency`.
     pub fn set_verify(&mut self, on: bool) {
         self.verify = on;
     }
