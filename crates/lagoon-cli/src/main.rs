@@ -36,7 +36,7 @@ enum Command {
         #[command(subcommand)]
         command: TraceCommand,
     },
-    /// Every design on one drive and workload, side by side.
+    /// Every design on one or more drives (repeat --ssd) and one workload, side by side.
     Compare(compare::CompareArgs),
     /// Regenerate a paper's evaluation: runs, CSV/JSON, SVG figures and a summary.
     Reproduce(reproduce::ReproduceArgs),

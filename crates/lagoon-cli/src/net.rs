@@ -67,8 +67,8 @@ struct Output<'a> {
     points: &'a [Point],
 }
 
-/// A configuration's label: a preset's name, or a file's stem.
-fn label(spec: &str) -> String {
+/// A configuration's label: a preset's name, or a file's stem (also `compare`'s ssd name).
+pub(crate) fn label(spec: &str) -> String {
     Path::new(spec)
         .file_stem()
         .map_or(spec.to_string(), |s| s.to_string_lossy().into_owned())

@@ -245,6 +245,177 @@ fn compare_runs_every_chosen_design() {
     assert!(err.contains("--arch 'bus'"), "{err}");
 }
 
+/// `lagoon compare` over several `--ssd`: every (drive, design) pair, drive by drive, named by
+/// preset or file stem (the path when two stems collide), speed-up over baseline on the same
+/// drive; one `--ssd` keeps its table without the `ssd` column; same seed, same output.
+#[test]
+fn compare_runs_every_drive_and_design() {
+    let wl = "syn:read=100,size=4k,arrival=qd:8,count=2000";
+    let small = tmp(
+        "small-drive.toml",
+        "[flash]\nchannels = 4\nchips_per_channel = 4\n",
+    );
+    let args = |ssds: &[&str], extra: &[&str]| {
+        let mut v = vec![
+            "compare",
+            "--arch",
+            "baseline,venice",
+            "--workload",
+            wl,
+            "--quiet",
+        ];
+        for s in ssds {
+            v.extend(["--ssd", s]);
+        }
+        v.extend_from_slice(extra);
+        lagoon(&v)
+    };
+    let (code, two, err) = args(&["perf-optimized", &small], &[]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = two.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!("perf-optimized (8x8), small-drive (4x4), workload {wl}")
+    );
+    let head: Vec<&str> = lines[1].split_whitespace().collect();
+    assert_eq!(head[..3], ["ssd", "design", "exec"], "{two}");
+    let rows: Vec<Vec<&str>> = lines[2..]
+        .iter()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let pairs: Vec<(&str, &str)> = rows.iter().map(|r| (r[0], r[1])).collect();
+    assert_eq!(
+        pairs,
+        [
+            ("perf-optimized", "baseline"),
+            ("perf-optimized", "venice"),
+            ("small-drive", "baseline"),
+            ("small-drive", "venice"),
+        ],
+        "{two}"
+    );
+    // Each drive's baseline is its own reference.
+    assert_eq!((rows[0][3], rows[2][3]), ("1.00", "1.00"), "{two}");
+    assert_ne!(
+        rows[0][2], rows[2][2],
+        "different drives, same time:\n{two}"
+    );
+
+    // One --ssd: the table as before, and the same numbers as that drive's rows above.
+    let (code, one, err) = args(&["perf-optimized"], &[]);
+    assert_eq!(code, 0, "{err}");
+    let one: Vec<&str> = one.lines().collect();
+    assert_eq!(one.len(), 4, "{one:?}");
+    assert_eq!(one[0], format!("perf-optimized (8x8), workload {wl}"));
+    assert!(one[1].starts_with("  design "), "{}", one[1]);
+    for (single, row) in one[2..].iter().zip(&rows[..2]) {
+        let fields: Vec<&str> = single.split_whitespace().collect();
+        assert_eq!(fields, row[1..], "{single}");
+    }
+
+    // JSON: the drive's name on every record; any thread count gives the same bytes.
+    let (code, json, err) = args(&["perf-optimized", &small], &["--json", "-", "--jobs", "1"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let recs: Vec<(&str, &str, &str)> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            assert_eq!(r["requests"], 2000);
+            (
+                r["ssd"].as_str().unwrap(),
+                r["mesh"].as_str().unwrap(),
+                r["design"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        recs,
+        [
+            ("perf-optimized", "8x8", "baseline"),
+            ("perf-optimized", "8x8", "venice"),
+            ("small-drive", "4x4", "baseline"),
+            ("small-drive", "4x4", "venice"),
+        ]
+    );
+    let (_, again, _) = args(&["perf-optimized", &small], &["--json", "-", "--jobs", "4"]);
+    assert_eq!(json, again);
+
+    // Two files with one stem go by their paths.
+    let other = std::path::Path::new(&small)
+        .parent()
+        .unwrap()
+        .join("other/small-drive.toml");
+    std::fs::create_dir_all(other.parent().unwrap()).unwrap();
+    std::fs::write(&other, "[flash]\nchannels = 2\nchips_per_channel = 8\n").unwrap();
+    let other = other.to_str().unwrap();
+    let (code, out, err) = lagoon(&[
+        "compare",
+        "--ssd",
+        &small,
+        "--ssd",
+        other,
+        "--arch",
+        "ideal",
+        "--workload",
+        wl,
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let names: Vec<&str> = out
+        .lines()
+        .skip(2)
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(names, [small.as_str(), other], "{out}");
+}
+
+/// A bad `--ssd` among several is one error naming it, before anything runs.
+#[test]
+fn compare_names_a_bad_ssd_once() {
+    let wl = "syn:read=100,size=4k,arrival=qd:8,count=2000";
+    let bad_key = tmp("bad-drive.toml", "[flash]\nchanels = 4\n");
+    let geometry = tmp("geo-drive.toml", "[flash]\nblocks_per_plane = 0\n");
+    let cases: [(&str, &[&str]); 4] = [
+        (
+            "cost-optimised",
+            &["unknown SSD preset 'cost-optimised'", "cost-optimized"],
+        ),
+        (&bad_key, &["bad-drive.toml", "chanels"]),
+        (
+            &geometry,
+            &["--ssd ", "geo-drive.toml", "flash.blocks_per_plane"],
+        ),
+        ("perf-optimized", &["--ssd perf-optimized is given twice"]),
+    ];
+    for (second, needles) in cases {
+        let (code, out, err) = lagoon(&[
+            "compare",
+            "--ssd",
+            "perf-optimized",
+            "--ssd",
+            second,
+            "--arch",
+            "baseline,venice",
+            "--workload",
+            wl,
+        ]);
+        assert_eq!(code, 2, "{second}: {err}");
+        assert!(out.is_empty(), "{second}: {out}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert_eq!(
+            err.lines().filter(|l| l.starts_with("error")).count(),
+            1,
+            "{second}: {err}"
+        );
+        for n in needles {
+            assert!(err.contains(n), "stderr for {second} lacks '{n}': {err}");
+        }
+        assert_eq!(err.matches(second).count(), 1, "named once: {err}");
+    }
+}
+
 fn csv_rows(path: &std::path::Path) -> Vec<Vec<String>> {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()
