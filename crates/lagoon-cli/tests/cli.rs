@@ -551,32 +551,7 @@ fn reproduce_venice_on_trace_files() {
 /// figure's data file, the queue sweep 1..512, and the per-scheme averages in summary.json.
 #[test]
 fn reproduce_piq_writes_every_figure() {
-    let dir = std::env::temp_dir().join(format!("lagoon-repro-piq-{}", std::process::id()));
-    let traces = dir.join("in");
-    std::fs::create_dir_all(&traces).unwrap();
-    let mut t = String::new();
-    for i in 0..300u64 {
-        t.push_str(&format!(
-            "{} 0 {} 16 {}\n",
-            i * 20_000,
-            i * 7_919 % 50_000 * 16,
-            i % 3 % 2
-        ));
-    }
-    std::fs::write(traces.join("tiny.trace"), t).unwrap();
-    let out = dir.join("out");
-    let (code, _, err) = lagoon(&[
-        "reproduce",
-        "piq",
-        "--traces",
-        traces.to_str().unwrap(),
-        "--requests",
-        "200",
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let (dir, out) = reproduce_on_tiny_trace("piq", "200", |i| i % 3 % 2);
     let workloads = 3; // the trace and the two synthetic workloads
     for f in [
         "fig08_read_latency.csv",
@@ -960,32 +935,7 @@ fn net_reports_points_and_plots_a_line_per_configuration() {
 /// workload is one of its traces, and summary.json the keys issue 11 names.
 #[test]
 fn reproduce_mqsimnet_writes_every_figure() {
-    let dir = std::env::temp_dir().join(format!("lagoon-repro-mqsimnet-{}", std::process::id()));
-    let traces = dir.join("in");
-    std::fs::create_dir_all(&traces).unwrap();
-    let mut t = String::new();
-    for i in 0..300u64 {
-        t.push_str(&format!(
-            "{} 0 {} 16 {}\n",
-            i * 20_000,
-            i * 7_919 % 50_000 * 16,
-            i % 2
-        ));
-    }
-    std::fs::write(traces.join("tiny.trace"), t).unwrap();
-    let out = dir.join("out");
-    let (code, _, err) = lagoon(&[
-        "reproduce",
-        "mqsimnet",
-        "--traces",
-        traces.to_str().unwrap(),
-        "--requests",
-        "300",
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let (dir, out) = reproduce_on_tiny_trace("mqsimnet", "300", |i| i % 2);
     let workloads = 8 + 1; // the stand-ins and the trace
     assert_eq!(
         csv_rows(&out.join("fig03_mapping.csv")).len(),
@@ -1019,4 +969,41 @@ fn reproduce_mqsimnet_writes_every_figure() {
         );
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `lagoon reproduce PAPER --requests N` on a directory holding one 300-request trace
+/// (request i a write when `write(i)` is 1) in a fresh temporary directory; it must succeed.
+/// Returns (the temporary directory, the output directory).
+fn reproduce_on_tiny_trace(
+    paper: &str,
+    requests: &str,
+    write: fn(u64) -> u64,
+) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("lagoon-repro-{paper}-{}", std::process::id()));
+    let traces = dir.join("in");
+    std::fs::create_dir_all(&traces).unwrap();
+    let mut t = String::new();
+    for i in 0..300u64 {
+        t.push_str(&format!(
+            "{} 0 {} 16 {}\n",
+            i * 20_000,
+            i * 7_919 % 50_000 * 16,
+            write(i)
+        ));
+    }
+    std::fs::write(traces.join("tiny.trace"), t).unwrap();
+    let out = dir.join("out");
+    let (code, _, err) = lagoon(&[
+        "reproduce",
+        paper,
+        "--traces",
+        traces.to_str().unwrap(),
+        "--requests",
+        requests,
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    (dir, out)
 }

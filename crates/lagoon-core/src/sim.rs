@@ -578,12 +578,7 @@ impl Simulator {
                 Event::TransferDone { die, conflict } => self.on_transfer_done(now, die, conflict),
                 Event::ArrayDone { die } => self.on_array_done(now, die),
                 Event::Completed { req } => self.on_completed(now, req),
-                Event::Net(e) => {
-                    self.net.on_event(now, e, &mut self.q);
-                    if let Some(e) = self.net.take_error() {
-                        self.fault = Some(e);
-                    }
-                }
+                Event::Net(e) => self.net.on_event(now, e, &mut self.q),
             }
             if self.error.is_some() || self.fault.is_some() {
                 break;
@@ -599,7 +594,8 @@ impl Simulator {
         if let Some(e) = self.error.take() {
             return Err(e.into());
         }
-        if let Some(e) = self.fault.take() {
+        // A back end that failed (a deadlocked network) stopped working; the queue drained.
+        if let Some(e) = self.fault.take().or_else(|| self.net.take_error()) {
             return Err(SimError::Input(e));
         }
         let outstanding: u64 = self

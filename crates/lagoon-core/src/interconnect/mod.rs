@@ -195,9 +195,38 @@ pub trait Interconnect {
     fn describe_state(&self) -> String {
         format!("the {} back end holds transfers in progress", self.name())
     }
-    /// A failure the back end met in its last event (a deadlocked network), as a message.
+    /// A failure that stopped the back end (a deadlocked network), as a message; asked once
+    /// the event queue has drained, since a failed back end schedules nothing more.
     fn take_error(&mut self) -> Option<String> {
         None
+    }
+}
+
+/// Test helper shared by the back ends' unit tests.
+#[cfg(test)]
+pub(crate) mod testutil {
+    use super::Interconnect;
+    use crate::engine::EventQueue;
+    use crate::sim::Event;
+    use crate::time::Ps;
+
+    /// Run a back end alone until no event is left, calling `after` after each event;
+    /// returns (time, die, conflict) per finished transfer.
+    pub(crate) fn drain<I: Interconnect>(
+        n: &mut I,
+        q: &mut EventQueue<Event>,
+        mut after: impl FnMut(&mut I),
+    ) -> Vec<(Ps, u32, bool)> {
+        let mut done = Vec::new();
+        while let Some((now, ev)) = q.pop() {
+            match ev {
+                Event::Net(e) => n.on_event(now, e, q),
+                Event::TransferDone { die, conflict } => done.push((now, die, conflict)),
+                _ => unreachable!("only interconnect events"),
+            }
+            after(n);
+        }
+        done
     }
 }
 

@@ -194,16 +194,8 @@ impl Interconnect for NetSsd {
 mod tests {
     use super::*;
 
-    fn drain(n: &mut NetSsd, q: &mut EventQueue<Event>) -> Vec<(Ps, u32, bool)> {
-        let mut done = Vec::new();
-        while let Some((now, ev)) = q.pop() {
-            match ev {
-                Event::Net(e) => n.on_event(now, e, q),
-                Event::TransferDone { die, conflict } => done.push((now, die, conflict)),
-                _ => unreachable!(),
-            }
-        }
-        done
+    fn drain<I: Interconnect>(n: &mut I, q: &mut EventQueue<Event>) -> Vec<(Ps, u32, bool)> {
+        super::super::testutil::drain(n, q, |_| {})
     }
 
     fn xfer(chip: u32, commands: u32, bytes: u32) -> Transfer {

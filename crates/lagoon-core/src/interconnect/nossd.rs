@@ -379,16 +379,8 @@ mod tests {
         c
     }
 
-    fn drain(n: &mut NoSsd, q: &mut EventQueue<Event>) -> Vec<(Ps, u32, bool)> {
-        let mut done = Vec::new();
-        while let Some((now, ev)) = q.pop() {
-            match ev {
-                Event::Net(e) => n.on_event(now, e, q),
-                Event::TransferDone { die, conflict } => done.push((now, die, conflict)),
-                _ => unreachable!(),
-            }
-        }
-        done
+    fn drain<I: Interconnect>(n: &mut I, q: &mut EventQueue<Event>) -> Vec<(Ps, u32, bool)> {
+        super::super::testutil::drain(n, q, |_| {})
     }
 
     #[test]

@@ -790,18 +790,10 @@ mod tests {
         v.fcs[fc].circuit = true;
     }
 
-    /// Run the interconnect alone until no event is left; returns (time, die, conflict) per transfer.
+    /// Run the interconnect alone until no event is left, checking the reservations after
+    /// every event; returns (time, die, conflict) per transfer.
     fn drain(v: &mut Venice, q: &mut EventQueue<Event>) -> Vec<(Ps, u32, bool)> {
-        let mut done = Vec::new();
-        while let Some((now, ev)) = q.pop() {
-            match ev {
-                Event::Net(e) => v.on_event(now, e, q),
-                Event::TransferDone { die, conflict } => done.push((now, die, conflict)),
-                _ => unreachable!(),
-            }
-            v.check_reservations().unwrap();
-        }
-        done
+        super::super::testutil::drain(v, q, |v| v.check_reservations().unwrap())
     }
 
     /// Venice Figure 8: FC0, FC1, FC2 hold paths; FC3 is the only free controller and F2 the

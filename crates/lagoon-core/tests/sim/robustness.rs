@@ -78,6 +78,34 @@ fn meaningless_network_values_are_named_with_their_range() {
     );
 }
 
+/// Every key that takes a name (the schema's table lists the numeric ones): an unknown name is
+/// one error naming the file, the key and every valid name.
+#[test]
+fn an_unknown_name_lists_the_valid_ones() {
+    for (section, key, valid) in [
+        ("flash", "command_timing", "`venice` or `onfi`"),
+        ("flash", "multiplane", "`same-offset`, `any`, `off`"),
+        ("ftl", "write_completion", "`program` or `transfer`"),
+        ("ftl", "dynamic_mapping", "`static`, `chip`, `die`"),
+        ("ftl", "die_scheduling", "`priority` or `fifo`"),
+        (
+            "network",
+            "switching",
+            "`circuit`, `saf`, `vct`, `wormhole`",
+        ),
+        ("network", "controller_attach", "`edge` or `spread`"),
+    ] {
+        let t = format!("[{section}]\n{key} = \"nonsense\"\n");
+        let e = err(&t);
+        assert!(
+            e.contains("hostile.toml")
+                && e.contains(&format!("{section}.{key}"))
+                && e.contains(valid),
+            "{t}: {e}"
+        );
+    }
+}
+
 #[test]
 fn a_wrong_type_names_the_file_and_key() {
     let e = err("[network]\nrows = \"eight\"\n");
