@@ -91,6 +91,14 @@ impl Buf {
             ..Default::default()
         }
     }
+
+    /// [`Runs::settle`] both queues at the current time (never a later one: a reader may
+    /// still ask about times before it).
+    #[inline]
+    fn settle(&mut self, now: Ps) {
+        self.avail.settle(now);
+        self.credit.settle(now);
+    }
 }
 
 /// The state of every router and link.
@@ -259,7 +267,9 @@ fn plan(
             let occ = b.pkts.front()?;
             debug_assert_eq!(occ.pkt, pkt);
             let n = occ.inn - occ.out;
-            let last = (occ.inn == flits).then(|| b.avail.at(n - 1)).flatten();
+            let last = (rule.whole_here && done == 0 && occ.inn == flits)
+                .then(|| b.avail.at(n - 1))
+                .flatten();
             (n, b.avail.first()?, b.rfree, last)
         }
         From::Source { at, rfree } => (flits - done, *at, **rfree, Some(*at)),
@@ -420,6 +430,7 @@ impl Network {
             };
             let pi = occ.pkt;
             let flits = self.pkts[pi as usize].flits;
+            self.fab.inb[i as usize].settle(now);
             if self.fab.route[i as usize] == NONE {
                 let b = &self.fab.inb[i as usize];
                 let head = b.avail.first().expect("a head flit is committed");
@@ -433,6 +444,7 @@ impl Network {
                 }
             }
             let o = self.fab.route[i as usize];
+            self.fab.outb[o as usize].settle(now);
             let rule = self.rule(true);
             let (f, cd) = (self.p.flit_time, self.p.link_latency);
             let fab = &mut self.fab;
@@ -494,6 +506,11 @@ impl Network {
                     continue;
                 }
                 let far = self.g.far(gp);
+                self.fab.outb[o as usize].settle(self.now);
+                if far != NONE {
+                    self.fab.inb[(far * vcs + v) as usize].settle(self.now);
+                }
+                let ob = &self.fab.outb[o as usize];
                 if c.atomic
                     && !(ob.pkts.is_empty()
                         && (far == NONE || self.fab.inb[(far * vcs + v) as usize].pkts.is_empty()))
@@ -597,7 +614,12 @@ impl Network {
         let far = self.g.far(gp);
         let rule = self.rule(false);
         let transit = self.p.flit_time + self.p.link_latency + self.p.router_delay;
+        let now = self.now;
         let fab = &mut self.fab;
+        fab.outb[o].settle(now);
+        if far != NONE {
+            fab.inb[(far * vcs + v) as usize].settle(now);
+        }
         let from = From::Buf(&mut fab.outb[o], 0);
         let to = if far == NONE {
             To::Sink
@@ -701,6 +723,7 @@ impl Network {
                 self.srcs[e as usize].invc = gp * vcs + v;
             }
             let invc = self.srcs[e as usize].invc;
+            self.fab.inb[invc as usize].settle(now);
             let src = &mut self.srcs[e as usize];
             let mut from = From::Source {
                 at: p.sent,

@@ -108,6 +108,37 @@ impl Runs {
         c
     }
 
+    /// Replace every time at or before `now` by `now`: one run at the front. Exact for a
+    /// reader that never asks before `now` (every use takes `max(now, t)`, and time only
+    /// moves forward), and it keeps the queue short: flits and credits that trickled in
+    /// at many past times, as under back-pressure, cost one run, not one each.
+    pub fn settle(&mut self, now: Ps) {
+        let mut past = 0u32;
+        while let Some(r) = self.q.front_mut() {
+            if r.t > now {
+                break;
+            }
+            let k = match (now - r.t).checked_div(r.stride) {
+                None => r.n,
+                Some(q) => q.saturating_add(1).min(r.n as Ps) as u32,
+            };
+            past += k;
+            if k < r.n {
+                r.t += k as Ps * r.stride;
+                r.n -= k;
+                break;
+            }
+            self.q.pop_front();
+        }
+        if past > 0 {
+            self.q.push_front(Run {
+                t: now,
+                n: past,
+                stride: 0,
+            });
+        }
+    }
+
     /// Drop the first `n` entries.
     #[inline]
     pub fn pop(&mut self, mut n: u32) {
@@ -154,5 +185,31 @@ mod tests {
         let mut c = Runs::with(0, 4);
         c.push(0, 2, 0);
         assert_eq!((c.iter().count(), c.total(), c.count_by(0)), (1, 6, 6));
+    }
+
+    #[test]
+    fn settle_keeps_every_answer_from_now_on() {
+        let mut r = Runs::default();
+        r.push(10, 3, 2); // 10 12 14
+        r.push(15, 1, 2); // 15
+        r.push(20, 2, 0); // 20 20
+        r.push(30, 2, 5); // 30 35
+        let before: Vec<_> = (13..40).map(|t| r.count_by(t)).collect();
+        let mut s = r.clone();
+        s.settle(13); // 10 12 -> 13 13; 14 15 20 20 30 35 stay
+        assert_eq!(s.iter().count(), 5);
+        assert_eq!(s.total(), r.total());
+        assert_eq!(
+            (s.first(), s.at(1), s.at(2), s.at(7)),
+            (Some(13), Some(13), Some(14), Some(35))
+        );
+        assert_eq!(before, (13..40).map(|t| s.count_by(t)).collect::<Vec<_>>());
+        s.settle(30); // all but 35
+        assert_eq!(
+            (s.iter().count(), s.count_by(30), s.at(7)),
+            (2, 7, Some(35))
+        );
+        s.settle(30);
+        assert_eq!(s.iter().count(), 2);
     }
 }
