@@ -140,25 +140,17 @@ fn network_size(cfg: &SsdConfig) -> (u32, u32) {
     }
 }
 
-/// Ports per router in NoSSD's channel list (`interconnect/nossd.rs`): the four mesh
-/// directions (0..4), ejection to the chip, ejection to a controller; then one injection
-/// channel per chip and one per controller.
-const NOSSD_PORTS: usize = 6;
-const MESH_DIRECTIONS: usize = 4;
-
 impl Activity {
     /// Read a finished run. `channel_utilization` holds, per back end: buses (baseline,
     /// pSSD, ideal), controllers' row/column bus time (pnSSD), undirected mesh links
-    /// (Venice), or NoSSD's directed router output channels, injection and ejection channels,
-    /// of which only the mesh directions are charged as links.
+    /// (Venice), or the network layer's router-to-router link directions (NoSSD, net).
     pub fn from_outcome(o: &Outcome, arch: Arch) -> Self {
         let t = to_ns_f64(o.sim_time);
         let util = &o.interconnect.channel_utilization;
         let busy = |u: &[f64]| u.iter().sum::<f64>() * t;
         let (bus, link) = match arch {
             Arch::Baseline | Arch::Pssd | Arch::Pnssd | Arch::Ideal => (busy(util), 0.0),
-            Arch::Venice | Arch::Net => (0.0, busy(util)),
-            Arch::Nossd => (0.0, nossd_link_busy(&o.config, util, t)),
+            Arch::Venice | Arch::Nossd | Arch::Net => (0.0, busy(util)),
         };
         Activity {
             sim_time_ns: t,
@@ -169,22 +161,6 @@ impl Activity {
             link_busy_ns: link,
         }
     }
-}
-
-/// Busy time of NoSSD's mesh-direction channels. If the channel list does not have the
-/// layout above (a changed back end), every channel is charged as a link.
-fn nossd_link_busy(cfg: &SsdConfig, util: &[f64], t: f64) -> f64 {
-    let (rows, cols) = cfg.mesh_dims();
-    let routers = (rows * cols) as usize;
-    let expected = routers * NOSSD_PORTS + routers + cfg.mesh_controllers() as usize;
-    if util.len() != expected {
-        return util.iter().sum::<f64>() * t;
-    }
-    util[..routers * NOSSD_PORTS]
-        .chunks_exact(NOSSD_PORTS)
-        .map(|ports| ports[..MESH_DIRECTIONS].iter().sum::<f64>())
-        .sum::<f64>()
-        * t
 }
 
 /// Routers of a design (one per flash node on the mesh; none on buses).

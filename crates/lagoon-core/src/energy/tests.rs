@@ -264,16 +264,12 @@ fn nossd_charges_only_mesh_links() {
     let r = run(&cfg, Arch::Nossd, w);
     let t = num(&r, "/sim_time_ns");
     let util = r["interconnect"]["channel_utilization"].as_array().unwrap();
-    // 4 routers × 6 output ports + 4 chip and 2 controller injection channels.
-    assert_eq!(util.len(), 4 * 6 + 4 + 2);
-    let all: f64 = util.iter().map(|u| u.as_f64().unwrap() * t).sum();
-    let mesh: f64 = util[..24]
-        .chunks(6)
-        .flat_map(|p| &p[..4])
-        .map(|u| u.as_f64().unwrap() * t)
-        .sum();
+    // The layer reports its router-to-router link directions only (no injection or
+    // ejection): a 2 x 2 mesh has 4 links, 8 directions, each charged while busy.
+    assert_eq!(util.len(), 2 * 4);
+    let mesh: f64 = util.iter().map(|u| u.as_f64().unwrap() * t).sum();
     let link = num(&r, "/energy/link_busy_ns");
-    assert!(link > 0.0 && link < all, "{link} of {all}");
+    assert!(link > 0.0);
     assert!((link - mesh).abs() <= 1e-9 * mesh);
     assert_close!(num(&r, "/energy/router_mj"), 4.0 * 1.0 * t * 1e-9);
 }

@@ -8,14 +8,14 @@
 //! a busy die happens before a transfer is ready and is not one.
 //!
 //! Implementations: [`shared_bus::SharedBus`] (`baseline`: N channels × M chips, one FC per
-//! channel; `ideal`: a channel and FC per chip), [`pnssd`], [`nossd`], [`venice`]; and
+//! channel; `ideal`: a channel and FC per chip), [`pnssd`], [`venice`]; and
 //! [`network`], the general network layer (topology × routing × switching) that networked
-//! designs are built from and `lagoon net` drives alone.
+//! designs are built from and `lagoon net` drives alone: [`net::NetSsd`] is `--arch net`
+//! and, configured by [`net::nossd_layer`], `--arch nossd`.
 
 pub mod mesh;
 pub mod net;
 pub mod network;
-pub mod nossd;
 pub mod pnssd;
 pub mod shared_bus;
 pub mod venice;
@@ -45,13 +45,6 @@ pub struct Transfer {
 pub enum NetEvent {
     /// A channel finished a transfer and may start the next queued one.
     ChannelFree { channel: u32 },
-    /// NoSSD: a packet's head reached the router it was sent to.
-    PacketHead { pkt: u32 },
-    /// NoSSD: a packet's tail crossed a channel; `in_port` is the buffer it held at the
-    /// channel's router.
-    ChannelTail { ch: u32, size: u32, in_port: u8 },
-    /// NoSSD: a packet reached its sink (chip or controller).
-    PacketDelivered { pkt: u32 },
     /// pnSSD: a controller finished its transfer.
     ControllerFree { fc: u32 },
     /// Venice: a controller's scout reaches its next router in reserve mode.
@@ -323,7 +316,7 @@ pub fn build(arch: Arch, cfg: &SsdConfig, seed: u64) -> Result<Box<dyn Interconn
         Arch::Ideal => Box::new(shared_bus::SharedBus::ideal(cfg)),
         Arch::Pssd => Box::new(shared_bus::SharedBus::pssd(cfg)),
         Arch::Pnssd => Box::new(pnssd::PnSsd::new(cfg)),
-        Arch::Nossd => Box::new(nossd::NoSsd::new(cfg)),
+        Arch::Nossd => Box::new(net::NetSsd::nossd(cfg, seed).map_err(|e| e.to_string())?),
         Arch::Venice => Box::new(venice::Venice::new(cfg, seed)),
         Arch::Net => Box::new(net::NetSsd::new(cfg, seed).map_err(|e| e.to_string())?),
     })

@@ -23,7 +23,45 @@ use crate::engine::EventQueue;
 use crate::sim::Event;
 use crate::time::Ps;
 
+/// NoSSD (Venice §3.2, Fig. 2d) as a configuration of the layer: the mesh of the flash array
+/// with a controller per row on the west edge, XY routing, virtual cut-through, one VC,
+/// 16 KB input buffers per port (`nossd_buffer_bytes`, also the largest packet), links at
+/// `nossd_link_mb_s` (or the channel rate) a byte per cycle, 1-byte flits (so a packet's
+/// head cuts through a router as soon as its first byte is in, as the packet model before
+/// the layer did). A head's time per hop, `f + L + R`, keeps NoSSD's router delay plus one
+/// link cycle (`(router_delay_cycles + 1) × link_cycle_ns`): the link latency is what is left
+/// of it after the flit time and router pipeline. The layer's router is input-output queued:
+/// its output buffers (a packet's worth, as VCT needs) are the difference to the packet
+/// model, explained in `docs/MODEL.md`.
+pub fn nossd_layer(cfg: &SsdConfig) -> SsdConfig {
+    use crate::config::{ControllerAttach, RoutingKind, Switching, TopologyKind};
+    let mut c = cfg.clone();
+    let n = &mut c.network;
+    let rate = if n.nossd_link_mb_s > 0.0 {
+        n.nossd_link_mb_s
+    } else {
+        cfg.flash.channel_mb_s
+    };
+    let hop = (n.router_delay_cycles as f64 + 1.0) * n.link_cycle_ns;
+    let byte_ns = 1e3 / rate;
+    n.topology = TopologyKind::Mesh;
+    n.routing = RoutingKind::Dor;
+    n.switching = Switching::Vct;
+    n.controller_attach = ControllerAttach::Edge;
+    n.dims.clear();
+    n.vcs = 1;
+    n.flit_bytes = 1;
+    n.link_width_bytes = 1;
+    n.link_cycle_ns = byte_ns;
+    n.packet_flits = n.nossd_buffer_bytes;
+    n.input_buffer_bytes = n.nossd_buffer_bytes;
+    n.output_buffer_bytes = n.nossd_buffer_bytes;
+    n.link_latency_ns = (hop - byte_ns * (n.router_delay_cycles as f64 + 1.0)).max(0.0);
+    c
+}
+
 pub struct NetSsd {
+    name: &'static str,
     net: Network,
     command_bytes: u32,
     /// Router hops from each chip's router to each controller's (`chips × controllers`).
@@ -56,6 +94,7 @@ impl NetSsd {
             }
         }
         Ok(Self {
+            name: "net",
             net,
             command_bytes: cfg.network.command_bytes,
             hops,
@@ -71,12 +110,19 @@ impl NetSsd {
         })
     }
 
-    /// Venice §4.2: the closest controller with an empty source queue, else the closest.
+    /// NoSSD on the layer ([`nossd_layer`]).
+    pub fn nossd(cfg: &SsdConfig, seed: u64) -> Result<Self, NetError> {
+        let mut n = Self::new(&nossd_layer(cfg), seed)?;
+        n.name = "nossd";
+        Ok(n)
+    }
+
+    /// Venice §4.2: the closest controller not sending, else the closest.
     fn pick_controller(&self, chip: u32) -> u32 {
         let row = &self.hops[(chip * self.controllers) as usize..][..self.controllers as usize];
         let closest = |free_only: bool| {
             (0..self.controllers)
-                .filter(|&f| !free_only || self.net.queued(self.net.chips() + f) == 0)
+                .filter(|&f| !free_only || !self.net.sending(self.net.chips() + f))
                 .min_by_key(|&f| (row[f as usize], f))
         };
         closest(true)
@@ -97,7 +143,7 @@ impl NetSsd {
 
 impl Interconnect for NetSsd {
     fn name(&self) -> &'static str {
-        "net"
+        self.name
     }
 
     fn submit(&mut self, now: Ps, t: Transfer, q: &mut EventQueue<Event>) {
@@ -225,6 +271,39 @@ mod tests {
         let net = s.network.unwrap();
         assert_eq!((net.messages, net.mean_hops), (1, 7.0));
         assert_eq!(s.channel_utilization.len(), 2 * 112);
+    }
+
+    /// NoSSD on the layer (2 × 3 mesh, 1.2 GB/s links): a command and 4 KB page (4103 flits
+    /// of 1 byte) from controller 0 (router 0) to chip 2 (router 2) crosses 2 router hops.
+    /// f = 833 ps per byte, R = one cycle = 833 ps, L = 2 ns - f - R = 333 ps (NoSSD's hop
+    /// of a router cycle and a 1 GHz link cycle): (H+2)(f+L) + (H+1)R + (P-1)f.
+    #[test]
+    fn nossd_cuts_a_packet_through_two_hops() {
+        let mut cfg = SsdConfig::default();
+        cfg.flash.channels = 2;
+        cfg.flash.chips_per_channel = 3;
+        let mut n = NetSsd::nossd(&cfg, 1).unwrap();
+        assert_eq!(n.name(), "nossd");
+        let p = n.net.params();
+        assert_eq!(
+            (p.flit_time, p.router_delay, p.link_latency),
+            (833, 833, 333)
+        );
+        assert_eq!((p.vcs, p.packet_flits, p.in_vc_flits), (1, 16384, 16384));
+        let mut q = EventQueue::new();
+        n.submit(0, xfer(2, 1, 4096), &mut q);
+        let want = 4 * (833 + 333) + 3 * 833 + 4102 * 833;
+        assert_eq!(drain(&mut n, &mut q), vec![(want, 2, false)]);
+        // Two more at once: the first (chip 1) takes controller 0; the second (chip 2) finds
+        // it sending and takes controller 1 (router 3), 3 hops away on links of its own.
+        n.submit(want, xfer(1, 1, 4096), &mut q);
+        n.submit(want, xfer(2, 1, 4096), &mut q);
+        let alone = |h: u64| (h + 2) * (833 + 333) + (h + 1) * 833 + 4102 * 833;
+        let done = drain(&mut n, &mut q);
+        assert_eq!(
+            done,
+            vec![(want + alone(1), 1, false), (want + alone(3), 2, false)]
+        );
     }
 
     /// Two pages for chips of row 0 at once: the first goes through controller 0; the second

@@ -354,6 +354,12 @@ impl Network {
     pub fn queued(&self, e: u32) -> u32 {
         self.srcs[e as usize].queued
     }
+    /// Endpoint `e` is sending: packets wait in its source queue, or the last one's flits
+    /// are still leaving over its injection link.
+    pub fn sending(&self, e: u32) -> bool {
+        let s = &self.srcs[e as usize];
+        s.queued > 0 || s.rfree > self.now.max(self.q.now())
+    }
     /// Events handled so far.
     pub fn events(&self) -> u64 {
         self.q.events_processed()

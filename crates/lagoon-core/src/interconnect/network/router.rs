@@ -458,8 +458,20 @@ impl Network {
                 if n > 0 {
                     self.last_move = now;
                     self.fab.todo(Task::Out(o / self.p.vcs));
+                    // Freed slots matter upstream only if flits wait there for them.
                     let up = self.upstream(i);
-                    self.fab.todo(up);
+                    let waits = match up {
+                        Task::Out(g) => !self.fab.outb[(g * self.p.vcs + i % self.p.vcs) as usize]
+                            .avail
+                            .is_empty(),
+                        Task::Src(e) => self.srcs[e as usize].head != NONE,
+                        Task::In(_) => {
+                            unreachable!("an input VC is written by a link or an endpoint")
+                        }
+                    };
+                    if waits {
+                        self.fab.todo(up);
+                    }
                 }
             }
             let occ = *self.fab.inb[i as usize].pkts.front().expect("still there");
