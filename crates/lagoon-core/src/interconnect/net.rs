@@ -130,6 +130,29 @@ impl NetSsd {
             .expect("validation requires a controller")
     }
 
+    /// Hand the engine the deliveries of the last advance.
+    fn deliver(&mut self, q: &mut EventQueue<Event>) {
+        for d in self.deliveries.drain(..) {
+            let took = d.delivered - d.sent;
+            let alone = self.net.zero_load(d.hops, d.flits);
+            let conflict = took > alone;
+            self.transfers += 1;
+            self.latency_total += took;
+            self.hops_total += d.hops as u64;
+            if conflict {
+                self.conflicted += 1;
+                self.wait += took - alone;
+            }
+            q.schedule(
+                d.delivered,
+                Event::TransferDone {
+                    die: d.tag as u32,
+                    conflict,
+                },
+            );
+        }
+    }
+
     /// Keep a `Wake` in the engine's queue at or before the network's next event.
     fn arm(&mut self, q: &mut EventQueue<Event>) {
         if let Some(t) = self.net.next_event_time() {
@@ -165,28 +188,21 @@ impl Interconnect for NetSsd {
         if self.error.is_some() {
             return;
         }
-        if let Err(e) = self.net.advance(now, &mut self.deliveries) {
-            self.error = Some(e);
-            return;
-        }
-        for d in self.deliveries.drain(..) {
-            let took = d.delivered - d.sent;
-            let alone = self.net.zero_load(d.hops, d.flits);
-            let conflict = took > alone;
-            self.transfers += 1;
-            self.latency_total += took;
-            self.hops_total += d.hops as u64;
-            if conflict {
-                self.conflicted += 1;
-                self.wait += took - alone;
+        // Run the network at `now`, then on through its next event times while they come
+        // strictly before the engine's next event: nothing else can happen in between (a
+        // delivery's TransferDone joins the engine's queue first), so this is what a `Wake`
+        // per network time would do, without one.
+        let mut until = now;
+        loop {
+            if let Err(e) = self.net.advance(until, &mut self.deliveries) {
+                self.error = Some(e);
+                return;
             }
-            q.schedule(
-                d.delivered,
-                Event::TransferDone {
-                    die: d.tag as u32,
-                    conflict,
-                },
-            );
+            self.deliver(q);
+            match self.net.next_event_time() {
+                Some(t) if q.peek_time().is_none_or(|te| t < te) => until = t,
+                _ => break,
+            }
         }
         self.arm(q);
     }
