@@ -18,10 +18,27 @@ pub struct Run {
     pub stride: Ps,
 }
 
+/// The first and last runs are kept inline (a queue usually holds one or two), the ones
+/// between in a heap queue: the common operations touch no heap memory.
 #[derive(Clone, Debug, Default)]
 pub struct Runs {
-    q: VecDeque<Run>,
+    /// The first run; `n == 0`: the queue is empty.
+    head: Run,
+    /// Runs between `head` and `tail`; empty unless `tail` is set.
+    mid: VecDeque<Run>,
+    /// The last run when there are two or more; `n == 0`: none.
+    tail: Run,
     total: u32,
+}
+
+impl Default for Run {
+    fn default() -> Self {
+        Run {
+            t: 0,
+            n: 0,
+            stride: 0,
+        }
+    }
 }
 
 impl Runs {
@@ -49,38 +66,47 @@ impl Runs {
             return;
         }
         self.total += n;
-        if let Some(last) = self.q.back_mut() {
-            // A single entry takes the stride of what it joins.
-            let s = match (last.n, n) {
-                (1, _) => stride,
-                (_, 1) => last.stride,
-                _ if last.stride == stride => stride,
-                _ => Ps::MAX,
-            };
-            if s != Ps::MAX && t == last.t + last.n as Ps * s {
-                last.stride = s;
-                last.n += n;
-                return;
-            }
+        let last = if self.tail.n > 0 {
+            &mut self.tail
+        } else if self.head.n > 0 {
+            &mut self.head
+        } else {
+            self.head = Run { t, n, stride };
+            return;
+        };
+        // A single entry takes the stride of what it joins.
+        let s = match (last.n, n) {
+            (1, _) => stride,
+            (_, 1) => last.stride,
+            _ if last.stride == stride => stride,
+            _ => Ps::MAX,
+        };
+        if s != Ps::MAX && t == last.t + last.n as Ps * s {
+            last.stride = s;
+            last.n += n;
+            return;
         }
-        self.q.push_back(Run { t, n, stride });
+        if self.tail.n > 0 {
+            self.mid.push_back(self.tail);
+        }
+        self.tail = Run { t, n, stride };
     }
 
     /// The first run (with the times already consumed removed).
     #[inline]
     pub fn front(&self) -> Option<Run> {
-        self.q.front().copied()
+        (self.head.n > 0).then_some(self.head)
     }
 
     /// Time of the first entry.
     #[inline]
     pub fn first(&self) -> Option<Ps> {
-        self.q.front().map(|r| r.t)
+        (self.head.n > 0).then_some(self.head.t)
     }
 
     /// Time of entry `i` (0 = first), if queued.
     pub fn at(&self, mut i: u32) -> Option<Ps> {
-        for r in &self.q {
+        for r in self.iter() {
             if i < r.n {
                 return Some(r.t + i as Ps * r.stride);
             }
@@ -92,7 +118,7 @@ impl Runs {
     /// Entries with time at most `t`.
     pub fn count_by(&self, t: Ps) -> u32 {
         let mut c = 0;
-        for r in &self.q {
+        for r in self.iter() {
             if r.t > t {
                 break;
             }
@@ -108,16 +134,29 @@ impl Runs {
         c
     }
 
+    /// The second run becomes the first.
+    #[inline]
+    fn advance(&mut self) {
+        if let Some(r) = self.mid.pop_front() {
+            self.head = r;
+        } else {
+            self.head = self.tail;
+            self.tail.n = 0;
+        }
+    }
+
     /// Replace every time at or before `now` by `now`: one run at the front. Exact for a
     /// reader that never asks before `now` (every use takes `max(now, t)`, and time only
     /// moves forward), and it keeps the queue short: flits and credits that trickled in
     /// at many past times, as under back-pressure, cost one run, not one each.
+    #[inline]
     pub fn settle(&mut self, now: Ps) {
+        if self.head.n == 0 || self.head.t > now {
+            return;
+        }
         let mut past = 0u32;
-        while let Some(r) = self.q.front_mut() {
-            if r.t > now {
-                break;
-            }
+        while self.head.n > 0 && self.head.t <= now {
+            let r = &mut self.head;
             let k = match (now - r.t).checked_div(r.stride) {
                 None => r.n,
                 Some(q) => q.saturating_add(1).min(r.n as Ps) as u32,
@@ -128,15 +167,21 @@ impl Runs {
                 r.n -= k;
                 break;
             }
-            self.q.pop_front();
+            self.advance();
         }
-        if past > 0 {
-            self.q.push_front(Run {
-                t: now,
-                n: past,
-                stride: 0,
-            });
+        let settled = Run {
+            t: now,
+            n: past,
+            stride: 0,
+        };
+        if self.head.n > 0 {
+            if self.tail.n > 0 {
+                self.mid.push_front(self.head);
+            } else {
+                self.tail = self.head;
+            }
         }
+        self.head = settled;
     }
 
     /// Drop the first `n` entries.
@@ -145,20 +190,23 @@ impl Runs {
         debug_assert!(n <= self.total);
         self.total -= n;
         while n > 0 {
-            let r = self.q.front_mut().expect("popping queued times");
+            let r = &mut self.head;
+            debug_assert!(r.n > 0, "popping queued times");
             if n < r.n {
                 r.t += n as Ps * r.stride;
                 r.n -= n;
                 return;
             }
             n -= r.n;
-            self.q.pop_front();
+            self.advance();
         }
     }
 
     /// The runs, first to last.
     pub fn iter(&self) -> impl Iterator<Item = &Run> {
-        self.q.iter()
+        let head = (self.head.n > 0).then_some(&self.head);
+        let tail = (self.tail.n > 0).then_some(&self.tail);
+        head.into_iter().chain(self.mid.iter()).chain(tail)
     }
 }
 
