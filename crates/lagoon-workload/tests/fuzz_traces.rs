@@ -614,7 +614,7 @@ fn comment_only_and_empty_files_every_reader() {
                 }
                 (None, Err(open)) => {
                     // detection finds nothing to detect from
-                    assert!(open.ends_with(": cannot detect the trace format: no request lines; name it explicitly (mqsim, msr, msr-ms, fiu, blkparse, umass)"), "{open}");
+                    assert!(open.ends_with(": cannot detect the trace format: no request lines; name it with --format (mqsim, ssdsim, disksim, msr, msr-ms, fiu, blkparse, umass, alibaba, tencent)"), "{open}");
                     continue;
                 }
                 other => panic!("{other:?}"),
