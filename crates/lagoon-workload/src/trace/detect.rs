@@ -8,7 +8,7 @@
 //!
 //! 1. **Fit.** Every format parses every sampled line. A format *fits* when it reads at
 //!    least one request and fails on at most 10 % of the lines (headers and, for blkparse,
-//!    events other than `Q` count as read).
+//!    events other than `Q` count as read; over-long lines count for no format).
 //! 2. **Plausibility.** A fitting format is *implausible* when its requests would be
 //!    - smaller than 512 B or not a multiple of 512 B, for more than 10 % of them;
 //!    - larger than 32 MiB (Linux splits I/O far below that: `max_hw_sectors_kb` of
@@ -195,7 +195,7 @@ pub fn detect_reader<R: BufRead>(reader: R, name: &str) -> Result<Detection, Wor
         for (no, line) in &lines {
             let parsed = match line {
                 Some(l) => f.parse_line(l).map_err(|e| e.to_string()),
-                None => Err(format!("line is longer than {MAX_LINE_BYTES} bytes")),
+                None => Ok(None), // over-long: no format's line, counted as none
             };
             match parsed {
                 Ok(Some(r)) => reqs.push(r),
@@ -207,7 +207,7 @@ pub fn detect_reader<R: BufRead>(reader: R, name: &str) -> Result<Detection, Wor
             }
         }
         c.requests = reqs.len();
-        c.fits = c.requests > 0 && c.failed * 10 <= lines.len();
+        c.fits = c.requests > 0 && c.failed * 10 <= lines.iter().filter(|l| l.1.is_some()).count();
         if c.fits {
             c.problems = implausible(&reqs);
         }
@@ -275,11 +275,24 @@ pub fn detect_reader<R: BufRead>(reader: R, name: &str) -> Result<Detection, Wor
             candidates,
         }),
         [] => {
-            let fitting: Vec<String> = candidates
-                .iter()
-                .filter(|c| c.fits)
-                .map(|c| format!("as {}, {}", c.format, c.problems.join(", ")))
+            // formats with the same first problem are named together, to keep one short line
+            let mut fitting: Vec<(Vec<&str>, &str)> = Vec::new();
+            for c in candidates.iter().filter(|c| c.fits) {
+                let p = c.problems[0].as_str();
+                match fitting.iter_mut().find(|(_, q)| *q == p) {
+                    Some((names, _)) => names.push(c.format.name()),
+                    None => fitting.push((vec![c.format.name()], p)),
+                }
+            }
+            let groups = fitting.len();
+            let mut fitting: Vec<String> = fitting
+                .into_iter()
+                .take(3)
+                .map(|(names, p)| format!("as {}, {p}", names.join(" or ")))
                 .collect();
+            if groups > 3 {
+                fitting.push(format!("and {} more readings", groups - 3));
+            }
             if fitting.is_empty() {
                 Err(undetected(format!(
                     "the first {n} request lines match no known format"
