@@ -82,7 +82,7 @@ pub enum WorkloadError {
     UndetectedFormat { file: String, reason: String },
 
     /// A synthetic spec with a key that does not exist.
-    #[error("synthetic spec: unknown key `{key}` (expected one of: read, size, addr, align, arrival, count, span)")]
+    #[error("synthetic spec: unknown key `{key}` (expected one of: read, size, addr, align, arrival, count, span, runs)")]
     UnknownSpecKey { key: String },
 
     /// A `syn:<name>` spec whose name is neither a key nor a known workload preset.
