@@ -503,8 +503,8 @@ fn parse_addr(v: &str) -> Result<AddrPattern, String> {
     }
 }
 
-/// `20us`, `0.5ms`, `100ns`, `1s` → ns.
-fn parse_duration(v: &str) -> Result<u64, String> {
+/// `20us`, `0.5ms`, `100ns`, `1s` → ns (a unit is required; decimals are exact).
+pub fn parse_duration(v: &str) -> Result<u64, String> {
     let split = v
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(v.len());

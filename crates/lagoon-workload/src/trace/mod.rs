@@ -42,10 +42,12 @@ pub mod ssdsim;
 pub mod tencent;
 mod text;
 pub mod umass;
+pub mod write;
 
 
 pub use detect::{detect, detect_format, detect_format_reader, Candidate, Detection};
 pub use input::{open_input, Compression};
+pub use write::{TraceWriter, WriteError};
 pub use text::{MAX_LINE_BYTES, MAX_OVERLONG_RUN_BYTES, SNIFF_BYTES};
 
 use std::fmt;
