@@ -16,7 +16,10 @@ use lagoon_workload::fit::{fit, Profile};
 use lagoon_workload::stats::StatsAccumulator;
 use lagoon_workload::synthetic::parse_duration;
 use lagoon_workload::trace::{detect, Compression, Detection, TraceWriter};
-use lagoon_workload::{open_trace, IoRequest, Op, SyntheticGenerator, TraceFormat, TraceReader};
+use lagoon_workload::{
+    open_trace, IoRequest, Op, SyntheticGenerator, SyntheticSpec, TraceFormat, TraceReader,
+    WorkloadError,
+};
 
 use crate::{help, write_out};
 
@@ -50,7 +53,8 @@ pub enum TraceCommand {
         #[arg(long)]
         devices: bool,
     },
-    /// Rewrite a trace in another format (times rounded to the target's unit are counted).
+    /// Rewrite a trace in another format (times rounded to the target's unit are counted);
+    /// FILE may be a `syn:` spec, to write a synthetic workload as a trace.
     Convert {
         file: PathBuf,
         /// The format to write.
@@ -277,8 +281,20 @@ impl Output {
 }
 
 fn convert(file: &Path, input: &TraceInput, to: TraceFormat, output: Option<&Path>) -> Result<()> {
-    let (format, _) = format_of(file, input)?;
-    let reader = open(file, input, format)?;
+    let spec = file.to_str().filter(|s| SyntheticSpec::is_synthetic(s));
+    let (format, reader): (String, Box<dyn Iterator<Item = Result<IoRequest, WorkloadError>>>) =
+        match spec {
+            Some(s) => {
+                let spec = SyntheticSpec::parse(s)?;
+                // addresses within the spec's span, or 1 TiB
+                let g = SyntheticGenerator::new(&spec, spec.span.unwrap_or(1 << 40), 1)?;
+                ("synthetic".into(), Box::new(g.map(Ok)))
+            }
+            None => {
+                let (format, _) = format_of(file, input)?;
+                (format.to_string(), Box::new(open(file, input, format)?))
+            }
+        };
     let mut out = Output::new(output)?;
     let name = out.name();
     let result = (|| -> Result<(u64, u64)> {
