@@ -282,25 +282,28 @@ impl Output {
 
 fn convert(file: &Path, input: &TraceInput, to: TraceFormat, output: Option<&Path>) -> Result<()> {
     let spec = file.to_str().filter(|s| SyntheticSpec::is_synthetic(s));
-    let (format, reader): (String, Box<dyn Iterator<Item = Result<IoRequest, WorkloadError>>>) =
-        match spec {
-            Some(s) => {
-                let spec = SyntheticSpec::parse(s)?;
-                // addresses within the spec's span, or 1 TiB
-                let g = SyntheticGenerator::new(&spec, spec.span.unwrap_or(1 << 40), 1)?;
-                ("synthetic".into(), Box::new(g.map(Ok)))
-            }
-            None => {
-                let (format, _) = format_of(file, input)?;
-                (format.to_string(), Box::new(open(file, input, format)?))
-            }
-        };
+    let (format, reader): (
+        String,
+        Box<dyn Iterator<Item = Result<IoRequest, WorkloadError>>>,
+    ) = match spec {
+        Some(s) => {
+            let spec = SyntheticSpec::parse(s)?;
+            // addresses within the spec's span, or 1 TiB
+            let g = SyntheticGenerator::new(&spec, spec.span.unwrap_or(1 << 40), 1)?;
+            ("synthetic".into(), Box::new(g.map(Ok)))
+        }
+        None => {
+            let (format, _) = format_of(file, input)?;
+            (format.to_string(), Box::new(open(file, input, format)?))
+        }
+    };
     let mut out = Output::new(output)?;
     let name = out.name();
     let result = (|| -> Result<(u64, u64)> {
         let mut w = TraceWriter::new(&mut out.w, to);
         for r in reader {
-            w.write(&r?).with_context(|| format!("{}", file.display()))?;
+            w.write(&r?)
+                .with_context(|| format!("{}", file.display()))?;
         }
         Ok((w.written(), w.rounded_times()))
     })();
@@ -369,13 +372,17 @@ fn cut(
     if kept == 0 {
         bail!("{}: no request in the window", file.display());
     }
-    eprintln!("{kept} requests of {} ({format}) written to {name}", file.display());
+    eprintln!(
+        "{kept} requests of {} ({format}) written to {name}",
+        file.display()
+    );
     Ok(())
 }
 
 fn fit_cmd(file: &Path, input: &TraceInput, check: bool) -> Result<()> {
     let (format, _) = format_of(file, input)?;
-    let spec = fit(|| open_trace(file, Some(format), input.lenient).map(|r| r.only_device(input.device)))?;
+    let spec =
+        fit(|| open_trace(file, Some(format), input.lenient).map(|r| r.only_device(input.device)))?;
     println!("{spec}");
     if check {
         let trace = Profile::of_trace(|| {

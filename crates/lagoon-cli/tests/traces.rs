@@ -88,7 +88,11 @@ fn ambiguous_and_implausible_files_ask_for_format() {
     let bad = tmp("bad-units.trace", "0.5 0 0 204800 1\n0.7 0 0 3 0\n");
     fails(
         &["trace", "stats", &bad],
-        &["no format gives plausible requests", "as disksim, a request of 104857600 bytes (more than 32 MiB)", "--format"],
+        &[
+            "no format gives plausible requests",
+            "as disksim, a request of 104857600 bytes (more than 32 MiB)",
+            "--format",
+        ],
     );
     // named, it is read
     ok(&["trace", "stats", &amb, "--format", "disksim"]);
@@ -113,8 +117,13 @@ fn device_filter_on_interleaved_traces() {
         "cbs.csv",
         "1538323200,4174088,8,1,1063\n1538323200,16,16,0,7\n1538323201,24,8,0,1063\n",
     );
-    let v = json(&["trace", "stats", &tencent, "--volume", "1063", "--json", "-"]);
-    assert_eq!((v["format"].as_str(), v["requests"].as_u64()), (Some("tencent"), Some(2)));
+    let v = json(&[
+        "trace", "stats", &tencent, "--volume", "1063", "--json", "-",
+    ]);
+    assert_eq!(
+        (v["format"].as_str(), v["requests"].as_u64()),
+        (Some("tencent"), Some(2))
+    );
     fails(
         &["trace", "stats", &tencent, "--volume", "5"],
         &["cbs.csv: no requests of device 5 (3 requests of other devices"],
@@ -132,10 +141,23 @@ fn compressed_traces_stream() {
     let gz = dir().join("msr.csv.gz");
     std::fs::write(&gz, e.finish().unwrap()).unwrap();
     let gz = gz.to_str().unwrap();
-    let a = json(&["trace", "stats", &format!("{TRACES}msr-cut-105.trace"), "--json", "-"]);
+    let a = json(&[
+        "trace",
+        "stats",
+        &format!("{TRACES}msr-cut-105.trace"),
+        "--json",
+        "-",
+    ]);
     let b = json(&["trace", "stats", gz, "--json", "-"]);
     assert_eq!(b["compression"], "gzip");
-    for k in ["requests", "reads", "total_bytes", "first_arrival_ns", "last_arrival_ns", "format"] {
+    for k in [
+        "requests",
+        "reads",
+        "total_bytes",
+        "first_arrival_ns",
+        "last_arrival_ns",
+        "format",
+    ] {
         assert_eq!(a[k], b[k], "{k}");
     }
     let out = ok(&["trace", "stats", gz]);
@@ -148,23 +170,54 @@ fn convert_and_back_is_the_same_trace() {
     let d = dir();
     let as_disksim = d.join("tpcc.ascii");
     let back = d.join("tpcc-back.trace");
-    let (code, _, err) = lagoon(&["trace", "convert", &tpcc, "--to", "disksim", "-o", as_disksim.to_str().unwrap()]);
+    let (code, _, err) = lagoon(&[
+        "trace",
+        "convert",
+        &tpcc,
+        "--to",
+        "disksim",
+        "-o",
+        as_disksim.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("6999 requests from") && err.contains("as disksim"), "{err}");
+    assert!(
+        err.contains("6999 requests from") && err.contains("as disksim"),
+        "{err}"
+    );
     // the DiskSim file is detected as DiskSim, and converting it back gives the file again
-    let v = json(&["trace", "stats", as_disksim.to_str().unwrap(), "--json", "-"]);
+    let v = json(&[
+        "trace",
+        "stats",
+        as_disksim.to_str().unwrap(),
+        "--json",
+        "-",
+    ]);
     assert_eq!(v["format"], "disksim");
-    ok(&["trace", "convert", as_disksim.to_str().unwrap(), "--to", "mqsim", "-o", back.to_str().unwrap()]);
+    ok(&[
+        "trace",
+        "convert",
+        as_disksim.to_str().unwrap(),
+        "--to",
+        "mqsim",
+        "-o",
+        back.to_str().unwrap(),
+    ]);
     assert_eq!(std::fs::read(&back).unwrap(), std::fs::read(&tpcc).unwrap());
     // to standard output; a coarser time unit is rounded and said so
     let (code, out, err) = lagoon(&["trace", "convert", &tpcc, "--to", "alibaba"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.lines().next(), Some("4,W,135536145408,8192,938513"));
-    assert!(!err.contains("rounded"), "tpcc's times are whole microseconds: {err}");
+    assert!(
+        !err.contains("rounded"),
+        "tpcc's times are whole microseconds: {err}"
+    );
     let (code, out, err) = lagoon(&["trace", "convert", &tpcc, "--to", "tencent"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.lines().next(), Some("1,264719034,16,1,4"));
-    assert!(err.contains("; 6999 arrival times rounded to tencent's time unit"), "{err}");
+    assert!(
+        err.contains("; 6999 arrival times rounded to tencent's time unit"),
+        "{err}"
+    );
     // a request that the target cannot hold: named, and no half-written file left
     let odd = tmp("odd.trace", "0.0 0 0 4096 1\n0.5 0 100 4096 0\n");
     let out_path = d.join("odd.mqsim");
@@ -196,8 +249,14 @@ fn cut_by_count_and_time() {
     let out = ok(&["trace", "cut", &tpcc, "--from", "10ms", "--to", "20ms"]);
     assert_eq!(out.lines().collect::<Vec<_>>(), want);
     fails(&["trace", "cut", &tpcc], &["--from", "--count"]);
-    fails(&["trace", "cut", &tpcc, "--from", "10"], &["--from: `10` needs a time unit"]);
-    fails(&["trace", "cut", &tpcc, "--from", "1000s"], &["no request in the window"]);
+    fails(
+        &["trace", "cut", &tpcc, "--from", "10"],
+        &["--from: `10` needs a time unit"],
+    );
+    fails(
+        &["trace", "cut", &tpcc, "--from", "1000s"],
+        &["no request in the window"],
+    );
 }
 
 #[test]
@@ -206,16 +265,31 @@ fn fit_prints_a_workload_that_runs_and_matches() {
     let (code, spec, err) = lagoon(&["trace", "fit", &msr, "--check"]);
     assert_eq!(code, 0, "{err}");
     let spec = spec.trim();
-    assert!(spec.starts_with("syn:read=20.2,size=hist:512@1972/"), "{spec}");
+    assert!(
+        spec.starts_with("syn:read=20.2,size=hist:512@1972/"),
+        "{spec}"
+    );
     assert!(spec.contains(",arrival=gaps:0ns@3129/"), "{spec}");
-    assert!(spec.contains(",count=10000,") && spec.contains(",runs="), "{spec}");
+    assert!(
+        spec.contains(",count=10000,") && spec.contains(",runs="),
+        "{spec}"
+    );
     assert!(err.contains("inter-arrival CV2"), "{err}");
     // `--workload "$(lagoon trace fit x.trace)"`
     let out = ok(&["run", "--workload", spec, "--quiet"]);
     assert!(out.contains("10,000") || out.contains("10000"), "{out}");
     // a bad line is one error naming file and line
     let bad = tmp("fit-bad.trace", "0 0 0 8 1\n10 0 8 8 1\n20 0 x 8 1\n");
-    fails(&["trace", "fit", &bad, "--format", "mqsim"], &["fit-bad.trace:3"]);
-    fails(&["trace", "convert", &bad, "--format", "mqsim", "--to", "msr"], &["fit-bad.trace:3"]);
-    fails(&["trace", "cut", &bad, "--format", "mqsim", "--count", "5"], &["fit-bad.trace:3"]);
+    fails(
+        &["trace", "fit", &bad, "--format", "mqsim"],
+        &["fit-bad.trace:3"],
+    );
+    fails(
+        &["trace", "convert", &bad, "--format", "mqsim", "--to", "msr"],
+        &["fit-bad.trace:3"],
+    );
+    fails(
+        &["trace", "cut", &bad, "--format", "mqsim", "--count", "5"],
+        &["fit-bad.trace:3"],
+    );
 }

@@ -78,7 +78,10 @@ pub enum WorkloadError {
     UnknownFormat(String),
 
     /// The format of a trace could not be recognised from its first lines.
-    #[error("{file}: cannot detect the trace format: {reason}; name it with --format ({})", crate::trace::TraceFormat::names())]
+    #[error(
+        "{file}: cannot detect the trace format: {reason}; name it with --format ({})",
+        crate::trace::TraceFormat::names()
+    )]
     UndetectedFormat { file: String, reason: String },
 
     /// A synthetic spec with a key that does not exist.

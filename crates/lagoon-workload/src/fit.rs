@@ -105,11 +105,31 @@ impl Profile {
         vec![
             ("read %", self.read_pct, other.read_pct),
             ("mean size B", self.mean_size_bytes, other.mean_size_bytes),
-            ("p50 size B", self.p50_size_bytes.into(), other.p50_size_bytes.into()),
-            ("p90 size B", self.p90_size_bytes.into(), other.p90_size_bytes.into()),
-            ("p99 size B", self.p99_size_bytes.into(), other.p99_size_bytes.into()),
-            ("mean inter-arrival ns", self.mean_interarrival_ns, other.mean_interarrival_ns),
-            ("inter-arrival CV2", self.interarrival_cv2, other.interarrival_cv2),
+            (
+                "p50 size B",
+                self.p50_size_bytes.into(),
+                other.p50_size_bytes.into(),
+            ),
+            (
+                "p90 size B",
+                self.p90_size_bytes.into(),
+                other.p90_size_bytes.into(),
+            ),
+            (
+                "p99 size B",
+                self.p99_size_bytes.into(),
+                other.p99_size_bytes.into(),
+            ),
+            (
+                "mean inter-arrival ns",
+                self.mean_interarrival_ns,
+                other.mean_interarrival_ns,
+            ),
+            (
+                "inter-arrival CV2",
+                self.interarrival_cv2,
+                other.interarrival_cv2,
+            ),
             ("zero gaps %", self.zero_gap_pct, other.zero_gap_pct),
             ("mean short run", self.mean_short_run, other.mean_short_run),
             ("hot space %", self.hot_space_pct, other.hot_space_pct),
@@ -272,10 +292,7 @@ fn hot_cold(chunks: &[u64]) -> (f64, f64) {
             acc += c;
         }
     }
-    (
-        100.0 * hot as f64 / k as f64,
-        100.0 * acc as f64 / n as f64,
-    )
+    (100.0 * hot as f64 / k as f64, 100.0 * acc as f64 / n as f64)
 }
 
 impl ProfileBuilder {
@@ -435,7 +452,8 @@ where
     let size_hist: Vec<(u32, u64)> = {
         let mut m: BTreeMap<u32, u64> = BTreeMap::new();
         for (s, c) in sizes.entries() {
-            let s512 = (((u64::from(s) + 256) / 512).max(1) * 512).min(u64::from(u32::MAX) / 512 * 512);
+            let s512 =
+                (((u64::from(s) + 256) / 512).max(1) * 512).min(u64::from(u32::MAX) / 512 * 512);
             *m.entry(s512 as u32).or_default() += c;
         }
         m.into_iter().collect()

@@ -301,9 +301,10 @@ impl SyntheticSpec {
                 7 => {
                     spec.runs = Some(
                         parse_hist(value, |v| {
-                            parse_u64(v).ok_or_else(|| format!("run length `{v}` is not a whole number"))
+                            parse_u64(v)
+                                .ok_or_else(|| format!("run length `{v}` is not a whole number"))
                         })
-                            .map_err(|r| WorkloadError::bad_value(key, value, r))?,
+                        .map_err(|r| WorkloadError::bad_value(key, value, r))?,
                     )
                 }
                 _ => {
@@ -618,7 +619,11 @@ impl fmt::Display for SizeDist {
                 Ok(())
             }
             SizeDist::Hist(h) => {
-                write!(f, "hist:{}", hist_text(h, |s| Bytes(u64::from(*s)).to_string()))
+                write!(
+                    f,
+                    "hist:{}",
+                    hist_text(h, |s| Bytes(u64::from(*s)).to_string())
+                )
             }
         }
     }
@@ -746,7 +751,10 @@ impl GapState {
         let (short, long): (Vec<(u64, u64)>, Vec<(u64, u64)>) =
             gaps.iter().partition(|&&(g, _)| (g as f64) < mean);
         let split = |h: &[(u64, u64)]| -> (Vec<u64>, Pool) {
-            (h.iter().map(|x| x.0).collect(), Pool::new(h.iter().map(|x| x.1).collect()))
+            (
+                h.iter().map(|x| x.0).collect(),
+                Pool::new(h.iter().map(|x| x.1).collect()),
+            )
         };
         let (short, short_pool) = split(&short);
         let (long, long_pool) = split(&long);
@@ -1348,14 +1356,20 @@ mod tests {
             // gaps: mean 1000/3, so 0 is short and 1 us long; runs 0 and 2: either
             // long, short, short or short, short, long
             let times: Vec<u64> = reqs.iter().map(|r| r.arrival_ns).collect();
-            assert!(times == [0, 1000, 1000, 1000] || times == [0, 0, 0, 1000], "{times:?}");
+            assert!(
+                times == [0, 1000, 1000, 1000] || times == [0, 0, 0, 1000],
+                "{times:?}"
+            );
         }
         // a second cycle starts over: 8 requests take each size twice as often
         let mut sizes: Vec<u32> = gen(&text.replace("count=4", "count=8"), GIB, 1)
             .map(|r| r.size_bytes)
             .collect();
         sizes.sort();
-        assert_eq!(sizes, [4096; 6].into_iter().chain([8192; 2]).collect::<Vec<_>>());
+        assert_eq!(
+            sizes,
+            [4096; 6].into_iter().chain([8192; 2]).collect::<Vec<_>>()
+        );
         for (spec, msg) in [
             ("syn:size=hist:4k", "synthetic spec: bad value `hist:4k` for `size`: `4k` is not <value>@<count> (a histogram, e.g. 4k@120/8k@30)"),
             ("syn:size=hist:4k@0", "synthetic spec: bad value `hist:4k@0` for `size`: count `0` is not a positive whole number"),

@@ -49,7 +49,11 @@ fn fitted_workloads_reproduce_every_shared_trace() {
         let table = trace.compare(&synth);
         eprintln!("{}\n{spec}\n{table}", path.display());
         for (name, a, b) in trace.pairs(&synth) {
-            let ok = if a == 0.0 { b.abs() < 1e-9 } else { ((b - a) / a).abs() <= 0.05 };
+            let ok = if a == 0.0 {
+                b.abs() < 1e-9
+            } else {
+                ((b - a) / a).abs() <= 0.05
+            };
             if !ok {
                 failures.push(format!("{}: {name}: trace {a}, fitted {b}", path.display()));
             }

@@ -98,11 +98,19 @@ const SAMPLES: [(TraceFormat, &[&str]); 10] = [
     ),
     (
         TraceFormat::Ssdsim,
-        &["2730000 0 1548928 8 1", "2740000 3 4294967295 16 0", "2750000 1 7 1 1 2"],
+        &[
+            "2730000 0 1548928 8 1",
+            "2740000 3 4294967295 16 0",
+            "2750000 1 7 1 1 2",
+        ],
     ),
     (
         TraceFormat::Disksim,
-        &["0.026216 0 1630976 16 1", "1.5 2 0 256 0", "12.0000005 0 24 1 0x10"],
+        &[
+            "0.026216 0 1630976 16 1",
+            "1.5 2 0 256 0",
+            "12.0000005 0 24 1 0x10",
+        ],
     ),
     (
         TraceFormat::Alibaba,
@@ -573,8 +581,10 @@ fn overlong_lines_every_reader() {
     let fiu = ":1: expected 9 fields (timestamp pid process lba size R/W major minor md5), found 5";
     let umass =
         ":1: expected at least 5 comma-separated fields (ASU,LBA,Size,Opcode,Timestamp), found 1";
-    let alibaba = ":1: expected 5 comma-separated fields (device_id,opcode,offset,length,timestamp), found 1";
-    let tencent = ":1: expected 5 comma-separated fields (timestamp,offset,size,io_type,volume_id), found 1";
+    let alibaba =
+        ":1: expected 5 comma-separated fields (device_id,opcode,offset,length,timestamp), found 1";
+    let tencent =
+        ":1: expected 5 comma-separated fields (timestamp,offset,size,io_type,volume_id), found 1";
     let skipped_all = ": no requests in 3 lines (3 lines skipped as malformed in lenient mode)";
     // (format, lenient) -> (requests, skipped, lines read, end of the error after the file name)
     let expected =
@@ -596,9 +606,7 @@ fn overlong_lines_every_reader() {
                 (Some(Umass), false) => (0, 0, 1, Some(umass)),
                 (Some(Alibaba), false) => (0, 0, 1, Some(alibaba)),
                 (Some(Tencent), false) => (0, 0, 1, Some(tencent)),
-                (Some(Msr | Fiu | Umass | Alibaba | Tencent), true) => {
-                    (0, 3, 3, Some(skipped_all))
-                }
+                (Some(Msr | Fiu | Umass | Alibaba | Tencent), true) => (0, 3, 3, Some(skipped_all)),
             }
         };
     for (format, lenient, run) in through_files("long", &input) {
@@ -675,10 +683,20 @@ fn backward_times_are_counted_exactly() {
     let input = b"100 0 0 8 1\n90 0 0 8 1\n95 0 8 8 0\n300 0 0 8 1\n300 0 0 8 1\n299 0 0 8 1\n400 0 0 8 1\n1 0 0 8 1\n";
     // 3 of 7 steps go backwards: not monotone enough for detection to trust any reading
     assert!(check_all_readers(input, "back", 5).is_none());
-    let e = detect_format_reader(&input[..], "back").unwrap_err().to_string();
-    assert!(e.contains("as mqsim or ssdsim or disksim, 3 of 7 arrival times go backwards"), "{e}");
-    let [strict, lenient] = [false, true]
-        .map(|l| check_run(TraceReader::from_reader(&input[..], "back", TraceFormat::Mqsim, l), "back", input));
+    let e = detect_format_reader(&input[..], "back")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("as mqsim or ssdsim or disksim, 3 of 7 arrival times go backwards"),
+        "{e}"
+    );
+    let [strict, lenient] = [false, true].map(|l| {
+        check_run(
+            TraceReader::from_reader(&input[..], "back", TraceFormat::Mqsim, l),
+            "back",
+            input,
+        )
+    });
     let times: Vec<u64> = strict.requests.iter().map(|r| r.arrival_ns).collect();
     assert_eq!(
         times,

@@ -202,7 +202,8 @@ pub fn detect_reader<R: BufRead>(reader: R, name: &str) -> Result<Detection, Wor
                 Ok(None) => c.other_lines += 1,
                 Err(e) => {
                     c.failed += 1;
-                    c.first_error.get_or_insert_with(|| format!("line {no}: {e}"));
+                    c.first_error
+                        .get_or_insert_with(|| format!("line {no}: {e}"));
                 }
             }
         }
@@ -214,10 +215,11 @@ pub fn detect_reader<R: BufRead>(reader: R, name: &str) -> Result<Detection, Wor
         candidates.push(c);
         readings.push(reqs);
     }
-    let raw_integer_times = lines
-        .iter()
-        .filter_map(|(_, l)| l.as_deref())
-        .all(|l| l.split_ascii_whitespace().next().is_some_and(|t| !t.contains('.')));
+    let raw_integer_times = lines.iter().filter_map(|(_, l)| l.as_deref()).all(|l| {
+        l.split_ascii_whitespace()
+            .next()
+            .is_some_and(|t| !t.contains('.'))
+    });
     let mut alive: Vec<usize> = (0..candidates.len())
         .filter(|&i| candidates[i].fits && candidates[i].problems.is_empty())
         .collect();
@@ -227,7 +229,10 @@ pub fn detect_reader<R: BufRead>(reader: R, name: &str) -> Result<Detection, Wor
         let a = alive[i];
         alive.retain(|&b| {
             if b != a && readings[b] == readings[a] {
-                candidates[b].lost = Some(format!("reads the same requests as {}", candidates[a].format));
+                candidates[b].lost = Some(format!(
+                    "reads the same requests as {}",
+                    candidates[a].format
+                ));
                 false
             } else {
                 true
@@ -236,22 +241,23 @@ pub fn detect_reader<R: BufRead>(reader: R, name: &str) -> Result<Detection, Wor
         i += 1;
     }
     // 4. evidence between readings that differ in units
-    let beaten = |alive: &mut Vec<usize>,
-                      candidates: &mut Vec<Candidate>,
-                      rule: &dyn Fn(&[IoRequest], &[IoRequest]) -> Option<&'static str>| {
-        let snapshot = alive.clone();
-        alive.retain(|&b| {
-            for &a in &snapshot {
-                if a != b {
-                    if let Some(why) = rule(&readings[a], &readings[b]) {
-                        candidates[b].lost = Some(format!("{} {why}", candidates[a].format));
-                        return false;
+    let beaten =
+        |alive: &mut Vec<usize>,
+         candidates: &mut Vec<Candidate>,
+         rule: &dyn Fn(&[IoRequest], &[IoRequest]) -> Option<&'static str>| {
+            let snapshot = alive.clone();
+            alive.retain(|&b| {
+                for &a in &snapshot {
+                    if a != b {
+                        if let Some(why) = rule(&readings[a], &readings[b]) {
+                            candidates[b].lost = Some(format!("{} {why}", candidates[a].format));
+                            return false;
+                        }
                     }
                 }
-            }
-            true
-        });
-    };
+                true
+            });
+        };
     if alive.len() > 1 {
         beaten(&mut alive, &mut candidates, &|a, b| {
             bytes_over_sectors(a, b).then_some(
@@ -352,10 +358,7 @@ fn implausible(reqs: &[IoRequest]) -> Vec<String> {
         .filter(|w| w[1].arrival_ns < w[0].arrival_ns)
         .count();
     if n > 1 && back * 10 > n - 1 {
-        out.push(format!(
-            "{back} of {} arrival times go backwards",
-            n - 1
-        ));
+        out.push(format!("{back} of {} arrival times go backwards", n - 1));
     }
     out
 }
@@ -375,8 +378,7 @@ fn bytes_over_sectors(a: &[IoRequest], b: &[IoRequest]) -> bool {
 /// `a` reads nanoseconds where `b` reads milliseconds: `b`'s times are 10^6 times `a`'s.
 fn ns_over_ms(a: &[IoRequest], b: &[IoRequest]) -> bool {
     a.len() == b.len()
-        && a
-            .iter()
+        && a.iter()
             .zip(b)
             .all(|(x, y)| Some(y.arrival_ns) == x.arrival_ns.checked_mul(1_000_000))
 }
@@ -493,16 +495,46 @@ mod tests {
     #[test]
     fn detects_every_format() {
         for (text, fmt) in [
-            ("938513000 4 264719034 16 0\n938828000 3 197570570 16 0\n", TraceFormat::Mqsim),
-            ("2730000 0 1548928 8 1 1\n2740000 0 1548936 8 0 2\n", TraceFormat::Ssdsim),
-            ("0.026216 0 1630976 16 1\n0.041338 0 1631104 8 0\n", TraceFormat::Disksim),
-            ("128166372003061629,hm,1,Read,3154132992,4096,6998\n", TraceFormat::Msr),
-            ("0.000 0 200626176 4096 0\n223.412 0 3159347200 36864 0\n", TraceFormat::MsrMs),
-            ("89966522969723 4270 rpc.mountd 18579576 8 W 6 0 d6c7\n", TraceFormat::Fiu),
-            (crate::trace::blkparse::tests::EXAMPLE, TraceFormat::Blkparse),
-            ("0,20941264,8192,W,0.551706\n1,20939840,4096,r,0.554041\n", TraceFormat::Umass),
-            ("3,W,130666496,4096,1577808000000139\n3,R,0,8192,1577808000000200\n", TraceFormat::Alibaba),
-            ("1538323200,4174088,8,1,1063\n1538323200,4174096,16,0,7\n", TraceFormat::Tencent),
+            (
+                "938513000 4 264719034 16 0\n938828000 3 197570570 16 0\n",
+                TraceFormat::Mqsim,
+            ),
+            (
+                "2730000 0 1548928 8 1 1\n2740000 0 1548936 8 0 2\n",
+                TraceFormat::Ssdsim,
+            ),
+            (
+                "0.026216 0 1630976 16 1\n0.041338 0 1631104 8 0\n",
+                TraceFormat::Disksim,
+            ),
+            (
+                "128166372003061629,hm,1,Read,3154132992,4096,6998\n",
+                TraceFormat::Msr,
+            ),
+            (
+                "0.000 0 200626176 4096 0\n223.412 0 3159347200 36864 0\n",
+                TraceFormat::MsrMs,
+            ),
+            (
+                "89966522969723 4270 rpc.mountd 18579576 8 W 6 0 d6c7\n",
+                TraceFormat::Fiu,
+            ),
+            (
+                crate::trace::blkparse::tests::EXAMPLE,
+                TraceFormat::Blkparse,
+            ),
+            (
+                "0,20941264,8192,W,0.551706\n1,20939840,4096,r,0.554041\n",
+                TraceFormat::Umass,
+            ),
+            (
+                "3,W,130666496,4096,1577808000000139\n3,R,0,8192,1577808000000200\n",
+                TraceFormat::Alibaba,
+            ),
+            (
+                "1538323200,4174088,8,1,1063\n1538323200,4174096,16,0,7\n",
+                TraceFormat::Tencent,
+            ),
         ] {
             let d = detect_reader(text.as_bytes(), "mem").unwrap();
             assert_eq!(d.format, fmt, "{text}");
@@ -516,7 +548,11 @@ mod tests {
         let disksim = "0.000000 0 1630976 16 1\n0.041338 0 303104 128 0\n1.2 1 8 8 1\n";
         let d = detect_reader(disksim.as_bytes(), "d").unwrap();
         assert_eq!(d.format, TraceFormat::Disksim);
-        let msr_ms = d.candidates.iter().find(|c| c.format == TraceFormat::MsrMs).unwrap();
+        let msr_ms = d
+            .candidates
+            .iter()
+            .find(|c| c.format == TraceFormat::MsrMs)
+            .unwrap();
         assert!(msr_ms.fits);
         assert_eq!(
             msr_ms.problems,
@@ -529,29 +565,61 @@ mod tests {
         // and the shared msr-ms cut is still msr-ms, with the evidence named
         let d = detect(&shared("msr-cut-105.trace")).unwrap();
         assert_eq!(d.format, TraceFormat::MsrMs);
-        assert!(d.reason().contains("disksim: msr-ms reads every size and offset as a multiple of 512 bytes"), "{}", d.reason());
+        assert!(
+            d.reason()
+                .contains("disksim: msr-ms reads every size and offset as a multiple of 512 bytes"),
+            "{}",
+            d.reason()
+        );
         let d = detect(&shared("tpcc-small.trace")).unwrap();
-        assert!(d.reason().contains("ssdsim: reads the same requests as mqsim"), "{}", d.reason());
-        assert!(d.reason().contains("disksim: mqsim reads the integer times as ns"), "{}", d.reason());
+        assert!(
+            d.reason()
+                .contains("ssdsim: reads the same requests as mqsim"),
+            "{}",
+            d.reason()
+        );
+        assert!(
+            d.reason()
+                .contains("disksim: mqsim reads the integer times as ns"),
+            "{}",
+            d.reason()
+        );
     }
 
     #[test]
     fn ambiguous_and_implausible_files_are_refused() {
         // decimal ms, sizes that are multiples of 512 but one offset that is not: bytes or
         // sectors cannot be told apart
-        let e = detect_str("0.5 0 4096 4096 1\n0.7 0 100 8192 0\n").unwrap_err().to_string();
+        let e = detect_str("0.5 0 4096 4096 1\n0.7 0 100 8192 0\n")
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "mem: cannot detect the trace format: the first 2 data lines fit disksim and msr-ms equally well and they read them differently; name it with --format (mqsim, ssdsim, disksim, msr, msr-ms, fiu, blkparse, umass, alibaba, tencent)");
         // every reading implausible: 100 MB requests as sectors, 3-byte ones as bytes
-        let e = detect_str("0.5 0 0 204800 1\n0.7 0 0 3 0\n").unwrap_err().to_string();
+        let e = detect_str("0.5 0 0 204800 1\n0.7 0 0 3 0\n")
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "mem: cannot detect the trace format: no format gives plausible requests for the first 2 data lines: as disksim, a request of 104857600 bytes (more than 32 MiB); as msr-ms, 1 of 2 requests are smaller than 512 B or not a multiple of 512 B (e.g. 3 B); name it with --format (mqsim, ssdsim, disksim, msr, msr-ms, fiu, blkparse, umass, alibaba, tencent)");
         // times that go backwards, offsets past 1 PiB
-        let e = detect_str("3,W,0,4096,9\n3,W,0,4096,5\n3,W,0,4096,2\n").unwrap_err().to_string();
-        assert!(e.contains("as alibaba, 2 of 2 arrival times go backwards"), "{e}");
-        let e = detect_str("3,W,1125899906842624,4096,1\n").unwrap_err().to_string();
-        assert!(e.contains("as alibaba, a request at byte 1125899906842624 (past 1 PiB)"), "{e}");
+        let e = detect_str("3,W,0,4096,9\n3,W,0,4096,5\n3,W,0,4096,2\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("as alibaba, 2 of 2 arrival times go backwards"),
+            "{e}"
+        );
+        let e = detect_str("3,W,1125899906842624,4096,1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("as alibaba, a request at byte 1125899906842624 (past 1 PiB)"),
+            "{e}"
+        );
         // an explicit format reads them all the same
         let got: Vec<_> = super::super::TraceReader::from_reader(
-            "0.5 0 4096 4096 1\n".as_bytes(), "m", TraceFormat::Disksim, false,
+            "0.5 0 4096 4096 1\n".as_bytes(),
+            "m",
+            TraceFormat::Disksim,
+            false,
         )
         .collect();
         assert_eq!(got.len(), 1);

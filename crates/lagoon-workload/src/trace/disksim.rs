@@ -8,9 +8,7 @@
 //! write; its other bits (time-critical, ...) are ignored.
 //! Example: `0.026216 0 1630976 16 1` (a read of 8 KiB at byte 835,059,712).
 
-use super::{
-    decimal_time, fields, req, request_size, uint32, uint_times, LineError, Sep,
-};
+use super::{decimal_time, fields, req, request_size, uint32, uint_times, LineError, Sep};
 use crate::{IoRequest, Op};
 
 const EXPECTED: &str = "5 fields (time_ms device block size_blocks flags)";

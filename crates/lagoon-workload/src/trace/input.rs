@@ -67,10 +67,7 @@ impl Compression {
             Compression::Zstd
         } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {
             Compression::Xz
-        } else if head.len() >= 4
-            && head.starts_with(b"BZh")
-            && (b'1'..=b'9').contains(&head[3])
-        {
+        } else if head.len() >= 4 && head.starts_with(b"BZh") && (b'1'..=b'9').contains(&head[3]) {
             Compression::Bzip2
         } else {
             Compression::None
@@ -176,8 +173,8 @@ impl<R: BufRead> Read for ZstdFrames<R> {
             if source.fill_buf()?.is_empty() {
                 return Ok(0); // no further frame
             }
-            let frame = ruzstd::decoding::StreamingDecoder::new(source)
-                .map_err(|e| other(e, "zstd"))?;
+            let frame =
+                ruzstd::decoding::StreamingDecoder::new(source).map_err(|e| other(e, "zstd"))?;
             self.frame = Some(frame);
         }
     }
@@ -194,12 +191,14 @@ fn xz_reader<R: BufRead + Send + 'static>(mut source: R) -> ChannelReader {
             tx: tx.clone(),
             buf: Vec::with_capacity(BUF),
         };
-        let result = lzma_rs::xz_decompress(&mut source, &mut w)
-            .map_err(|e| other(e, "xz"))
-            .and_then(|()| w.flush());
-        if let Err(e) = result {
-            let _ = tx.send(Err(e));
-        }
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            lzma_rs::xz_decompress(&mut source, &mut w)
+                .map_err(|e| other(e, "xz"))
+                .and_then(|()| w.flush())
+        }))
+        .unwrap_or_else(|_| Err(other("the decoder failed", "xz")));
+        // an empty chunk marks the end: a channel closed without it is an error
+        let _ = tx.send(result.map(|()| Vec::new()));
     });
     ChannelReader {
         rx,
@@ -250,6 +249,10 @@ impl Read for ChannelReader {
                 return Ok(0);
             }
             match self.rx.recv() {
+                Ok(Ok(chunk)) if chunk.is_empty() => {
+                    self.done = true;
+                    return Ok(0);
+                }
                 Ok(Ok(chunk)) => {
                     self.chunk = chunk;
                     self.pos = 0;
@@ -259,9 +262,9 @@ impl Read for ChannelReader {
                     return Err(e);
                 }
                 Err(_) => {
-                    // the thread finished and dropped its sender: the end
+                    // the thread ended without its end mark
                     self.done = true;
-                    return Ok(0);
+                    return Err(other("the decoder stopped before the end", "xz"));
                 }
             }
         }
@@ -279,7 +282,10 @@ mod tests {
     #[test]
     fn magic_numbers() {
         assert_eq!(Compression::from_magic(b"\x1f\x8b\x08"), Compression::Gzip);
-        assert_eq!(Compression::from_magic(b"\x28\xb5\x2f\xfd\x00"), Compression::Zstd);
+        assert_eq!(
+            Compression::from_magic(b"\x28\xb5\x2f\xfd\x00"),
+            Compression::Zstd
+        );
         assert_eq!(Compression::from_magic(b"\xfd7zXZ\x00"), Compression::Xz);
         assert_eq!(Compression::from_magic(b"BZh91AY"), Compression::Bzip2);
         assert_eq!(Compression::from_magic(b"BZhx"), Compression::None);

@@ -44,11 +44,10 @@ mod text;
 pub mod umass;
 pub mod write;
 
-
 pub use detect::{detect, detect_format, detect_format_reader, Candidate, Detection};
 pub use input::{open_input, Compression};
-pub use write::{TraceWriter, WriteError};
 pub use text::{MAX_LINE_BYTES, MAX_OVERLONG_RUN_BYTES, SNIFF_BYTES};
+pub use write::{TraceWriter, WriteError};
 
 use std::fmt;
 use std::fs::File;

@@ -136,9 +136,7 @@ impl<W: Write> TraceWriter<W> {
             TraceFormat::Ssdsim => {
                 let (o, s) = (sectors("offset", off)?, sectors("size", size)?);
                 if o > u64::from(u32::MAX) {
-                    return Err(bad(format!(
-                        "sector {o} is past SSDsim's 32-bit lsn"
-                    )));
+                    return Err(bad(format!("sector {o} is past SSDsim's 32-bit lsn")));
                 }
                 writeln!(self.out, "{t} {dev} {o} {s} {one_zero}")?;
             }
@@ -256,7 +254,9 @@ mod tests {
             "request 2 cannot be written as mqsim: size 100 bytes is not a whole number of 512-byte sectors"
         );
         // bytes formats take it
-        TraceWriter::new(Vec::new(), TraceFormat::MsrMs).write(&r).unwrap();
+        TraceWriter::new(Vec::new(), TraceFormat::MsrMs)
+            .write(&r)
+            .unwrap();
         let mut far = reqs()[0];
         far.offset_bytes = (1 << 32) * 512;
         assert_eq!(
