@@ -5,21 +5,21 @@
 //! ```text
 //!  file ──peek 6 bytes──> magic? ─gzip──> flate2::MultiGzDecoder (every member)
 //!                                 ─zstd──> ruzstd::StreamingDecoder (every frame)
-//!                                 ─xz────> lzma_rs::xz_decompress on a thread, 64 KiB
-//!                                          chunks through a channel of 4
+//!                                 ─xz────> xz2::bufread::XzDecoder (every stream)
 //!                                 ─bzip2─> bzip2::MultiBzDecoder (every stream)
 //!                                 ─none──> the file itself
 //! ```
 //!
 //! Nothing is unpacked to disk and nothing grows with the length of the file: each
 //! decoder holds its format's window (gzip 32 KiB, bzip2 900 KiB, zstd and xz the window
-//! the file declares, at most 100 MiB for zstd) and a 64 KiB read buffer. All decoders
-//! are pure Rust.
+//! the file declares, at most 100 MiB for zstd) and a 64 KiB read buffer. The gzip, zstd
+//! and bzip2 decoders are pure Rust; xz is liblzma's C source built by the `xz2` crate
+//! (the pure-Rust `lzma-rs` decodes a whole xz block in memory: 547 MB for a 95 MB file,
+//! see docs/BENCHMARKS.md).
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
-use std::sync::mpsc;
 
 use super::open_file;
 use crate::WorkloadError;
@@ -120,7 +120,10 @@ pub fn open_input(path: &Path) -> Result<(Input, Compression), WorkloadError> {
             bzip2::bufread::MultiBzDecoder::new(raw),
         )),
         Compression::Zstd => Box::new(BufReader::with_capacity(BUF, ZstdFrames::new(raw))),
-        Compression::Xz => Box::new(BufReader::with_capacity(BUF, xz_reader(raw))),
+        Compression::Xz => Box::new(BufReader::with_capacity(
+            BUF,
+            xz2::bufread::XzDecoder::new_multi_decoder(raw),
+        )),
     };
     Ok((input, found))
 }
@@ -177,101 +180,6 @@ impl<R: BufRead> Read for ZstdFrames<R> {
                 ruzstd::decoding::StreamingDecoder::new(source).map_err(|e| other(e, "zstd"))?;
             self.frame = Some(frame);
         }
-    }
-}
-
-/// xz through `lzma_rs::xz_decompress`, which writes what it decodes: it runs on a
-/// thread and hands 64 KiB chunks through a channel of four, so at most five chunks are
-/// in memory beside the decoder's dictionary. When the reader is dropped the channel
-/// closes, the next write fails and the thread ends.
-fn xz_reader<R: BufRead + Send + 'static>(mut source: R) -> ChannelReader {
-    let (tx, rx) = mpsc::sync_channel::<io::Result<Vec<u8>>>(4);
-    std::thread::spawn(move || {
-        let mut w = ChannelWriter {
-            tx: tx.clone(),
-            buf: Vec::with_capacity(BUF),
-        };
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            lzma_rs::xz_decompress(&mut source, &mut w)
-                .map_err(|e| other(e, "xz"))
-                .and_then(|()| w.flush())
-        }))
-        .unwrap_or_else(|_| Err(other("the decoder failed", "xz")));
-        // an empty chunk marks the end: a channel closed without it is an error
-        let _ = tx.send(result.map(|()| Vec::new()));
-    });
-    ChannelReader {
-        rx,
-        chunk: Vec::new(),
-        pos: 0,
-        done: false,
-    }
-}
-
-struct ChannelWriter {
-    tx: mpsc::SyncSender<io::Result<Vec<u8>>>,
-    buf: Vec<u8>,
-}
-
-impl Write for ChannelWriter {
-    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        let room = BUF - self.buf.len();
-        let n = data.len().min(room);
-        self.buf.extend_from_slice(&data[..n]);
-        if self.buf.len() == BUF {
-            self.flush()?;
-        }
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        if self.buf.is_empty() {
-            return Ok(());
-        }
-        let chunk = std::mem::replace(&mut self.buf, Vec::with_capacity(BUF));
-        self.tx
-            .send(Ok(chunk))
-            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "reader gone"))
-    }
-}
-
-struct ChannelReader {
-    rx: mpsc::Receiver<io::Result<Vec<u8>>>,
-    chunk: Vec<u8>,
-    pos: usize,
-    done: bool,
-}
-
-impl Read for ChannelReader {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        while self.pos == self.chunk.len() {
-            if self.done {
-                return Ok(0);
-            }
-            match self.rx.recv() {
-                Ok(Ok(chunk)) if chunk.is_empty() => {
-                    self.done = true;
-                    return Ok(0);
-                }
-                Ok(Ok(chunk)) => {
-                    self.chunk = chunk;
-                    self.pos = 0;
-                }
-                Ok(Err(e)) => {
-                    self.done = true;
-                    return Err(e);
-                }
-                Err(_) => {
-                    // the thread ended without its end mark
-                    self.done = true;
-                    return Err(other("the decoder stopped before the end", "xz"));
-                }
-            }
-        }
-        let n = buf.len().min(self.chunk.len() - self.pos);
-        buf[..n].copy_from_slice(&self.chunk[self.pos..self.pos + n]);
-        self.pos += n;
-        Ok(n)
     }
 }
 
