@@ -402,7 +402,7 @@ fn parse_size_dist(v: &str) -> Result<SizeDist, String> {
         }
         Ok(SizeDist::Uniform { min, max })
     } else if let Some(list) = v.strip_prefix("hist:") {
-        Ok(SizeDist::Hist(parse_hist(list, |s| request_bytes(s))?))
+        Ok(SizeDist::Hist(parse_hist(list, request_bytes)?))
     } else if let Some(list) = v.strip_prefix("choice:") {
         let mut out = Vec::new();
         for entry in list.split('/') {
@@ -748,8 +748,8 @@ struct GapState {
 impl GapState {
     fn new(gaps: &[(u64, u64)], runs: Option<&Vec<(u64, u64)>>) -> Self {
         let mean = hist_mean(gaps);
-        let (short, long): (Vec<(u64, u64)>, Vec<(u64, u64)>) =
-            gaps.iter().partition(|&&(g, _)| (g as f64) < mean);
+        type Hist = Vec<(u64, u64)>;
+        let (short, long): (Hist, Hist) = gaps.iter().partition(|&&(g, _)| (g as f64) < mean);
         let split = |h: &[(u64, u64)]| -> (Vec<u64>, Pool) {
             (
                 h.iter().map(|x| x.0).collect(),

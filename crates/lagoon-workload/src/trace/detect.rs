@@ -241,23 +241,20 @@ pub fn detect_reader<R: BufRead>(reader: R, name: &str) -> Result<Detection, Wor
         i += 1;
     }
     // 4. evidence between readings that differ in units
-    let beaten =
-        |alive: &mut Vec<usize>,
-         candidates: &mut Vec<Candidate>,
-         rule: &dyn Fn(&[IoRequest], &[IoRequest]) -> Option<&'static str>| {
-            let snapshot = alive.clone();
-            alive.retain(|&b| {
-                for &a in &snapshot {
-                    if a != b {
-                        if let Some(why) = rule(&readings[a], &readings[b]) {
-                            candidates[b].lost = Some(format!("{} {why}", candidates[a].format));
-                            return false;
-                        }
+    let beaten = |alive: &mut Vec<usize>, candidates: &mut Vec<Candidate>, rule: &Rule| {
+        let snapshot = alive.clone();
+        alive.retain(|&b| {
+            for &a in &snapshot {
+                if a != b {
+                    if let Some(why) = rule(&readings[a], &readings[b]) {
+                        candidates[b].lost = Some(format!("{} {why}", candidates[a].format));
+                        return false;
                     }
                 }
-                true
-            });
-        };
+            }
+            true
+        });
+    };
     if alive.len() > 1 {
         beaten(&mut alive, &mut candidates, &|a, b| {
             bytes_over_sectors(a, b).then_some(
@@ -319,6 +316,9 @@ pub fn detect_reader<R: BufRead>(reader: R, name: &str) -> Result<Detection, Wor
         }
     }
 }
+
+/// Evidence between two readings: `Some(why)` when the first beats the second.
+type Rule = dyn Fn(&[IoRequest], &[IoRequest]) -> Option<&'static str>;
 
 /// What is implausible about a reading's requests (step 2 of the module rule).
 fn implausible(reqs: &[IoRequest]) -> Vec<String> {
