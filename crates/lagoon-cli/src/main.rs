@@ -6,6 +6,7 @@ mod help;
 mod net;
 mod plot;
 mod reproduce;
+mod trace;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -16,7 +17,7 @@ use lagoon_core::host::Replay;
 use lagoon_core::interconnect::Arch;
 use lagoon_core::report::Report;
 use lagoon_core::scenario::Scenario;
-use lagoon_workload::{open_trace, TraceFormat, TraceStats};
+use lagoon_workload::TraceFormat;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -31,10 +32,10 @@ struct Cli {
 enum Command {
     /// Simulate one drive, back end and workload.
     Run(RunArgs),
-    /// Inspect block traces.
+    /// Inspect, convert, cut and fit block traces (plain or gzip/zstd/xz/bzip2 compressed).
     Trace {
         #[command(subcommand)]
-        command: TraceCommand,
+        command: trace::TraceCommand,
     },
     /// Every design on one or more drives (repeat --ssd) and one workload, side by side.
     Compare(compare::CompareArgs),
@@ -53,23 +54,6 @@ enum Command {
     },
     /// Every back end on built-in defaults (what `lagoon` alone runs).
     Demo,
-}
-
-#[derive(Subcommand)]
-enum TraceCommand {
-    /// Requests, read %, average size, inter-arrival time and span of a trace.
-    Stats {
-        file: PathBuf,
-        /// Trace format; detected if omitted.
-        #[arg(long, value_parser = help::format())]
-        format: Option<TraceFormat>,
-        /// Skip and count malformed lines instead of stopping at the first.
-        #[arg(long)]
-        lenient: bool,
-        /// Write JSON to a file, or `-` for standard output.
-        #[arg(long)]
-        json: Option<String>,
-    },
 }
 
 #[derive(Args)]
@@ -93,6 +77,10 @@ struct RunArgs {
     /// Skip and count malformed trace lines instead of stopping at the first.
     #[arg(long)]
     lenient: bool,
+    /// Only this device's (volume's) requests of each trace (Alibaba and Tencent files
+    /// interleave thousands).
+    #[arg(long, visible_alias = "volume")]
+    device: Option<u32>,
     /// timed, timed:<speed-up>, or closed:<queue depth>. Default: timed for traces, the
     /// spec's own arrival process for synthetic workloads.
     #[arg(long)]
@@ -136,15 +124,7 @@ fn main() {
         Command::Compare(a) => compare::compare(a),
         Command::Reproduce(a) => reproduce::reproduce(a),
         Command::Net(a) => net::net(a),
-        Command::Trace {
-            command:
-                TraceCommand::Stats {
-                    file,
-                    format,
-                    lenient,
-                    json,
-                },
-        } => trace_stats(&file, format, lenient, json),
+        Command::Trace { command } => trace::trace(command),
         Command::Config { preset, keys } => config(preset, keys),
         Command::Demo => demo(),
     };
@@ -234,6 +214,7 @@ fn run(a: RunArgs) -> Result<()> {
     let mut sc = Scenario::new(&a.ssd, ssd, a.arch, a.workload);
     sc.format = a.format;
     sc.lenient = a.lenient;
+    sc.device = a.device;
     sc.replay = a.replay;
     sc.seed = a.seed;
     sc.host_scheduler = host_scheduler(a.host_scheduler, a.host_queue)?;
@@ -313,28 +294,6 @@ fn write_cdf(path: &Path, _sc: &Scenario, report: &Report) -> Result<()> {
         }
     }
     w.flush()?;
-    Ok(())
-}
-
-fn trace_stats(
-    file: &Path,
-    format: Option<TraceFormat>,
-    lenient: bool,
-    json: Option<String>,
-) -> Result<()> {
-    let reader = open_trace(file, format, lenient)?;
-    let detected = reader.format();
-    let stats = TraceStats::from_results(reader)?;
-    if let Some(target) = &json {
-        let mut v = serde_json::to_value(&stats)?;
-        v["file"] = serde_json::Value::String(file.display().to_string());
-        v["format"] = serde_json::Value::String(detected.to_string());
-        write_out(target, &serde_json::to_string_pretty(&v)?)?;
-    }
-    if json.as_deref() != Some("-") {
-        println!("{} ({})", file.display(), detected);
-        print!("{stats}");
-    }
     Ok(())
 }
 

@@ -22,6 +22,8 @@ pub struct Scenario {
     pub workloads: Vec<String>,
     pub format: Option<TraceFormat>,
     pub lenient: bool,
+    /// Keep only this device's (volume's) requests of each trace (`--device`).
+    pub device: Option<u32>,
     /// Replay mode; `None` = closed loop at a synthetic spec's `qd:` depth, else timed.
     pub replay: Option<Replay>,
     pub seed: u64,
@@ -52,6 +54,7 @@ impl Scenario {
             workloads,
             format: None,
             lenient: false,
+            device: None,
             replay: None,
             seed: 1,
             repeat: 1,
@@ -105,11 +108,11 @@ impl Scenario {
                 skipped.push(Rc::new(Cell::new(0)));
             } else {
                 let path = PathBuf::from(w);
-                let (format, lenient) = (self.format, self.lenient);
+                let (format, lenient, device) = (self.format, self.lenient, self.device);
                 let counter = Rc::new(Cell::new(0u64));
                 let (c, base) = (counter.clone(), Rc::new(Cell::new(0u64)));
                 let open = move || -> Result<RequestSource, WorkloadError> {
-                    let reader = open_trace(&path, format, lenient)?;
+                    let reader = open_trace(&path, format, lenient)?.only_device(device);
                     // Each pass starts a new reader: keep the total over passes.
                     base.set(c.get());
                     let (c, base) = (c.clone(), base.clone());

@@ -54,6 +54,15 @@ pub enum WorkloadError {
         zero_size: u64,
     },
 
+    /// A trace read for one device (`--device`) that has requests, but none of that device.
+    #[error("{file}: no requests of device {device} ({others} requests of other devices; `lagoon trace stats --devices` lists them)")]
+    NoDeviceRequests {
+        file: String,
+        device: u32,
+        /// Requests of other devices passed over.
+        others: u64,
+    },
+
     /// The trace file could not be opened or read.
     // The OS message is in the text, so it is not also a `source` (printed twice by `{:#}`).
     #[error("{file}: {action}: {err}")]
@@ -65,17 +74,18 @@ pub enum WorkloadError {
     },
 
     /// A `--format` name that is none of the supported formats.
-    #[error(
-        "unknown trace format `{0}` (expected one of: mqsim, msr, msr-ms, fiu, blkparse, umass)"
-    )]
+    #[error("unknown trace format `{0}` (expected one of: {names})", names = crate::trace::TraceFormat::names())]
     UnknownFormat(String),
 
     /// The format of a trace could not be recognised from its first lines.
-    #[error("{file}: cannot detect the trace format: {reason}; name it explicitly (mqsim, msr, msr-ms, fiu, blkparse, umass)")]
+    #[error(
+        "{file}: cannot detect the trace format: {reason}; name it with --format ({})",
+        crate::trace::TraceFormat::names()
+    )]
     UndetectedFormat { file: String, reason: String },
 
     /// A synthetic spec with a key that does not exist.
-    #[error("synthetic spec: unknown key `{key}` (expected one of: read, size, addr, align, arrival, count, span)")]
+    #[error("synthetic spec: unknown key `{key}` (expected one of: read, size, addr, align, arrival, count, span, runs)")]
     UnknownSpecKey { key: String },
 
     /// A `syn:<name>` spec whose name is neither a key nor a known workload preset.

@@ -8,6 +8,7 @@
 //! memory: they yield one [`IoRequest`] per line.
 
 pub mod error;
+pub mod fit;
 mod num;
 pub mod presets;
 pub mod stats;

@@ -529,7 +529,7 @@ mod tests {
                     let w: f64 = c.iter().map(|(_, w)| w).sum();
                     c.iter().map(|(s, x)| f64::from(*s) * x).sum::<f64>() / w
                 }
-                SizeDist::Uniform { .. } => unreachable!(),
+                SizeDist::Uniform { .. } | SizeDist::Hist(_) => unreachable!(),
             };
             assert!((mean / 1024.0 - p.avg_size_kb).abs() < 1e-9, "{}", p.name);
             match spec.size {
@@ -539,7 +539,7 @@ mod tests {
                     assert_eq!(c[1].0 - c[0].0, 4096);
                     assert!(c.iter().all(|(s, _)| s % 4096 == 0 && *s > 0));
                 }
-                SizeDist::Uniform { .. } => unreachable!(),
+                SizeDist::Uniform { .. } | SizeDist::Hist(_) => unreachable!(),
             }
             let Arrival::Bursty { mean_ns, burst } = spec.arrival else {
                 panic!("{}: not bursty", p.name)

@@ -10,12 +10,13 @@
 //! | key | values | default |
 //! |---|---|---|
 //! | `read` | percent of reads, `0`..`100` (decimal allowed) | `70` |
-//! | `size` | `4k` (fixed) \| `uniform:4k-64k` \| `choice:4k@70/16k@30` | `4k` |
+//! | `size` | `4k` (fixed) \| `uniform:4k-64k` \| `choice:4k@70/16k@30` \| `hist:4k@4381/8k@1200` | `4k` |
 //! | `addr` | `uniform` \| `hotcold:<hot access %>/<hot space %>` (`hotcold` = `80/20`) \| `seq` | `uniform` |
 //! | `align` | start-offset alignment for `uniform`/`hotcold` | `4k` |
-//! | `arrival` | `poisson:<mean gap>` \| `bursty:<mean gap>/<mean burst length>` \| `fixed:<gap>` \| `qd:<N>` | `qd:32` |
+//! | `arrival` | `poisson:<mean gap>` \| `bursty:<mean gap>/<mean burst length>` \| `fixed:<gap>` \| `qd:<N>` \| `gaps:0ns@3129/2us@15/...` | `qd:32` |
 //! | `count` | number of requests | `100000` |
 //! | `span` | addressed bytes from offset 0 (clamped to the device capacity) | device capacity |
+//! | `runs` | with `arrival=gaps:` only: `0@812/1@330/...`, runs of short gaps between long ones | none |
 //!
 //! Details:
 //! - every size must be a positive multiple of 512 bytes; `uniform:lo-hi` draws
@@ -42,6 +43,21 @@
 //! - `qd:N` gives every request arrival time 0 and asks the replay layer for a closed
 //!   loop with N requests outstanding ([`SyntheticSpec::closed_loop_depth`]).
 //!
+//! Empirical distributions (what `lagoon trace fit` prints, issue 16):
+//! - `size=hist:<size>@<count>/...` and `arrival=gaps:<gap>@<count>/...` are histograms
+//!   with integer counts (a gap may be `0ns`). They are drawn **without replacement**: the
+//!   generator takes every entry exactly `count` times, in random order, before it starts
+//!   over. So a workload whose `count` is the histogram's total (or one more, for gaps)
+//!   reproduces the histogram's mean, percentiles and variance exactly, not only in
+//!   expectation. With `size=hist:`, reads are drawn the same way: in each cycle of the
+//!   size histogram, `read` % of its total (rounded) are reads;
+//! - `runs=<length>@<count>/...` gives `gaps:` its burst structure. A gap is *short* when
+//!   it is below the mean of the `gaps:` histogram, else *long*; the trace is a sequence of
+//!   runs of short gaps, each ended by one long gap. `runs` is the histogram of those run
+//!   lengths (0 for two long gaps in a row), drawn without replacement too: the generator
+//!   draws a run length L, emits L short gaps and then one long gap, each drawn from its
+//!   side of the `gaps:` histogram. Without `runs`, short and long gaps are mixed at random.
+//!
 //! # Presets
 //!
 //! `syn:<name>[,key=value,...]` starts from one of the named [`crate::presets`] (stand-ins
@@ -65,7 +81,9 @@ use crate::{presets, IoRequest, Op, WorkloadError};
 
 const PREFIX: &str = "syn:";
 /// The spec keys, in canonical order.
-pub(crate) const KEYS: [&str; 7] = ["read", "size", "addr", "align", "arrival", "count", "span"];
+pub(crate) const KEYS: [&str; 8] = [
+    "read", "size", "addr", "align", "arrival", "count", "span", "runs",
+];
 
 /// One `key=value` item of spec `spec`: the key's index in [`KEYS`], the key and the value,
 /// or the error naming what is wrong (not key=value, an unknown key, a key given twice).
@@ -106,6 +124,8 @@ pub enum SizeDist {
     Uniform { min: u32, max: u32 },
     /// Weighted choice among sizes: `(size_bytes, relative weight)`.
     Choice(Vec<(u32, f64)>),
+    /// An empirical histogram `(size_bytes, count)`, drawn without replacement (module doc).
+    Hist(Vec<(u32, u64)>),
 }
 
 /// Address pattern.
@@ -121,7 +141,7 @@ pub enum AddrPattern {
 }
 
 /// Arrival process.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Arrival {
     /// Exponential inter-arrival gaps with this mean (ns).
     Poisson { mean_ns: u64 },
@@ -134,6 +154,9 @@ pub enum Arrival {
     Fixed { interval_ns: u64 },
     /// Closed loop: all arrivals at 0, `depth` requests outstanding.
     ClosedLoop { depth: u32 },
+    /// An empirical histogram of inter-arrival gaps `(gap_ns, count)`, drawn without
+    /// replacement, with the burst structure of [`SyntheticSpec::runs`] (module doc).
+    Gaps(Vec<(u64, u64)>),
 }
 
 /// A parsed synthetic workload description (see the module doc for the grammar).
@@ -148,6 +171,9 @@ pub struct SyntheticSpec {
     pub count: u64,
     /// Addressed bytes from offset 0; `None` = the whole device.
     pub span: Option<u64>,
+    /// With [`Arrival::Gaps`]: the histogram `(run length, count)` of runs of short gaps
+    /// between long ones (module doc).
+    pub runs: Option<Vec<(u64, u64)>>,
     /// The [`crate::presets`] name the spec started from (`syn:hm_0,...`), if any; a label
     /// only: the fields above hold the values.
     pub preset: Option<&'static str>,
@@ -163,6 +189,7 @@ impl Default for SyntheticSpec {
             arrival: Arrival::ClosedLoop { depth: 32 },
             count: 100_000,
             span: None,
+            runs: None,
             preset: None,
         }
     }
@@ -217,6 +244,13 @@ impl SyntheticSpec {
             }
         }
         spec.apply_items(s, items)?;
+        if let (Some(runs), false) = (&spec.runs, matches!(spec.arrival, Arrival::Gaps(_))) {
+            return Err(WorkloadError::bad_value(
+                "runs",
+                &hist_text(runs, |v| v.to_string()),
+                "runs give the burst structure of arrival=gaps:...; give that arrival too",
+            ));
+        }
         Ok(spec)
     }
 
@@ -264,6 +298,15 @@ impl SyntheticSpec {
                         WorkloadError::bad_value(key, value, "expected a whole number of requests")
                     })?
                 }
+                7 => {
+                    spec.runs = Some(
+                        parse_hist(value, |v| {
+                            parse_u64(v)
+                                .ok_or_else(|| format!("run length `{v}` is not a whole number"))
+                        })
+                        .map_err(|r| WorkloadError::bad_value(key, value, r))?,
+                    )
+                }
                 _ => {
                     spec.span = Some(parse_bytes(value).filter(|&b| b > 0).ok_or_else(|| {
                         WorkloadError::bad_value(
@@ -292,6 +335,7 @@ impl SyntheticSpec {
             SizeDist::Fixed(s) => *s,
             SizeDist::Uniform { max, .. } => *max,
             SizeDist::Choice(c) => c.iter().map(|(s, _)| *s).max().unwrap_or(0),
+            SizeDist::Hist(h) => h.iter().map(|(s, _)| *s).max().unwrap_or(0),
         }
     }
 }
@@ -357,6 +401,8 @@ fn parse_size_dist(v: &str) -> Result<SizeDist, String> {
             return Err("the minimum is larger than the maximum".to_string());
         }
         Ok(SizeDist::Uniform { min, max })
+    } else if let Some(list) = v.strip_prefix("hist:") {
+        Ok(SizeDist::Hist(parse_hist(list, request_bytes)?))
     } else if let Some(list) = v.strip_prefix("choice:") {
         let mut out = Vec::new();
         for entry in list.split('/') {
@@ -373,6 +419,54 @@ fn parse_size_dist(v: &str) -> Result<SizeDist, String> {
     } else {
         Ok(SizeDist::Fixed(request_bytes(v)?))
     }
+}
+
+/// The most entries a `hist:`, `gaps:` or `runs` histogram may have.
+pub const MAX_HIST_ENTRIES: usize = 4096;
+
+/// `<value>@<count>/...`: values by `value`, counts positive integers.
+fn parse_hist<T, E: ToString>(
+    list: &str,
+    value: impl Fn(&str) -> Result<T, E>,
+) -> Result<Vec<(T, u64)>, String> {
+    let mut out = Vec::new();
+    let mut total: u64 = 0;
+    for entry in list.split('/') {
+        let Some((v, n)) = entry.split_once('@') else {
+            return Err(format!(
+                "`{entry}` is not <value>@<count> (a histogram, e.g. 4k@120/8k@30)"
+            ));
+        };
+        let v = value(v.trim()).map_err(|e| e.to_string())?;
+        let n = parse_u64(n.trim())
+            .filter(|&n| n > 0)
+            .ok_or_else(|| format!("count `{}` is not a positive whole number", n.trim()))?;
+        total = total
+            .checked_add(n)
+            .ok_or("the counts add up to more than 2^64 - 1")?;
+        out.push((v, n));
+        if out.len() > MAX_HIST_ENTRIES {
+            return Err(format!("more than {MAX_HIST_ENTRIES} entries"));
+        }
+    }
+    Ok(out)
+}
+
+/// The mean of a `gaps:` histogram: the threshold between short and long gaps.
+pub(crate) fn hist_mean(h: &[(u64, u64)]) -> f64 {
+    let total: u64 = h.iter().map(|g| g.1).sum();
+    let weighted: f64 = h.iter().map(|&(g, n)| g as f64 * n as f64).sum();
+    if total > 0 {
+        weighted / total as f64
+    } else {
+        0.0
+    }
+}
+
+/// A histogram in the spec's syntax.
+fn hist_text<T>(h: &[(T, u64)], show: impl Fn(&T) -> String) -> String {
+    let items: Vec<String> = h.iter().map(|(v, n)| format!("{}@{n}", show(v))).collect();
+    items.join("/")
 }
 
 fn parse_pct_like_weight(w: &str) -> Option<f64> {
@@ -410,8 +504,8 @@ fn parse_addr(v: &str) -> Result<AddrPattern, String> {
     }
 }
 
-/// `20us`, `0.5ms`, `100ns`, `1s` → ns.
-fn parse_duration(v: &str) -> Result<u64, String> {
+/// `20us`, `0.5ms`, `100ns`, `1s` → ns (a unit is required; decimals are exact).
+pub fn parse_duration(v: &str) -> Result<u64, String> {
     let split = v
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(v.len());
@@ -462,6 +556,8 @@ fn parse_arrival(v: &str) -> Result<Arrival, String> {
         Ok(Arrival::Fixed {
             interval_ns: parse_duration(i)?,
         })
+    } else if let Some(list) = v.strip_prefix("gaps:") {
+        Ok(Arrival::Gaps(parse_hist(list, parse_duration)?))
     } else if let Some(d) = v.strip_prefix("qd:") {
         let depth = parse_u64(d)
             .and_then(|d| u32::try_from(d).ok())
@@ -470,7 +566,7 @@ fn parse_arrival(v: &str) -> Result<Arrival, String> {
         Ok(Arrival::ClosedLoop { depth })
     } else {
         Err(
-            "expected poisson:<mean>, bursty:<mean>/<burst>, fixed:<interval> or qd:<N>"
+            "expected poisson:<mean>, bursty:<mean>/<burst>, fixed:<interval>, qd:<N> or gaps:<gap>@<count>/..."
                 .to_string(),
         )
     }
@@ -522,6 +618,13 @@ impl fmt::Display for SizeDist {
                 }
                 Ok(())
             }
+            SizeDist::Hist(h) => {
+                write!(
+                    f,
+                    "hist:{}",
+                    hist_text(h, |s| Bytes(u64::from(*s)).to_string())
+                )
+            }
         }
     }
 }
@@ -548,6 +651,7 @@ impl fmt::Display for Arrival {
             }
             Arrival::Fixed { interval_ns } => write!(f, "fixed:{}", Duration(*interval_ns)),
             Arrival::ClosedLoop { depth } => write!(f, "qd:{depth}"),
+            Arrival::Gaps(g) => write!(f, "gaps:{}", hist_text(g, |d| Duration(*d).to_string())),
         }
     }
 }
@@ -573,7 +677,119 @@ impl fmt::Display for SyntheticSpec {
         if let Some(span) = self.span {
             write!(f, ",span={}", Bytes(span))?;
         }
+        if let Some(runs) = &self.runs {
+            write!(f, ",runs={}", hist_text(runs, u64::to_string))?;
+        }
         Ok(())
+    }
+}
+
+/// A histogram drawn without replacement: every entry `count` times in random order, then
+/// again. Allocated once; a draw walks the entries (at most [`MAX_HIST_ENTRIES`]).
+#[derive(Clone, Debug)]
+struct Pool {
+    counts: Vec<u64>,
+    left: Vec<u64>,
+    total_left: u64,
+}
+
+impl Pool {
+    fn new(counts: Vec<u64>) -> Self {
+        Pool {
+            left: counts.clone(),
+            total_left: counts.iter().sum(),
+            counts,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.counts.iter().all(|&c| c == 0)
+    }
+
+    /// The index of the entry drawn (`None` for an empty histogram).
+    fn draw(&mut self, rng: &mut Xoshiro256PlusPlus) -> Option<usize> {
+        if self.total_left == 0 {
+            self.left.copy_from_slice(&self.counts);
+            self.total_left = self.counts.iter().sum();
+            if self.total_left == 0 {
+                return None;
+            }
+        }
+        let mut u = rng.random_range(0..self.total_left);
+        for (i, l) in self.left.iter_mut().enumerate() {
+            if u < *l {
+                *l -= 1;
+                self.total_left -= 1;
+                return Some(i);
+            }
+            u -= *l;
+        }
+        unreachable!("u < total_left = the sum of left")
+    }
+}
+
+/// `arrival=gaps:` with its optional `runs`: the gap histogram split at its mean into short
+/// and long gaps, and the state of the current run (module doc).
+#[derive(Clone, Debug)]
+struct GapState {
+    short: Vec<u64>,
+    short_pool: Pool,
+    long: Vec<u64>,
+    long_pool: Pool,
+    /// `(run lengths, their pool)` with `runs`; `None` mixes short and long gaps.
+    runs: Option<(Vec<u64>, Pool)>,
+    all: Vec<u64>,
+    all_pool: Pool,
+    /// Short gaps left in the current run; `None` before the first gap.
+    in_run: Option<u64>,
+    clock_ns: u64,
+}
+
+impl GapState {
+    fn new(gaps: &[(u64, u64)], runs: Option<&Vec<(u64, u64)>>) -> Self {
+        let mean = hist_mean(gaps);
+        type Hist = Vec<(u64, u64)>;
+        let (short, long): (Hist, Hist) = gaps.iter().partition(|&&(g, _)| (g as f64) < mean);
+        let split = |h: &[(u64, u64)]| -> (Vec<u64>, Pool) {
+            (
+                h.iter().map(|x| x.0).collect(),
+                Pool::new(h.iter().map(|x| x.1).collect()),
+            )
+        };
+        let (short, short_pool) = split(&short);
+        let (long, long_pool) = split(&long);
+        let (all, all_pool) = split(gaps);
+        GapState {
+            short,
+            short_pool,
+            long,
+            long_pool,
+            runs: runs.map(|r| split(r)),
+            all,
+            all_pool,
+            in_run: None,
+            clock_ns: 0,
+        }
+    }
+
+    fn next_gap(&mut self, rng: &mut Xoshiro256PlusPlus) -> u64 {
+        let Some((lengths, pool)) = &mut self.runs else {
+            return self.all_pool.draw(rng).map_or(0, |i| self.all[i]);
+        };
+        let mut draw_run = |rng: &mut Xoshiro256PlusPlus| pool.draw(rng).map_or(0, |i| lengths[i]);
+        let left = match self.in_run {
+            Some(l) => l,
+            None => draw_run(rng),
+        };
+        if left > 0 && !self.short_pool.is_empty() {
+            self.in_run = Some(left - 1);
+            return self.short_pool.draw(rng).map_or(0, |i| self.short[i]);
+        }
+        self.in_run = Some(draw_run(rng));
+        match self.long_pool.draw(rng) {
+            Some(i) => self.long[i],
+            None => self.short_pool.draw(rng).map_or(0, |i| self.short[i]),
+        }
     }
 }
 
@@ -592,6 +808,11 @@ pub struct SyntheticGenerator {
     /// and mean gap before a burst (B × mean inter-arrival, ns).
     burst_start_p: f64,
     burst_gap_ns: f64,
+    /// `size=hist:`: the pool of sizes, and of directions (reads, writes).
+    size_pool: Option<Pool>,
+    op_pool: Option<Pool>,
+    /// `arrival=gaps:`: the gap state.
+    gaps: Option<Box<GapState>>,
 }
 
 impl SyntheticGenerator {
@@ -633,7 +854,28 @@ impl SyntheticGenerator {
             Arrival::Bursty { mean_ns, burst } => (1.0 / burst, mean_ns as f64 * burst),
             _ => (1.0, 0.0),
         };
+        let size_pool = match &spec.size {
+            SizeDist::Hist(h) => Some(Pool::new(h.iter().map(|x| x.1).collect())),
+            _ => None,
+        };
+        // with hist sizes, directions are drawn without replacement too: per cycle of the
+        // histogram, read % of its total are reads (rounded)
+        let op_pool = match &spec.size {
+            SizeDist::Hist(h) => {
+                let total: u64 = h.iter().map(|x| x.1).sum();
+                let reads = ((spec.read_pct / 100.0 * total as f64).round() as u64).min(total);
+                Some(Pool::new(vec![reads, total - reads]))
+            }
+            _ => None,
+        };
+        let gaps = match &spec.arrival {
+            Arrival::Gaps(g) => Some(Box::new(GapState::new(g, spec.runs.as_ref()))),
+            _ => None,
+        };
         Ok(SyntheticGenerator {
+            size_pool,
+            op_pool,
+            gaps,
             burst_start_p,
             burst_gap_ns,
             spec: spec.clone(),
@@ -686,6 +928,10 @@ impl SyntheticGenerator {
                 }
                 c.last().map_or(512, |(s, _)| *s)
             }
+            SizeDist::Hist(h) => {
+                let pool = self.size_pool.as_mut().expect("a pool for hist");
+                pool.draw(&mut self.rng).map_or(512, |i| h[i].0)
+            }
         }
     }
 
@@ -730,15 +976,21 @@ impl Iterator for SyntheticGenerator {
         if self.emitted >= self.spec.count {
             return None;
         }
-        let op = if self.rng.random::<f64>() * 100.0 < self.spec.read_pct {
+        let op = if let Some(pool) = &mut self.op_pool {
+            if pool.draw(&mut self.rng) == Some(0) {
+                Op::Read
+            } else {
+                Op::Write
+            }
+        } else if self.rng.random::<f64>() * 100.0 < self.spec.read_pct {
             Op::Read
         } else {
             Op::Write
         };
         let size_bytes = self.draw_size();
         let offset_bytes = self.draw_offset(u64::from(size_bytes));
-        let arrival_ns = match self.spec.arrival {
-            Arrival::Poisson { mean_ns } => {
+        let arrival_ns = match &self.spec.arrival {
+            &Arrival::Poisson { mean_ns } => {
                 let t = self.time_ns;
                 let u: f64 = self.rng.random();
                 self.time_ns += -(mean_ns as f64) * (1.0 - u).ln();
@@ -755,8 +1007,16 @@ impl Iterator for SyntheticGenerator {
                 }
                 self.time_ns.round() as u64
             }
-            Arrival::Fixed { interval_ns } => self.emitted.saturating_mul(interval_ns),
+            &Arrival::Fixed { interval_ns } => self.emitted.saturating_mul(interval_ns),
             Arrival::ClosedLoop { .. } => 0,
+            Arrival::Gaps(_) => {
+                let g = self.gaps.as_mut().expect("a gap state for gaps");
+                if self.emitted > 0 {
+                    let gap = g.next_gap(&mut self.rng);
+                    g.clock_ns = g.clock_ns.saturating_add(gap);
+                }
+                g.clock_ns
+            }
         };
         self.emitted += 1;
         Some(IoRequest {
@@ -846,7 +1106,7 @@ mod tests {
 
     #[test]
     fn errors_name_key_and_value() {
-        assert_eq!(err("syn:reads=70"), "synthetic spec: unknown key `reads` (expected one of: read, size, addr, align, arrival, count, span)");
+        assert_eq!(err("syn:reads=70"), "synthetic spec: unknown key `reads` (expected one of: read, size, addr, align, arrival, count, span, runs)");
         assert_eq!(
             err("syn:read=170"),
             "synthetic spec: bad value `170` for `read`: expected a percentage from 0 to 100"
@@ -1035,7 +1295,7 @@ mod tests {
         assert_eq!(err("syn:arrival=bursty:58us/x"), "synthetic spec: bad value `bursty:58us/x` for `arrival`: the mean burst length `x` must be a number from 1 to 1000000 (e.g. bursty:58us/4)");
         assert_eq!(err("syn:arrival=bursty:58/4"), "synthetic spec: bad value `bursty:58/4` for `arrival`: `58` needs a time unit: ns, us, ms or s (e.g. 20us)");
         assert_eq!(err("syn:arrival=bursty:0us/4"), "synthetic spec: bad value `bursty:0us/4` for `arrival`: the mean inter-arrival time must be at least 1 ns");
-        assert_eq!(err("syn:arrival=burst:5us"), "synthetic spec: bad value `burst:5us` for `arrival`: expected poisson:<mean>, bursty:<mean>/<burst>, fixed:<interval> or qd:<N>");
+        assert_eq!(err("syn:arrival=burst:5us"), "synthetic spec: bad value `burst:5us` for `arrival`: expected poisson:<mean>, bursty:<mean>/<burst>, fixed:<interval>, qd:<N> or gaps:<gap>@<count>/...");
     }
 
     /// Gaps of `bursty:m/B`: mean m, CV² = 2B − 1, a share 1 − 1/B of zero gaps, bursts of
@@ -1075,6 +1335,51 @@ mod tests {
         let reqs = gen("syn:arrival=poisson:58us,count=1000000", GIB, 5);
         let cv2 = crate::stats::interarrival_cv2(reqs).unwrap();
         assert!((cv2 - 1.0).abs() < 0.03, "{cv2}");
+    }
+
+    /// `hist:`, `gaps:` and `runs`: parsed, printed back, and drawn without replacement:
+    /// one cycle of each histogram is reproduced exactly.
+    #[test]
+    fn empirical_histograms() {
+        let text = "syn:read=25,size=hist:4k@3/8k@1,addr=uniform,align=4k,arrival=gaps:0ns@2/1us@1,count=4,runs=0@1/2@1";
+        let s = SyntheticSpec::parse(text).unwrap();
+        assert_eq!(s.size, SizeDist::Hist(vec![(4096, 3), (8192, 1)]));
+        assert_eq!(s.arrival, Arrival::Gaps(vec![(0, 2), (1000, 1)]));
+        assert_eq!(s.runs, Some(vec![(0, 1), (2, 1)]));
+        assert_eq!(s.to_string(), text);
+        for seed in 0..20 {
+            let reqs: Vec<_> = gen(text, GIB, seed).collect();
+            let mut sizes: Vec<u32> = reqs.iter().map(|r| r.size_bytes).collect();
+            sizes.sort();
+            assert_eq!(sizes, [4096, 4096, 4096, 8192]);
+            assert_eq!(reqs.iter().filter(|r| r.op == Op::Read).count(), 1);
+            // gaps: mean 1000/3, so 0 is short and 1 us long; runs 0 and 2: either
+            // long, short, short or short, short, long
+            let times: Vec<u64> = reqs.iter().map(|r| r.arrival_ns).collect();
+            assert!(
+                times == [0, 1000, 1000, 1000] || times == [0, 0, 0, 1000],
+                "{times:?}"
+            );
+        }
+        // a second cycle starts over: 8 requests take each size twice as often
+        let mut sizes: Vec<u32> = gen(&text.replace("count=4", "count=8"), GIB, 1)
+            .map(|r| r.size_bytes)
+            .collect();
+        sizes.sort();
+        assert_eq!(
+            sizes,
+            [4096; 6].into_iter().chain([8192; 2]).collect::<Vec<_>>()
+        );
+        for (spec, msg) in [
+            ("syn:size=hist:4k", "synthetic spec: bad value `hist:4k` for `size`: `4k` is not <value>@<count> (a histogram, e.g. 4k@120/8k@30)"),
+            ("syn:size=hist:4k@0", "synthetic spec: bad value `hist:4k@0` for `size`: count `0` is not a positive whole number"),
+            ("syn:size=hist:100@2", "synthetic spec: bad value `hist:100@2` for `size`: size `100` is not a positive multiple of 512 bytes"),
+            ("syn:arrival=gaps:5@2", "synthetic spec: bad value `gaps:5@2` for `arrival`: `5` needs a time unit: ns, us, ms or s (e.g. 20us)"),
+            ("syn:runs=1@2", "synthetic spec: bad value `1@2` for `runs`: runs give the burst structure of arrival=gaps:...; give that arrival too"),
+            ("syn:arrival=gaps:1us@1,runs=x@2", "synthetic spec: bad value `x@2` for `runs`: run length `x` is not a whole number"),
+        ] {
+            assert_eq!(err(spec), msg, "{spec}");
+        }
     }
 
     proptest! {

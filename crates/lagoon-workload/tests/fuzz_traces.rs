@@ -44,7 +44,7 @@ fn seed() -> u64 {
 }
 
 /// Sample lines of each format, as in the formats' own unit tests.
-const SAMPLES: [(TraceFormat, &[&str]); 6] = [
+const SAMPLES: [(TraceFormat, &[&str]); 10] = [
     (
         TraceFormat::Mqsim,
         &[
@@ -94,6 +94,38 @@ const SAMPLES: [(TraceFormat, &[&str]); 6] = [
             "0,20941264,8192,W,0.551706",
             "1,20939840,4096,r,0.554041,extra",
             " 2 , 0 , 512 , R , 12 ",
+        ],
+    ),
+    (
+        TraceFormat::Ssdsim,
+        &[
+            "2730000 0 1548928 8 1",
+            "2740000 3 4294967295 16 0",
+            "2750000 1 7 1 1 2",
+        ],
+    ),
+    (
+        TraceFormat::Disksim,
+        &[
+            "0.026216 0 1630976 16 1",
+            "1.5 2 0 256 0",
+            "12.0000005 0 24 1 0x10",
+        ],
+    ),
+    (
+        TraceFormat::Alibaba,
+        &[
+            "device_id,opcode,offset,length,timestamp",
+            "3,W,130666496,4096,1577808000000139",
+            "812,R,0,65536,1577808000000200",
+        ],
+    ),
+    (
+        TraceFormat::Tencent,
+        &[
+            "Timestamp,Offset,Size,IOType,VolumeID",
+            "1538323200,4174088,8,1,1063",
+            "1538323201,0,256,0,7",
         ],
     ),
 ];
@@ -183,13 +215,18 @@ fn printable_lines(rng: &mut Xoshiro256PlusPlus) -> Vec<u8> {
 /// another format, a comment, a blank line, an over-long line or a binary block.
 fn mutated_samples(rng: &mut Xoshiro256PlusPlus) -> Vec<u8> {
     let (_, own) = SAMPLES[rng.random_range(0..SAMPLES.len())];
+    // Detection refuses samples whose times go backwards or of which more than 10 % of
+    // lines are malformed: half of the inputs repeat one line of their format (times in
+    // order) and mutate a line in sixteen, so that most inputs reach the detected reader.
+    let tame = rng.random::<bool>();
+    let fixed = rng.random_range(0..own.len());
     let mut out = Vec::new();
     if rng.random_range(0..200) == 0 {
         out.extend((0..rng.random_range(1..4096)).map(|_| rng.random_range(0..4u8)));
     }
     for _ in 0..rng.random_range(1..14) {
         let mut line = match rng.random_range(0..20) {
-            0 => {
+            0 if !tame => {
                 let (_, other) = SAMPLES[rng.random_range(0..SAMPLES.len())];
                 other[rng.random_range(0..other.len())].as_bytes().to_vec()
             }
@@ -198,9 +235,15 @@ fn mutated_samples(rng: &mut Xoshiro256PlusPlus) -> Vec<u8> {
             3 if rng.random_range(0..40) == 0 => {
                 vec![b"0123 ,x"[rng.random_range(0..7)]; MAX_LINE_BYTES + rng.random_range(0..3)]
             }
+            _ if tame => own[fixed].as_bytes().to_vec(),
             _ => own[rng.random_range(0..own.len())].as_bytes().to_vec(),
         };
-        for _ in 0..rng.random_range(0..4) {
+        let mutations = if tame && rng.random_range(0..16) != 0 {
+            0
+        } else {
+            rng.random_range(0..4)
+        };
+        for _ in 0..mutations {
             mutate(rng, &mut line);
         }
         out.extend_from_slice(&line);
@@ -394,7 +437,7 @@ fn check_all_readers(input: &[u8], name: &str, small: usize) -> Option<[Run; 2]>
         Ok(f) => Some(f),
         Err(e) => {
             let msg = e.to_string();
-            assert!(!msg.contains('\n') && msg.len() < 400, "{msg:?}");
+            assert!(!msg.contains('\n') && msg.len() < 600, "{msg:?}");
             match e {
                 WorkloadError::UndetectedFormat { file, .. } => assert_eq!(file, name),
                 WorkloadError::Binary { file, .. } => assert_eq!(file, name),
@@ -478,9 +521,10 @@ fn fuzz(generator: &str, make: fn(&mut Xoshiro256PlusPlus) -> Vec<u8>, salt: u64
     }
     // the generators must reach the parsers, not only the error paths
     if generator == "mutated" && n >= 200 {
-        assert!(detected * 2 >= n, "only {detected} of {n} inputs detected");
+        // (detection refuses mixed, reordered and mostly malformed samples since issue 16)
+        assert!(detected * 4 >= n, "only {detected} of {n} inputs detected");
         assert!(
-            with_requests * 3 >= n,
+            with_requests * 4 >= n,
             "only {with_requests} of {n} inputs gave requests"
         );
     }
@@ -537,6 +581,10 @@ fn overlong_lines_every_reader() {
     let fiu = ":1: expected 9 fields (timestamp pid process lba size R/W major minor md5), found 5";
     let umass =
         ":1: expected at least 5 comma-separated fields (ASU,LBA,Size,Opcode,Timestamp), found 1";
+    let alibaba =
+        ":1: expected 5 comma-separated fields (device_id,opcode,offset,length,timestamp), found 1";
+    let tencent =
+        ":1: expected 5 comma-separated fields (timestamp,offset,size,io_type,volume_id), found 1";
     let skipped_all = ": no requests in 3 lines (3 lines skipped as malformed in lenient mode)";
     // (format, lenient) -> (requests, skipped, lines read, end of the error after the file name)
     let expected =
@@ -544,8 +592,8 @@ fn overlong_lines_every_reader() {
             use TraceFormat::*;
             match (format, lenient) {
                 // detected as mqsim
-                (None | Some(Mqsim) | Some(MsrMs), false) => (1, 0, 2, Some(long)),
-                (None | Some(Mqsim) | Some(MsrMs), true) => (2, 1, 3, None),
+                (None | Some(Mqsim | MsrMs | Ssdsim | Disksim), false) => (1, 0, 2, Some(long)),
+                (None | Some(Mqsim | MsrMs | Ssdsim | Disksim), true) => (2, 1, 3, None),
                 (Some(Blkparse), false) => (0, 0, 2, Some(long)),
                 (Some(Blkparse), true) => (
                     0,
@@ -556,7 +604,9 @@ fn overlong_lines_every_reader() {
                 (Some(Msr), false) => (0, 0, 1, Some(msr)),
                 (Some(Fiu), false) => (0, 0, 1, Some(fiu)),
                 (Some(Umass), false) => (0, 0, 1, Some(umass)),
-                (Some(Msr | Fiu | Umass), true) => (0, 3, 3, Some(skipped_all)),
+                (Some(Alibaba), false) => (0, 0, 1, Some(alibaba)),
+                (Some(Tencent), false) => (0, 0, 1, Some(tencent)),
+                (Some(Msr | Fiu | Umass | Alibaba | Tencent), true) => (0, 3, 3, Some(skipped_all)),
             }
         };
     for (format, lenient, run) in through_files("long", &input) {
@@ -614,7 +664,7 @@ fn comment_only_and_empty_files_every_reader() {
                 }
                 (None, Err(open)) => {
                     // detection finds nothing to detect from
-                    assert!(open.ends_with(": cannot detect the trace format: no request lines; name it explicitly (mqsim, msr, msr-ms, fiu, blkparse, umass)"), "{open}");
+                    assert!(open.ends_with(": cannot detect the trace format: no request lines; name it with --format (mqsim, ssdsim, disksim, msr, msr-ms, fiu, blkparse, umass, alibaba, tencent)"), "{open}");
                     continue;
                 }
                 other => panic!("{other:?}"),
@@ -631,7 +681,22 @@ fn comment_only_and_empty_files_every_reader() {
 fn backward_times_are_counted_exactly() {
     // mqsim: 100, 90, 95, 300, 300, 299, 400, 1: latest so far 100, 100, 100, 300, 300, 300, 400, 400
     let input = b"100 0 0 8 1\n90 0 0 8 1\n95 0 8 8 0\n300 0 0 8 1\n300 0 0 8 1\n299 0 0 8 1\n400 0 0 8 1\n1 0 0 8 1\n";
-    let [strict, lenient] = check_all_readers(input, "back", 5).unwrap();
+    // 3 of 7 steps go backwards: not monotone enough for detection to trust any reading
+    assert!(check_all_readers(input, "back", 5).is_none());
+    let e = detect_format_reader(&input[..], "back")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("as mqsim or ssdsim or disksim, 3 of 7 arrival times go backwards"),
+        "{e}"
+    );
+    let [strict, lenient] = [false, true].map(|l| {
+        check_run(
+            TraceReader::from_reader(&input[..], "back", TraceFormat::Mqsim, l),
+            "back",
+            input,
+        )
+    });
     let times: Vec<u64> = strict.requests.iter().map(|r| r.arrival_ns).collect();
     assert_eq!(
         times,

@@ -27,12 +27,6 @@ fn is_dev(s: &str) -> bool {
         .is_some_and(|(a, b)| is_digits(a) && is_digits(b))
 }
 
-/// Whether the line is a blkparse event line (first field `major,minor`, at least 7 fields).
-pub(crate) fn is_event_line(line: &str) -> bool {
-    let mut f = fields(line, Sep::Whitespace);
-    f.next().is_some_and(is_dev) && f.count() >= 6
-}
-
 pub(crate) fn parse_line(line: &str) -> Result<Option<IoRequest>, LineError<'_>> {
     let mut it = fields(line, Sep::Whitespace);
     let Some(dev) = it.next().filter(|d| is_dev(d)) else {

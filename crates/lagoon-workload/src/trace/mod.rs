@@ -21,25 +21,37 @@
 //!   yielded in file order even when times go backwards
 //!   ([`TraceReader::backward_arrivals`] counts those).
 //!
-//! Formats, one module each: [`mqsim`], [`msr`], [`msr_ms`], [`fiu`], [`blkparse`], [`umass`];
-//! they share one field splitter (`text::fields`) and one number parser (`crate::num`).
-//! [`detect_format`] guesses the format from the first lines of a file.
+//! Formats, one module each: [`mqsim`], [`ssdsim`], [`disksim`], [`msr`], [`msr_ms`],
+//! [`fiu`], [`blkparse`], [`umass`], [`alibaba`], [`tencent`]; they share one field
+//! splitter (`text::fields`) and one number parser (`crate::num`). `docs/TRACES.md` has
+//! one table of every format with its units. [`detect_format`] scores every format on
+//! the first lines of a file and refuses to guess when two readings fit or the best one
+//! is implausible. Input compressed with gzip, zstd, xz or bzip2 is decompressed as it is
+//! read ([`input`]). A reader can keep only one device's requests ([`TraceReader::only_device`]).
 
+pub mod alibaba;
 pub mod blkparse;
 mod detect;
+pub mod disksim;
 pub mod fiu;
+pub mod input;
 pub mod mqsim;
 pub mod msr;
 pub mod msr_ms;
+pub mod ssdsim;
+pub mod tencent;
 mod text;
 pub mod umass;
+pub mod write;
 
-pub use detect::{detect_format, detect_format_reader};
+pub use detect::{detect, detect_format, detect_format_reader, Candidate, Detection};
+pub use input::{open_input, Compression};
 pub use text::{MAX_LINE_BYTES, MAX_OVERLONG_RUN_BYTES, SNIFF_BYTES};
+pub use write::{TraceWriter, WriteError};
 
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead};
 use std::path::Path;
 use std::str::FromStr;
 
@@ -52,9 +64,15 @@ pub(crate) use text::{fields, Sep};
 /// The supported trace formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum TraceFormat {
-    /// MQSim / DiskSim ASCII: `arrival_ns device start_sector(512 B) size_sectors type(1=read,0=write)`.
+    /// MQSim ASCII: `arrival_ns device start_sector(512 B) size_sectors type(1=read,0=write)`.
     #[serde(rename = "mqsim")]
     Mqsim,
+    /// SSDsim: `time_ns device lsn(512 B) size_sectors operation(1=read,0=write) [priority]`.
+    #[serde(rename = "ssdsim")]
+    Ssdsim,
+    /// DiskSim ASCII: `arrival_ms(float) device block(512 B) size_blocks flags(hex, bit 0 = read)`.
+    #[serde(rename = "disksim")]
+    Disksim,
     /// MSR Cambridge CSV: `Timestamp(100 ns ticks),Hostname,DiskNumber,Type(Read|Write),Offset(B),Size(B),ResponseTime`.
     #[serde(rename = "msr")]
     Msr,
@@ -70,23 +88,43 @@ pub enum TraceFormat {
     /// UMass / SPC: `ASU,LBA(512 B),Size(B),Opcode(r|w),Timestamp(s float)[,...]`.
     #[serde(rename = "umass")]
     Umass,
+    /// Alibaba block traces: `device_id,opcode(R|W),offset(B),length(B),timestamp(us)`.
+    #[serde(rename = "alibaba")]
+    Alibaba,
+    /// Tencent CBS: `timestamp(s),offset(512 B),size(512 B),io_type(0=read,1=write),volume_id`.
+    #[serde(rename = "tencent")]
+    Tencent,
 }
 
 impl TraceFormat {
     /// Every format, in the order they are listed in help texts.
-    pub const ALL: [TraceFormat; 6] = [
+    pub const ALL: [TraceFormat; 10] = [
         TraceFormat::Mqsim,
+        TraceFormat::Ssdsim,
+        TraceFormat::Disksim,
         TraceFormat::Msr,
         TraceFormat::MsrMs,
         TraceFormat::Fiu,
         TraceFormat::Blkparse,
         TraceFormat::Umass,
+        TraceFormat::Alibaba,
+        TraceFormat::Tencent,
     ];
 
-    /// The name used on the command line (`mqsim`, `msr`, `msr-ms`, `fiu`, `blkparse`, `umass`).
+    /// Every format's name, comma-separated, for messages.
+    pub fn names() -> String {
+        TraceFormat::ALL.map(TraceFormat::name).join(", ")
+    }
+
+    /// The name used on the command line (`mqsim`, `ssdsim`, `disksim`, `msr`, `msr-ms`,
+    /// `fiu`, `blkparse`, `umass`, `alibaba`, `tencent`).
     pub fn name(self) -> &'static str {
         match self {
             TraceFormat::Mqsim => "mqsim",
+            TraceFormat::Ssdsim => "ssdsim",
+            TraceFormat::Disksim => "disksim",
+            TraceFormat::Alibaba => "alibaba",
+            TraceFormat::Tencent => "tencent",
             TraceFormat::Msr => "msr",
             TraceFormat::MsrMs => "msr-ms",
             TraceFormat::Fiu => "fiu",
@@ -99,6 +137,10 @@ impl TraceFormat {
     pub fn description(self) -> &'static str {
         match self {
             TraceFormat::Mqsim => "arrival_ns device start_sector(512 B) size_sectors type(1=read,0=write)",
+            TraceFormat::Ssdsim => "time_ns device lsn(512 B) size_sectors operation(1=read,0=write) [priority]",
+            TraceFormat::Disksim => "arrival_ms(decimal) device block(512 B) size_blocks flags(hex, bit 0 = read)",
+            TraceFormat::Alibaba => "device_id,opcode(R|W),offset(B),length(B),timestamp(us)",
+            TraceFormat::Tencent => "timestamp(s),offset(512 B),size(512 B),io_type(0=read,1=write),volume_id",
             TraceFormat::Msr => "Timestamp(100 ns),Hostname,DiskNumber,Type(Read|Write),Offset(B),Size(B),ResponseTime",
             TraceFormat::MsrMs => "arrival_ms device offset_bytes size_bytes type(1=read,0=write)",
             TraceFormat::Fiu => "timestamp_ns pid process lba(512 B) size_blocks(512 B) R|W major minor md5",
@@ -107,11 +149,31 @@ impl TraceFormat {
         }
     }
 
+    /// The units this reader assumes, one line: time, offset, size, direction, device.
+    pub fn units(self) -> &'static str {
+        match self {
+            TraceFormat::Mqsim => "time: integer ns; offset: 512-byte sectors; size: 512-byte sectors; type 1 = read, 0 = write; device: field 2",
+            TraceFormat::Ssdsim => "time: integer ns; offset (lsn): 512-byte sectors, 32-bit; size: 512-byte sectors; operation 1 = read, 0 = write; device: field 2",
+            TraceFormat::Disksim => "time: decimal ms; offset (block): 512-byte sectors; size: 512-byte blocks; flags hexadecimal, bit 0 set = read; device: field 2",
+            TraceFormat::Msr => "time: 100 ns ticks (Windows filetime); offset: bytes; size: bytes; Read/Write; device: DiskNumber",
+            TraceFormat::MsrMs => "time: decimal ms; offset: bytes; size: bytes; type 1 = read, 0 = write; device: field 2",
+            TraceFormat::Fiu => "time: integer ns; offset (lba): 512-byte blocks; size: 512-byte blocks; R/W; device: major << 20 | minor",
+            TraceFormat::Blkparse => "time: decimal s; offset: 512-byte sectors; size: 512-byte sectors; RWBS with W = write, else R = read; Q events only; device: major << 20 | minor",
+            TraceFormat::Umass => "time: decimal s; offset (LBA): 512-byte blocks; size: bytes; r/w; device: ASU",
+            TraceFormat::Alibaba => "time: integer us; offset: bytes; size: bytes; R/W; device: device_id",
+            TraceFormat::Tencent => "time: integer s; offset: 512-byte sectors; size: 512-byte sectors; io_type 0 = read, 1 = write; device: volume_id",
+        }
+    }
+
     /// Parses one non-blank, non-comment, trimmed line.
     /// `Ok(None)` means a line that carries no request (a header, a non-`Q` blkparse event).
     pub(crate) fn parse_line(self, line: &str) -> Result<Option<IoRequest>, LineError<'_>> {
         let parsed = match self {
             TraceFormat::Mqsim => mqsim::parse_line(line),
+            TraceFormat::Ssdsim => ssdsim::parse_line(line),
+            TraceFormat::Disksim => disksim::parse_line(line),
+            TraceFormat::Alibaba => alibaba::parse_line(line),
+            TraceFormat::Tencent => tencent::parse_line(line),
             TraceFormat::Msr => msr::parse_line(line),
             TraceFormat::MsrMs => msr_ms::parse_line(line),
             TraceFormat::Fiu => fiu::parse_line(line),
@@ -359,7 +421,7 @@ pub(crate) fn mkdev<'a>(major: &'a str, minor: &'a str) -> Result<u32, LineError
 /// Requests are yielded in file order, never reordered or dropped for their times;
 /// those that arrive earlier than a request before them are counted
 /// ([`backward_arrivals`](Self::backward_arrivals)).
-pub struct TraceReader<R: BufRead = BufReader<File>> {
+pub struct TraceReader<R: BufRead = input::Input> {
     reader: R,
     name: String,
     format: TraceFormat,
@@ -375,11 +437,16 @@ pub struct TraceReader<R: BufRead = BufReader<File>> {
     order: ArrivalOrder,
     sniffed: bool,
     done: bool,
+    /// Keep only this device's requests ([`TraceReader::only_device`]).
+    device: Option<u32>,
+    /// Requests of other devices passed over.
+    other_devices: u64,
 }
 
-/// Opens a trace file for streaming. With `format = None` the format is detected
-/// from the first lines ([`detect_format`]). Error messages name the file as `path`
-/// is spelled here.
+/// Opens a trace file for streaming, decompressing it as it is read when it is compressed
+/// ([`open_input`]). With `format = None` the format is detected from the first lines
+/// ([`detect_format`]), which is an error when no format or more than one fits. Error
+/// messages name the file as `path` is spelled here.
 pub fn open_trace(
     path: &Path,
     format: Option<TraceFormat>,
@@ -390,13 +457,8 @@ pub fn open_trace(
         Some(f) => f,
         None => detect_format(path)?,
     };
-    let file = open_file(path)?;
-    Ok(TraceReader::from_reader(
-        BufReader::with_capacity(1 << 16, file),
-        name,
-        format,
-        lenient,
-    ))
+    let (input, _) = open_input(path)?;
+    Ok(TraceReader::from_reader(input, name, format, lenient))
 }
 
 pub(crate) fn open_file(path: &Path) -> Result<File, WorkloadError> {
@@ -455,7 +517,34 @@ impl<R: BufRead> TraceReader<R> {
             order: ArrivalOrder::default(),
             sniffed: false,
             done: false,
+            device: None,
+            other_devices: 0,
         }
+    }
+
+    /// Keeps only the requests of `device` (the device, disk, volume or ASU number the
+    /// format records, see [`TraceFormat::units`]); the others are passed over and counted
+    /// ([`other_device_requests`](Self::other_device_requests)). A trace with none of
+    /// `device`'s requests ends with [`WorkloadError::NoRequests`].
+    pub fn only_device(mut self, device: Option<u32>) -> Self {
+        self.device = device;
+        self
+    }
+
+    /// Requests passed over because they belong to another device than the one kept.
+    pub fn other_device_requests(&self) -> u64 {
+        self.other_devices
+    }
+
+    /// The text of the line read last: after a request is yielded, its raw line
+    /// (trimmed; empty after an over-long line or when it is not UTF-8).
+    pub fn raw_line(&self) -> &str {
+        std::str::from_utf8(&self.buf).map_or("", str::trim)
+    }
+
+    /// The 1-based number of the line read last.
+    pub fn line_number(&self) -> u64 {
+        self.lines_read
     }
 
     /// The format being parsed.
@@ -556,6 +645,9 @@ impl<R: BufRead> TraceReader<R> {
                 }
             };
             match parsed {
+                Ok(Some(req)) if self.device.is_some_and(|d| d != req.device) => {
+                    self.other_devices += 1;
+                }
                 Ok(Some(req)) => {
                     self.requests += 1;
                     self.order.push(req.arrival_ns);
@@ -584,6 +676,13 @@ impl<R: BufRead> TraceReader<R> {
     /// `None`, or the error of a stream that yielded no request.
     fn end_of_stream(&self) -> Option<Result<IoRequest, WorkloadError>> {
         (self.requests == 0).then(|| {
+            if let (Some(device), n @ 1..) = (self.device, self.other_devices) {
+                return Err(WorkloadError::NoDeviceRequests {
+                    file: self.name.clone(),
+                    device,
+                    others: n,
+                });
+            }
             Err(WorkloadError::NoRequests {
                 file: self.name.clone(),
                 lines: self.lines_read,
@@ -650,8 +749,8 @@ pub(crate) mod tests {
             assert_eq!(f.name().to_uppercase().parse::<TraceFormat>().unwrap(), f);
         }
         assert_eq!("msr_ms".parse::<TraceFormat>().unwrap(), TraceFormat::MsrMs);
-        let e = "disksim".parse::<TraceFormat>().unwrap_err().to_string();
-        assert_eq!(e, "unknown trace format `disksim` (expected one of: mqsim, msr, msr-ms, fiu, blkparse, umass)");
+        let e = "diskism".parse::<TraceFormat>().unwrap_err().to_string();
+        assert_eq!(e, "unknown trace format `diskism` (expected one of: mqsim, ssdsim, disksim, msr, msr-ms, fiu, blkparse, umass, alibaba, tencent)");
     }
 
     #[test]
@@ -874,8 +973,8 @@ pub(crate) mod tests {
 
     /// A `BufRead` of `len` bytes of `byte` (endless with `u64::MAX`), generated as read:
     /// nothing of it is in memory but one 64 KiB block.
-    fn generated(byte: u8, len: u64) -> BufReader<io::Take<io::Repeat>> {
-        BufReader::with_capacity(1 << 16, io::Read::take(io::repeat(byte), len))
+    fn generated(byte: u8, len: u64) -> io::BufReader<io::Take<io::Repeat>> {
+        io::BufReader::with_capacity(1 << 16, io::Read::take(io::repeat(byte), len))
     }
 
     #[test]
@@ -911,7 +1010,7 @@ pub(crate) mod tests {
         }
         // and detection reads at most two blocks of such a line
         let e = detect_format_reader(generated(b'a', u64::MAX), "a").unwrap_err();
-        assert_eq!(e.to_string(), "a: cannot detect the trace format: the first 1 request lines match no known format; name it explicitly (mqsim, msr, msr-ms, fiu, blkparse, umass)");
+        assert_eq!(e.to_string(), "a: cannot detect the trace format: the first 1 request lines match no known format; name it with --format (mqsim, ssdsim, disksim, msr, msr-ms, fiu, blkparse, umass, alibaba, tencent)");
     }
 
     const BINARY: &str = "looks like binary data, not a text trace (8192 of the first 8192 bytes are NUL, control characters or invalid UTF-8); decompress or convert it to text first";
@@ -1048,7 +1147,7 @@ pub(crate) mod tests {
             explicit.unwrap(),
             vec![Err(format!("{name}: no requests: the trace is empty"))]
         );
-        assert_eq!(detected.unwrap(), format!("{name}: cannot detect the trace format: no request lines; name it explicitly (mqsim, msr, msr-ms, fiu, blkparse, umass)"));
+        assert_eq!(detected.unwrap(), format!("{name}: cannot detect the trace format: no request lines; name it with --format (mqsim, ssdsim, disksim, msr, msr-ms, fiu, blkparse, umass, alibaba, tencent)"));
     }
 
     #[test]
