@@ -13,13 +13,16 @@
 //! Per-request and per-transaction state live in slabs addressed by `u32`; die queues are
 //! intrusive linked lists through the transaction slab, so the steady state allocates nothing.
 
-use crate::config::{DieScheduling, MappingConfig, Multiplane, SsdConfig, WriteCompletion};
+use crate::config::{
+    DieScheduling, GcDestination, GcMode, MappingConfig, Multiplane, SsdConfig, WriteCompletion,
+};
 use crate::engine::EventQueue;
 use crate::flash::{FlashOp, FlashTiming};
 use crate::host::piq::{ChipSet, HostScheduler, SchedulerStats, Scheme};
 use crate::host::{Flow, Replay};
 use crate::interconnect::{self, Arch, Interconnect, NetEvent, Transfer};
 use crate::ssd::cache::{Admit, DataCache};
+use crate::ssd::controller::{Controller, ControllerStats, FcLink, Resource};
 use crate::ssd::ftl::cmt::{Cmt, Evicted};
 use crate::ssd::ftl::{Ftl, Stream, MAP_TAG, NONE};
 use crate::ssd::hil::PcieLink;
@@ -43,6 +46,16 @@ pub enum Event {
     ArrayDone { die: u32 },
     /// The completion entry reached the host.
     Completed { req: u32 },
+    /// A program's data reached its flash controller over DRAM and the system bus
+    /// (`controller.enabled`): the die's command and data transfer can start.
+    StageDone { die: u32 },
+    /// A page read reached its destination past the flash controller (DRAM, or a dBUF for
+    /// global copyback): its transaction completes.
+    MoveDone { txn: u32 },
+    /// A global copyback page leaves its source FC's ECC into the fNoC (dSSD_f).
+    FnocSend { txn: u32 },
+    /// The fNoC has events due.
+    FnocWake,
     /// Internal to the interconnect.
     Net(NetEvent),
 }
@@ -134,6 +147,8 @@ struct Die {
     started: Ps,
     busy_time: Ps,
     array_time: Ps,
+    /// GC operations started since the die last started a user one (`tiny-tail`).
+    gc_streak: u32,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -212,6 +227,8 @@ pub struct Outcome {
     pub cache_write_merges: u64,
     pub conflicted_requests: u64,
     pub state_bytes: usize,
+    /// The controller model's counters (`controller.enabled`).
+    pub controller: Option<ControllerStats>,
     /// Result of the FTL invariant scan, when requested with `set_verify`.
     pub consistency: Option<Result<(), String>>,
     /// The drive that was simulated (the energy and area model reads it).
@@ -267,6 +284,14 @@ pub struct Simulator {
     watchdog_events: u64,
     /// An input the model cannot represent (reported as [`SimError::Input`]).
     fault: Option<String>,
+    /// The controller's DRAM: one FIFO channel (`cache.dram_mb_s`, `cache.dram_access_ns`).
+    dram: Resource,
+    /// System bus, ECC and FC-to-FC link (`controller.enabled`; dSSD), else `None`.
+    ctl: Option<Controller>,
+    /// Rotating start of the global GC destination scan.
+    gc_rr: u32,
+    /// Global GC destinations: pages chosen for each plane and not yet allocated there.
+    gc_incoming: Vec<u32>,
 }
 
 /// The watchdog's default bound: this many events in a row at one simulated instant, or
@@ -364,12 +389,23 @@ impl Simulator {
         let spp = g.page_bytes / 512;
         // Validation has built the network once; a failure here (a custom topology file
         // changed since) ends the run with its message before any event.
-        let (net, fault) = match interconnect::build(arch, cfg, seed) {
+        let (net, mut fault) = match interconnect::build(arch, cfg, seed) {
             Ok(n) => (n, None),
             Err(e) => (
                 Box::new(interconnect::shared_bus::SharedBus::ideal(cfg)) as Box<dyn Interconnect>,
                 Some(e),
             ),
+        };
+        let ctl = if cfg.controller.enabled {
+            match Controller::new(cfg, seed) {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    fault = fault.or(Some(e));
+                    None
+                }
+            }
+        } else {
+            None
         };
         Self {
             q: EventQueue::new(),
@@ -394,7 +430,8 @@ impl Simulator {
                     bytes: 0,
                     started: 0,
                     busy_time: 0,
-                    array_time: 0
+                    array_time: 0,
+                    gc_streak: 0,
                 };
                 g.dies as usize
             ],
@@ -416,6 +453,10 @@ impl Simulator {
             probe_done: Vec::new(),
             watchdog_events: WATCHDOG_EVENTS,
             fault,
+            dram: Resource::new(cfg.cache.dram_mb_s, cfg.cache.dram_access_ns),
+            ctl,
+            gc_rr: 0,
+            gc_incoming: vec![0; g.planes as usize],
             cfg: cfg.clone(),
             ftl,
         }
@@ -530,6 +571,10 @@ impl Simulator {
                 Event::TransferDone { die, conflict } => s.on_transfer_done(now, die, conflict),
                 Event::ArrayDone { die } => s.on_array_done(now, die),
                 Event::Net(e) => s.net.on_event(now, e, &mut s.q),
+                Event::StageDone { die } => s.submit_command(now, die as usize),
+                Event::MoveDone { txn } => s.complete_txn(now, txn),
+                Event::FnocSend { txn } => s.fnoc_send(now, txn),
+                Event::FnocWake => s.fnoc_wake(now),
                 _ => unreachable!("probe runs have no host events"),
             }
         }
@@ -579,6 +624,10 @@ impl Simulator {
                 Event::ArrayDone { die } => self.on_array_done(now, die),
                 Event::Completed { req } => self.on_completed(now, req),
                 Event::Net(e) => self.net.on_event(now, e, &mut self.q),
+                Event::StageDone { die } => self.submit_command(now, die as usize),
+                Event::MoveDone { txn } => self.complete_txn(now, txn),
+                Event::FnocSend { txn } => self.fnoc_send(now, txn),
+                Event::FnocWake => self.fnoc_wake(now),
             }
             if self.error.is_some() || self.fault.is_some() {
                 break;
@@ -874,7 +923,7 @@ impl Simulator {
                 self.translate(now, t);
             }
             if hit_pages > 0 {
-                let end = self.cache.as_mut().unwrap().dram_access(now, hit_bytes);
+                let end = self.dram.reserve(now, hit_bytes);
                 self.q.schedule(
                     end,
                     Event::DramDone {
@@ -886,6 +935,10 @@ impl Simulator {
         } else if self.cache.is_some() {
             self.buffer_write(now, id);
         } else {
+            if self.ctl.is_some() {
+                // dSSD §2.1: write data lands in DRAM before it goes to the flash controller.
+                self.dram.reserve(now, r.size as u64);
+            }
             for i in 0..=(last - first) {
                 let (lpa, mask) = self.page_of(&r, first + i);
                 let t = self.alloc_txn(
@@ -945,7 +998,7 @@ impl Simulator {
             k += 1;
         }
         self.reqs[id as usize].next_page = n;
-        let end = self.cache.as_mut().unwrap().dram_access(now, r.size as u64);
+        let end = self.dram.reserve(now, r.size as u64);
         self.q.schedule(end, Event::DramDone { req: id, pages: n });
     }
 
@@ -1086,8 +1139,20 @@ impl Simulator {
     }
 
     fn gc_first(&self, die: usize) -> bool {
-        if !self.cfg.ftl.gc_preemptible {
-            return true;
+        match self.cfg.ftl.gc_mode {
+            // Tiny-Tail (partial GC): after `gc_partial_ops` GC operations, one user operation.
+            GcMode::TinyTail => {
+                if self.dies[die].gc_streak < self.cfg.ftl.gc_partial_ops {
+                    return true;
+                }
+                let q = &self.queues[die];
+                if q[Q_READ].head == NONE && q[Q_WRITE].head == NONE {
+                    return true;
+                }
+            }
+            GcMode::Preemptive => {}
+            GcMode::PerPlane | GcMode::Parallel if !self.cfg.ftl.gc_preemptible => return true,
+            GcMode::PerPlane | GcMode::Parallel => {}
         }
         let p0 = die as u32 * self.ftl.geo.planes_per_die;
         (p0..p0 + self.ftl.geo.planes_per_die).any(|p| self.ftl.gc_urgent(p))
@@ -1144,7 +1209,8 @@ impl Simulator {
                     // The page was overwritten since GC chose it: nothing to move.
                     remove_linked(&mut self.txns, &mut self.queues[die][q], prev, cur);
                     self.free_txn(cur);
-                    self.gc_move_done(now, x.plane);
+                    self.gc_arrived(&x);
+                    self.gc_move_done(now, gc_source_plane(&x));
                     dropped = true;
                     cur = next;
                     continue;
@@ -1250,7 +1316,12 @@ impl Simulator {
                     ppa
                 }
                 TxnKind::GcWrite | TxnKind::Copyback => {
-                    let ppa = self.ftl.relocate(x.lpa, x.ppa);
+                    let ppa = self.ftl.relocate_to(x.lpa, x.ppa, x.plane);
+                    self.gc_arrived(&x);
+                    if x.plane != gc_source_plane(&x) {
+                        // A page imported from another plane may start this plane's GC.
+                        self.maybe_gc(now, x.plane);
+                    }
                     if x.lpa & MAP_TAG == 0 {
                         if let Some(c) = &mut self.cmt {
                             c.mark_dirty(x.lpa as u64);
@@ -1290,6 +1361,36 @@ impl Simulator {
         d.txns[..picked.len()].copy_from_slice(picked);
         d.bytes = bytes;
         d.started = now;
+        d.gc_streak = match kind {
+            TxnKind::GcRead | TxnKind::GcWrite | TxnKind::Copyback | TxnKind::Erase => {
+                d.gc_streak.saturating_add(1)
+            }
+            _ => 0,
+        };
+        if op == FlashOp::Program {
+            if let Some(ctl) = &mut self.ctl {
+                // dSSD §2.1, §3: program data goes DRAM → system bus → FC, page by page; a
+                // global copyback page is already in the destination FC's dBUF (§4.2).
+                let global = kind == TxnKind::GcWrite && ctl.design.global_copyback();
+                if !global {
+                    let mut end = now;
+                    for &t in picked {
+                        let b = self.txns[t as usize].bytes as u64;
+                        let d = self.dram.reserve(now, b);
+                        end = end.max(ctl.bus.reserve(d, b));
+                    }
+                    self.q.schedule(end, Event::StageDone { die: die as u32 });
+                    return;
+                }
+            }
+        }
+        self.submit_command(now, die);
+    }
+
+    /// Hand a die's operation (command, and program data) to the interconnect.
+    fn submit_command(&mut self, now: Ps, die: usize) {
+        let d = &self.dies[die];
+        let (op, bytes, n) = (d.op, d.bytes, d.n as u32);
         let chip = self.ftl.geo.chip_of_die(die as u32);
         // Programs carry their data with the command; reads send data after tR.
         let payload = if op == FlashOp::Program { bytes } else { 0 };
@@ -1299,7 +1400,7 @@ impl Simulator {
                 die: die as u32,
                 chip,
                 commands: 1,
-                command_ps: self.timing.command_time(op, picked.len() as u32),
+                command_ps: self.timing.command_time(op, n),
                 bytes: payload,
             },
             &mut self.q,
@@ -1373,8 +1474,15 @@ impl Simulator {
 
     fn finish_op(&mut self, now: Ps, die: usize) {
         let d = self.dies[die];
-        for &t in &d.txns[..d.n as usize] {
-            self.complete_txn(now, t);
+        if d.op == FlashOp::Read && self.ctl.is_some() {
+            let fc = self.ftl.geo.chip_of_die(die as u32) / self.cfg.flash.chips_per_channel;
+            for &t in &d.txns[..d.n as usize] {
+                self.move_read(now, t, fc);
+            }
+        } else {
+            for &t in &d.txns[..d.n as usize] {
+                self.complete_txn(now, t);
+            }
         }
         let d = &mut self.dies[die];
         d.busy_time += now - d.started;
@@ -1425,19 +1533,26 @@ impl Simulator {
             TxnKind::MapWrite => self.flash.mapping_writes += 1,
             TxnKind::GcRead => {
                 self.flash.gc_reads += 1;
+                // The destination was chosen when the page left its FC (global copyback).
+                let dest = if x.link != NONE {
+                    x.link
+                } else {
+                    self.gc_destination(x.plane)
+                };
                 let g = self.alloc_txn(
                     TxnKind::GcWrite,
                     NONE,
                     x.lpa,
                     x.ppa,
-                    x.plane,
+                    dest,
                     self.ftl.geo.page_bytes,
                 );
+                self.txns[g as usize].link = x.plane;
                 self.enqueue(now, g, Q_GC_WRITE);
             }
             TxnKind::GcWrite | TxnKind::Copyback => {
                 self.flash.gc_writes += 1;
-                self.gc_move_done(now, x.plane);
+                self.gc_move_done(now, gc_source_plane(&x));
             }
             TxnKind::Erase => {
                 self.ftl
@@ -1468,8 +1583,26 @@ impl Simulator {
         if !self.ftl.gc_due(plane) {
             return;
         }
-        let Some(victim) = self.ftl.start_gc(plane) else {
+        if !self.start_plane_gc(now, plane) {
             return;
+        }
+        if self.cfg.ftl.gc_mode == GcMode::Parallel {
+            // PaGC (dSSD §6.1, Shahidi et al. SC'16): the die's other planes collect at the
+            // same time, so their GC reads and programs can go as multi-plane operations.
+            let ppd = self.ftl.geo.planes_per_die;
+            let p0 = plane / ppd * ppd;
+            for p in p0..p0 + ppd {
+                if p != plane && !self.ftl.gc_active(p) {
+                    self.start_plane_gc(now, p);
+                }
+            }
+        }
+    }
+
+    /// Choose a victim in `plane` and queue its page moves; false if none would free space.
+    fn start_plane_gc(&mut self, now: Ps, plane: u32) -> bool {
+        let Some(victim) = self.ftl.start_gc(plane) else {
+            return false;
         };
         self.gc_victim[plane as usize] = victim;
         let mut moves = std::mem::take(&mut self.scratch);
@@ -1492,6 +1625,142 @@ impl Simulator {
         if none {
             self.issue_erase(now, plane);
         }
+        true
+    }
+
+    /// Plane a GC page from `src` is written to (`ftl.gc_destination`): its own, or (global
+    /// free-block selection, dSSD §3) the plane holding the fewest valid pages (those headed
+    /// there counted) among those with room for one more GC page short of their last free
+    /// block ([`Ftl::gc_room`]), scanned from a rotating start (ties to the first, so equal
+    /// planes take turns); its own if none has room. Fewest valid keeps the planes equally
+    /// full: any imbalance raises write amplification at high utilization.
+    fn gc_destination(&mut self, src: u32) -> u32 {
+        if self.cfg.ftl.gc_destination == GcDestination::SamePlane {
+            return src;
+        }
+        let n = self.ftl.geo.planes;
+        let start = self.gc_rr;
+        self.gc_rr = (start + 1) % n;
+        let (mut best, mut best_valid) = (src, u64::MAX);
+        for i in 0..n {
+            let p = (start + i) % n;
+            let incoming = self.gc_incoming[p as usize] as u64;
+            let valid = self.ftl.plane_valid(p) + incoming;
+            if valid < best_valid && self.ftl.gc_room(p) > incoming {
+                best = p;
+                best_valid = valid;
+            }
+        }
+        self.gc_incoming[best as usize] += 1;
+        best
+    }
+
+    /// A global GC write to `plane` was allocated (or dropped): it no longer holds room there.
+    #[inline]
+    fn gc_arrived(&mut self, x: &Txn) {
+        if x.kind == TxnKind::GcWrite && self.cfg.ftl.gc_destination == GcDestination::Global {
+            self.gc_incoming[x.plane as usize] -= 1;
+        }
+    }
+
+    /// A page read left its die (`controller.enabled`): ECC at its FC, then along its path
+    /// (module doc of `ssd::controller`) to DRAM or to the destination FC's dBUF.
+    fn move_read(&mut self, now: Ps, t: u32, fc: u32) {
+        let x = self.txns[t as usize];
+        let bytes = x.bytes as u64;
+        let global = {
+            let ctl = self.ctl.as_ref().expect("controller model on");
+            x.kind == TxnKind::GcRead && ctl.design.global_copyback()
+        };
+        let dest = if global {
+            let d = self.gc_destination(x.plane);
+            self.txns[t as usize].link = d;
+            d
+        } else {
+            NONE
+        };
+        let cpc = self.cfg.flash.chips_per_channel;
+        let dst_fc = if global {
+            self.ftl
+                .geo
+                .chip_of_die(self.ftl.geo.die_of_plane(dest))
+                / cpc
+        } else {
+            NONE
+        };
+        let ctl = self.ctl.as_mut().expect("controller model on");
+        let e = ctl.ecc(fc, now);
+        if !global {
+            // dSSD §3, Fig. 1: FC → system bus → DRAM.
+            let b = ctl.bus.reserve(e, bytes);
+            let end = self.dram.reserve(b, bytes);
+            if x.kind == TxnKind::GcRead {
+                ctl.stats.gc_moves_through_dram += 1;
+            }
+            self.q.schedule(end, Event::MoveDone { txn: t });
+            return;
+        }
+        // Global copyback (§4.2, Fig. 4): dBUF → [bus | dedicated bus | fNoC] → dBUF.
+        if dst_fc == fc {
+            ctl.stats.gc_moves_global_same_channel += 1;
+            self.q.schedule(e, Event::MoveDone { txn: t });
+            return;
+        }
+        ctl.stats.gc_moves_global_cross_channel += 1;
+        let end = match &mut ctl.link {
+            FcLink::None => unreachable!("global copyback needs an FC link"),
+            FcLink::SystemBus => ctl.bus.reserve(e, bytes),
+            FcLink::Dedicated(r) => r.reserve(e, bytes),
+            FcLink::Fnoc(_) => {
+                self.q.schedule(e, Event::FnocSend { txn: t });
+                return;
+            }
+        };
+        ctl.link_time += end - e;
+        self.q.schedule(end, Event::MoveDone { txn: t });
+    }
+
+    /// A global copyback page enters the fNoC at its source FC (endpoint = FC index).
+    fn fnoc_send(&mut self, now: Ps, t: u32) {
+        let x = self.txns[t as usize];
+        let g = &self.ftl.geo;
+        let cpc = self.cfg.flash.chips_per_channel;
+        let src = g.chip_of_die(g.die_of_plane(x.plane)) / cpc;
+        let dst = g.chip_of_die(g.die_of_plane(x.link)) / cpc;
+        let ctl = self.ctl.as_mut().expect("controller model on");
+        let bytes = x.bytes as u64 + ctl.header_bytes as u64;
+        if let FcLink::Fnoc(net) = &mut ctl.link {
+            net.send(now, src, dst, bytes, t as u64);
+        }
+        self.fnoc_arm();
+    }
+
+    /// Keep one `FnocWake` in the queue at or before the fNoC's next event.
+    fn fnoc_arm(&mut self) {
+        let ctl = self.ctl.as_mut().expect("controller model on");
+        let FcLink::Fnoc(net) = &ctl.link else { return };
+        if let Some(t) = net.next_event_time() {
+            if ctl.wakes.first().is_none_or(|&w| t < w) {
+                self.q.schedule(t, Event::FnocWake);
+                ctl.wakes.insert(0, t);
+            }
+        }
+    }
+
+    fn fnoc_wake(&mut self, now: Ps) {
+        let ctl = self.ctl.as_mut().expect("controller model on");
+        ctl.wakes.remove(0);
+        let FcLink::Fnoc(net) = &mut ctl.link else { return };
+        if let Err(e) = net.advance(now, &mut ctl.deliveries) {
+            self.fault = Some(format!("fnoc: {e}"));
+            return;
+        }
+        for d in ctl.deliveries.drain(..) {
+            ctl.link_time += d.delivered - d.sent;
+            self.q
+                .schedule(d.delivered, Event::MoveDone { txn: d.tag as u32 });
+        }
+        self.fnoc_arm();
     }
 
     fn gc_move_done(&mut self, now: Ps, plane: u32) {
@@ -1549,7 +1818,7 @@ impl Simulator {
 
     // -------------------------------------------------------------------- results
 
-    fn finish(self) -> Outcome {
+    fn finish(mut self) -> Outcome {
         let sim_time = self.last_completion;
         // Utilization is over the span in which a resource could be busy: flash work (cache
         // destage, GC) can outlast the last host completion, so the span runs to the last
@@ -1571,7 +1840,9 @@ impl Simulator {
             .as_ref()
             .map_or((0, 0), |c| (c.read_hits, c.write_merges));
         let interconnect = self.net.stats(span);
+        let controller = self.ctl.as_mut().map(|c| c.finish(span, &self.dram));
         Outcome {
+            controller,
             sim_time,
             busy_span: span,
             events: self.q.events_processed() + interconnect.local_events,
@@ -1608,6 +1879,17 @@ impl Simulator {
                 })
                 .collect(),
         }
+    }
+}
+
+/// The plane a GC move's victim is in: a GC write records it in `link` (its own `plane` is
+/// the destination, which global free-block selection may place elsewhere).
+#[inline]
+fn gc_source_plane(x: &Txn) -> u32 {
+    if x.kind == TxnKind::GcWrite && x.link != NONE {
+        x.link
+    } else {
+        x.plane
     }
 }
 

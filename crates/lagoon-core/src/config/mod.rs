@@ -7,10 +7,12 @@
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+pub mod controller;
 pub mod network;
 pub mod presets;
 pub mod schema;
 
+pub use controller::{ControllerConfig, Design, FnocConfig};
 pub use network::{ControllerAttach, RoutingKind, Switching, TopologyKind};
 
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +47,10 @@ pub struct SsdConfig {
     pub precondition: PreconditionConfig,
     pub network: NetworkConfig,
     pub energy: EnergyConfig,
+    /// The controller's system bus, DRAM and ECC as resources (dSSD; off by default).
+    pub controller: ControllerConfig,
+    /// dSSD_f's flash-controller network (used when `controller.design = "dssd_f"`).
+    pub fnoc: FnocConfig,
 }
 
 /// Networked back ends (pnSSD, NoSSD, Venice): the mesh of flash nodes and its links.
@@ -462,6 +468,36 @@ pub struct FtlConfig {
     /// plane), `chip` (die and plane index fixed, the first idle chip from the static one on)
     /// or `die` (plane index fixed, the first idle die from the static one on).
     pub dynamic_mapping: DynamicMapping,
+    /// How GC work shares the dies with user I/O: `per-plane` (each plane collects when it
+    /// falls below `gc_threshold`), `parallel` (PaGC: a plane starting GC starts it on every
+    /// plane of its die that has a reclaimable block), `preemptive` (GC yields to user I/O
+    /// until its plane is below `gc_hard_threshold`), `tiny-tail` (partial GC: a die with
+    /// user I/O waiting runs at most `gc_partial_ops` GC operations before a user one).
+    pub gc_mode: GcMode,
+    /// `tiny-tail`: GC operations a die may run while user I/O waits, before serving one.
+    pub gc_partial_ops: u32,
+    /// Where GC writes a moved page: `same-plane` (its victim's plane) or `global` (dSSD §2.2,
+    /// §3 "global free block selection": the plane with the fewest valid pages that has room
+    /// short of its last free block, scanned from a rotating start; the victim's own if none).
+    pub gc_destination: GcDestination,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcMode {
+    #[default]
+    PerPlane,
+    Parallel,
+    Preemptive,
+    TinyTail,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcDestination {
+    #[default]
+    SamePlane,
+    Global,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
@@ -496,6 +532,7 @@ impl Section for FtlConfig {
             Range::real(0.0, 0.49)
         ),
         int!(translation_entry_bytes, "bytes", 1, 32_768),
+        int!(gc_partial_ops, "GC operations", 1, 1_000_000),
     ];
 }
 
@@ -535,15 +572,45 @@ impl Section for CacheConfig {
 pub struct PreconditionConfig {
     /// Fraction of the logical space written (sequentially, plane by plane) before the run.
     pub occupancy: f64,
+    /// `sequential`: the written pages fill the first blocks of each plane, all valid.
+    /// `aged`: a steady state (dSSD §6.1: "SSD is fully utilized and some random fraction of
+    /// the pages are invalidated"): every block but `free_blocks` per plane is full, holding
+    /// the written pages and, beside them, invalid pages spread by `invalid_distribution`.
+    pub mode: PreconditionMode,
+    /// `aged`: free blocks left per plane; 0 = the GC threshold's count (GC starts when the
+    /// first user write opens a block).
+    pub free_blocks: u32,
+    /// `aged`: how invalid pages spread over the full blocks: `uniform` (each invalid page
+    /// in a uniformly random block, seeded) or `equal` (every block the same count, ±1).
+    pub invalid_distribution: InvalidDistribution,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum PreconditionMode {
+    #[default]
+    Sequential,
+    Aged,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum InvalidDistribution {
+    #[default]
+    Uniform,
+    Equal,
 }
 
 impl Section for PreconditionConfig {
     const NAME: &'static str = "precondition";
-    const PARAMS: &'static [Param<Self>] = &[real!(
-        occupancy,
-        "fraction of the logical space",
-        Range::real(0.0, 1.0)
-    )];
+    const PARAMS: &'static [Param<Self>] = &[
+        real!(
+            occupancy,
+            "fraction of the logical space",
+            Range::real(0.0, 1.0)
+        ),
+        int!(free_blocks, "blocks per plane, 0 = GC threshold", 0, 1 << 24),
+    ];
 }
 
 /// Energy and area model (Venice §5, §6.4, §6.6, Table 4, footnote 7); see [`crate::energy`].
@@ -630,6 +697,8 @@ impl Default for SsdConfig {
             precondition: Default::default(),
             network: Default::default(),
             energy: Default::default(),
+            controller: Default::default(),
+            fnoc: Default::default(),
         }
     }
 }
@@ -689,6 +758,9 @@ impl Default for FtlConfig {
             die_scheduling: DieScheduling::Priority,
             write_completion: WriteCompletion::Program,
             dynamic_mapping: DynamicMapping::Static,
+            gc_mode: GcMode::PerPlane,
+            gc_partial_ops: 1,
+            gc_destination: GcDestination::SamePlane,
         }
     }
 }
@@ -706,7 +778,12 @@ impl Default for CacheConfig {
 
 impl Default for PreconditionConfig {
     fn default() -> Self {
-        Self { occupancy: 0.7 }
+        Self {
+            occupancy: 0.7,
+            mode: PreconditionMode::Sequential,
+            free_blocks: 0,
+            invalid_distribution: InvalidDistribution::Uniform,
+        }
     }
 }
 
@@ -904,7 +981,18 @@ impl SsdConfig {
                 ),
             ));
         }
-        self.check_network_layer()
+        if self.precondition.mode == PreconditionMode::Aged {
+            let free = self.precondition.free_blocks as u64;
+            if free > gc_blocks {
+                return Err(invalid(
+                    "precondition.free_blocks",
+                    free,
+                    format!("aged preconditioning leaves at most the GC threshold's {gc_blocks} free blocks per plane (ftl.gc_threshold x flash.blocks_per_plane)"),
+                ));
+            }
+        }
+        self.check_network_layer()?;
+        self.check_controller()
     }
 
     /// Physical pages of the flash array (each factor is bounded by the schema, so the

@@ -9,7 +9,9 @@
 pub mod cmt;
 pub mod mapping;
 
-use crate::config::{DynamicMapping, FtlConfig, GcPolicy, SsdConfig};
+use crate::config::{
+    DynamicMapping, FtlConfig, GcPolicy, InvalidDistribution, PreconditionMode, SsdConfig,
+};
 use crate::flash::Geometry;
 use mapping::{L2pMap, IMPLICIT};
 use rand::{Rng, SeedableRng};
@@ -87,6 +89,13 @@ pub struct Ftl {
     policy: GcPolicy,
     rng: Xoshiro256PlusPlus,
     seq: u64,
+    /// Aged preconditioning: per plane, `aged_blocks + 1` prefix sums of the preconditioned
+    /// pages held by its first blocks (block b holds plane pages `start[b]..start[b + 1]` at
+    /// its first offsets; its other pages are invalid). Empty for sequential preconditioning.
+    aged_start: Vec<u32>,
+    aged_blocks: u32,
+    /// Valid pages per plane (sum of its blocks' counters).
+    plane_valid: Vec<u64>,
     pub counters: FtlCounters,
 }
 
@@ -99,13 +108,40 @@ impl Ftl {
             (geo.pages_per_plane as f64 * (1.0 - f.overprovisioning)) as u64;
         let logical_pages = logical_pages_per_plane * geo.planes as u64;
         let pre = ((logical_pages_per_plane as f64) * cfg.precondition.occupancy).round() as u64;
-        let pre_blocks = pre.div_ceil(ppb as u64) as u32;
+        let gc_start_blocks = (f.gc_threshold * geo.blocks_per_plane as f64).floor() as u32;
+        let aged = cfg.precondition.mode == PreconditionMode::Aged;
+        let pre_blocks = if aged {
+            let free = match cfg.precondition.free_blocks {
+                0 => gc_start_blocks,
+                n => n,
+            };
+            geo.blocks_per_plane - free.min(geo.blocks_per_plane)
+        } else {
+            pre.div_ceil(ppb as u64) as u32
+        };
+        let aged_start = if aged {
+            aged_layout(
+                geo.planes,
+                pre_blocks,
+                ppb,
+                pre,
+                cfg.precondition.invalid_distribution,
+                seed,
+            )
+        } else {
+            Vec::new()
+        };
         let mut blocks = Vec::with_capacity(geo.planes as usize * geo.blocks_per_plane as usize);
         let mut planes = Vec::with_capacity(geo.planes as usize);
-        for _ in 0..geo.planes {
+        for plane in 0..geo.planes {
             for b in 0..geo.blocks_per_plane {
                 blocks.push(if b < pre_blocks {
-                    let valid = (pre - b as u64 * ppb as u64).min(ppb as u64) as u32;
+                    let valid = if aged {
+                        let s = &aged_start[(plane * (pre_blocks + 1) + b) as usize..];
+                        s[1] - s[0]
+                    } else {
+                        (pre - b as u64 * ppb as u64).min(ppb as u64) as u32
+                    };
                     Block {
                         valid,
                         written: ppb,
@@ -134,7 +170,6 @@ impl Ftl {
             });
         }
         let entries = (geo.page_bytes / f.translation_entry_bytes) as u64;
-        let gc_start_blocks = (f.gc_threshold * geo.blocks_per_plane as f64).floor() as u32;
         let gc_urgent_blocks =
             ((f.gc_hard_threshold * geo.blocks_per_plane as f64).floor() as u32).max(1);
         Self {
@@ -153,9 +188,43 @@ impl Ftl {
             policy: f.gc_policy,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x6c61_676f_6f6e),
             seq: 0,
+            plane_valid: vec![pre; geo.planes as usize],
+            aged_start,
+            aged_blocks: if aged { pre_blocks } else { 0 },
             counters: FtlCounters::default(),
             geo,
         }
+    }
+
+    /// Physical page of the `k`-th preconditioned page of `plane` (`k` < the precondition
+    /// count): sequential, or by the aged layout's prefix sums.
+    #[inline]
+    fn precondition_ppa(&self, plane: u32, k: u64) -> u32 {
+        let ppb = self.geo.pages_per_block as u64;
+        if self.aged_start.is_empty() {
+            return self.geo.ppa(plane, (k / ppb) as u32, (k % ppb) as u32);
+        }
+        let n = self.aged_blocks as usize;
+        let s = &self.aged_start[plane as usize * (n + 1)..][..n + 1];
+        // The last block whose range starts at or before k holds it.
+        let b = s.partition_point(|&x| x as u64 <= k) - 1;
+        self.geo
+            .ppa(plane, b as u32, (k - s[b] as u64) as u32)
+    }
+
+    /// Plane page index held at `page` of preconditioned block `block`, if it holds one.
+    #[inline]
+    fn precondition_index(&self, plane: u32, block: u32, page: u32) -> Option<u64> {
+        if self.aged_start.is_empty() {
+            let k = block as u64 * self.geo.pages_per_block as u64 + page as u64;
+            return (k < self.precondition_pages_per_plane).then_some(k);
+        }
+        if block >= self.aged_blocks {
+            return None;
+        }
+        let n = self.aged_blocks as usize;
+        let s = &self.aged_start[plane as usize * (n + 1) + block as usize..][..2];
+        (page < s[1] - s[0]).then_some(s[0] as u64 + page as u64)
     }
 
     #[inline]
@@ -169,22 +238,15 @@ impl Ftl {
     #[inline]
     fn home(&self, lpa: u64) -> (u32, bool) {
         let (plane, k) = self.geo.locate(lpa);
-        let ppb = self.geo.pages_per_block as u64;
         if k < self.precondition_pages_per_plane {
-            (
-                self.geo.ppa(plane, (k / ppb) as u32, (k % ppb) as u32),
-                true,
-            )
+            (self.precondition_ppa(plane, k), true)
         } else {
             let k = if self.precondition_pages_per_plane > 0 {
                 k % self.precondition_pages_per_plane
             } else {
                 0
             };
-            (
-                self.geo.ppa(plane, (k / ppb) as u32, (k % ppb) as u32),
-                false,
-            )
+            (self.precondition_ppa(plane, k), false)
         }
     }
 
@@ -344,6 +406,9 @@ impl Ftl {
         let bi = self.block_index(self.geo.plane_of_ppa(ppa), self.geo.block_of_ppa(ppa));
         let b = &mut self.blocks[bi];
         b.valid += 1;
+        let plane = self.geo.plane_of_ppa(ppa);
+        self.plane_valid[plane as usize] += 1;
+        let b = &self.blocks[bi];
         let off = (b.p2l as usize) * self.geo.pages_per_block as usize
             + (ppa % self.geo.pages_per_block) as usize;
         self.p2l_pool[off] = tag;
@@ -354,6 +419,7 @@ impl Ftl {
         let bi = self.block_index(self.geo.plane_of_ppa(ppa), self.geo.block_of_ppa(ppa));
         debug_assert!(self.blocks[bi].valid > 0);
         self.blocks[bi].valid -= 1;
+        self.plane_valid[self.geo.plane_of_ppa(ppa) as usize] -= 1;
     }
 
     fn invalidate_current(&mut self, lpa: u64) {
@@ -441,10 +507,10 @@ impl Ftl {
             return None;
         }
         if b.p2l == NONE {
-            let k = block as u64 * self.geo.pages_per_block as u64 + page as u64;
-            if b.state == BlockState::Free || k >= self.precondition_pages_per_plane {
+            if b.state == BlockState::Free {
                 return None;
             }
+            let k = self.precondition_index(plane, block, page)?;
             let lpa = self.geo.lpa_of(plane, k);
             return (self.l2p.get(lpa) == IMPLICIT).then_some(lpa as u32);
         }
@@ -472,8 +538,13 @@ impl Ftl {
 
     /// Move a still-valid page during GC to the GC frontier of its plane.
     pub fn relocate(&mut self, tag: u32, from: u32) -> u32 {
+        self.relocate_to(tag, from, self.geo.plane_of_ppa(from))
+    }
+
+    /// Move a still-valid page during GC to the GC frontier of `plane` (its own plane, or
+    /// any plane with global free-block selection, dSSD §3); the mapping table follows.
+    pub fn relocate_to(&mut self, tag: u32, from: u32, plane: u32) -> u32 {
         debug_assert!(self.is_current(tag, from));
-        let plane = self.geo.plane_of_ppa(from);
         let ppa = self.alloc_page(plane, Stream::Gc);
         self.invalidate(from);
         if tag & MAP_TAG != 0 {
@@ -488,6 +559,40 @@ impl Ftl {
 
     pub fn free_blocks(&self, plane: u32) -> u32 {
         self.planes[plane as usize].free.len() as u32
+    }
+
+    /// Valid pages held by `plane`.
+    #[inline]
+    pub fn plane_valid(&self, plane: u32) -> u64 {
+        self.plane_valid[plane as usize]
+    }
+
+    /// Pages GC may still write into `plane` without taking its last free block: what is
+    /// left of its GC frontier plus every free block but one. Global GC destinations are
+    /// bounded by it, so a plane's last free block stays for its own GC.
+    pub fn gc_room(&self, plane: u32) -> u64 {
+        let pa = &self.planes[plane as usize];
+        let ppb = self.geo.pages_per_block as u64;
+        let frontier = if pa.gc == NONE {
+            0
+        } else {
+            ppb - self.blocks[self.block_index(plane, pa.gc)].written as u64
+        };
+        frontier + (pa.free.len() as u64).saturating_sub(1) * ppb
+    }
+
+    /// GC is running in `plane` (a victim is being collected).
+    pub fn gc_active(&self, plane: u32) -> bool {
+        self.planes[plane as usize].gc_active
+    }
+
+    /// Valid-page count of every block, by (plane, block), as the counters hold it.
+    pub fn block_valid_counts(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+        let bpp = self.geo.blocks_per_plane;
+        self.blocks
+            .iter()
+            .enumerate()
+            .map(move |(i, b)| (i as u32 / bpp, i as u32 % bpp, b.valid))
     }
 
     /// GC is due in `plane` (free blocks below the threshold) and not already running.
@@ -589,6 +694,7 @@ impl Ftl {
             + self.gtd.len() * 4
             + self.blocks.len() * std::mem::size_of::<Block>()
             + self.p2l_pool.capacity() * 4
+            + self.aged_start.capacity() * 4
             + self
                 .planes
                 .iter()
@@ -654,6 +760,61 @@ impl Ftl {
         }
         Ok(())
     }
+}
+
+/// Aged preconditioning (dSSD §6.1: "SSD is fully utilized and some random fraction of the
+/// pages are invalidated"): for each plane, `full` blocks hold its `pre` preconditioned pages
+/// and `full × ppb − pre` invalid pages. Returns, per plane, the `full + 1` prefix sums of
+/// the valid pages per block. `uniform`: each invalid (or, when fewer, each valid) page goes
+/// to a uniformly random block with room; `equal`: every block gets the same count, ±1.
+fn aged_layout(
+    planes: u32,
+    full: u32,
+    ppb: u32,
+    pre: u64,
+    dist: InvalidDistribution,
+    seed: u64,
+) -> Vec<u32> {
+    let n = full as usize;
+    let mut out = Vec::with_capacity(planes as usize * (n + 1));
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x6167_6564);
+    let mut valid = vec![0u32; n];
+    for _ in 0..planes {
+        let total = full as u64 * ppb as u64;
+        debug_assert!(pre <= total, "validation keeps the aged layout feasible");
+        match dist {
+            InvalidDistribution::Equal if n > 0 => {
+                let (q, r) = (pre / n as u64, pre % n as u64);
+                for (b, v) in valid.iter_mut().enumerate() {
+                    *v = (q + u64::from((b as u64) < r)) as u32;
+                }
+            }
+            _ => {
+                // Scatter the smaller of the two populations one page at a time.
+                let scatter_valid = pre <= total - pre;
+                let count = if scatter_valid { pre } else { total - pre };
+                let mut placed = vec![0u32; n];
+                let mut left = count;
+                while left > 0 {
+                    let b = rng.random_range(0..n);
+                    if placed[b] < ppb {
+                        placed[b] += 1;
+                        left -= 1;
+                    }
+                }
+                for (v, p) in valid.iter_mut().zip(&placed) {
+                    *v = if scatter_valid { *p } else { ppb - p };
+                }
+            }
+        }
+        let mut acc = 0u32;
+        out.push(0);
+        for v in &valid {
+            acc += v;
+            out.push(acc);
+        }
+    }
+    out
 }
 
 #[cfg(test)]

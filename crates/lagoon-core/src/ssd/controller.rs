@@ -1,0 +1,228 @@
+//! The controller's internals as contended resources (Decoupled SSD, ISCA 2023, §2.1, §3,
+//! §4; SPEC §1.6): the system bus, the DRAM, one ECC engine per flash controller (FC), and
+//! the link between FCs of the decoupled designs (the system bus itself for `dssd`, a
+//! dedicated bus for `dssd_b`, the fNoC for `dssd_f`).
+//!
+//! Every data movement crosses them according to its path (store and forward, one page at
+//! a time; each resource grants in request order, FIFO):
+//! ```text
+//! host write        PCIe → DRAM ········ (destage) DRAM → bus → FC → flash
+//! host read         flash → FC (ECC) → bus → DRAM → PCIe
+//! conventional GC   flash → FC (ECC) → bus → DRAM → DRAM → bus → FC → flash   (§3, Fig. 1)
+//! copyback          inside the die                                             (§2.2)
+//! global copyback   flash → FC (ECC, dBUF) → [bus | dedicated bus | fNoC] → FC (dBUF) → flash
+//!                   (§4.2, Fig. 4; same channel: FC → flash directly)
+//! ```
+//! A [`Resource`] is a FIFO server: a grant starts when the resource is free and the data is
+//! ready, and lasts `grant latency + bytes / bandwidth`.
+
+use crate::config::{ControllerConfig, Design, SsdConfig};
+use crate::interconnect::network::{Delivery, Network};
+use crate::time::{ns, transfer_time, Ps};
+use serde::Serialize;
+
+/// A FIFO server with a bandwidth and a fixed time per grant.
+#[derive(Clone, Debug)]
+pub struct Resource {
+    bytes_per_s: f64,
+    per_grant: Ps,
+    free_at: Ps,
+    pub busy: Ps,
+    pub grants: u64,
+    /// Tests: every grant's interval, to check that no two overlap.
+    pub audit: Option<Vec<(Ps, Ps)>>,
+}
+
+impl Resource {
+    /// `mb_s` in 10^6 bytes per second; `per_grant_ns` charged once per grant.
+    pub fn new(mb_s: f64, per_grant_ns: f64) -> Self {
+        Self {
+            bytes_per_s: mb_s * 1e6,
+            per_grant: ns(per_grant_ns),
+            free_at: 0,
+            busy: 0,
+            grants: 0,
+            audit: None,
+        }
+    }
+
+    /// Grant `bytes` to a movement ready at `ready`; returns when it ends.
+    #[inline]
+    pub fn reserve(&mut self, ready: Ps, bytes: u64) -> Ps {
+        let d = self.per_grant + transfer_time(bytes, self.bytes_per_s);
+        self.reserve_for(ready, d)
+    }
+
+    /// Grant the resource for `d` to a movement ready at `ready`; returns when it ends.
+    #[inline]
+    pub fn reserve_for(&mut self, ready: Ps, d: Ps) -> Ps {
+        let start = ready.max(self.free_at);
+        self.free_at = start + d;
+        self.busy += d;
+        self.grants += 1;
+        if let Some(a) = &mut self.audit {
+            a.push((start, self.free_at));
+        }
+        self.free_at
+    }
+
+    /// When the resource is next free.
+    pub fn free_at(&self) -> Ps {
+        self.free_at
+    }
+
+    pub fn utilization(&self, span: Ps) -> f64 {
+        if span == 0 {
+            0.0
+        } else {
+            (self.busy as f64 / span as f64).min(1.0)
+        }
+    }
+}
+
+/// How GC pages move between flash controllers in the decoupled designs.
+pub enum FcLink {
+    /// Baseline, BW: through DRAM (no FC-to-FC link).
+    None,
+    /// dSSD: FC → system bus → FC (§6.1: "the total on-chip bandwidth is used by the system
+    /// bus but dSSD provides the ability for the flash controllers to directly communicate").
+    SystemBus,
+    /// dSSD_b: a separate bus between FCs (Table 2).
+    Dedicated(Resource),
+    /// dSSD_f: the fNoC, one endpoint per FC (§4.1, Table 1).
+    Fnoc(Box<Network>),
+}
+
+/// Counters of the controller model, in the JSON report as `controller`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ControllerStats {
+    pub design: String,
+    pub system_bus_mb_s: f64,
+    pub system_bus_utilization: f64,
+    pub system_bus_grants: u64,
+    pub dram_utilization: f64,
+    pub dram_grants: u64,
+    pub ecc_utilization: Vec<f64>,
+    /// Busy fraction of the FC-to-FC link: dedicated bus, or the fNoC's mean link direction.
+    pub fc_link_utilization: f64,
+    /// GC page moves by path.
+    pub gc_moves_through_dram: u64,
+    pub gc_moves_copyback: u64,
+    pub gc_moves_global_same_channel: u64,
+    pub gc_moves_global_cross_channel: u64,
+    /// Mean time a global copyback page spent between its source FC's ECC and its
+    /// destination FC, ns (fNoC or buses).
+    pub mean_fc_link_ns: f64,
+}
+
+pub struct Controller {
+    pub design: Design,
+    pub bus: Resource,
+    pub link: FcLink,
+    pub ecc: Vec<Resource>,
+    pub ecc_page: Ps,
+    pub header_bytes: u32,
+    pub stats: ControllerStats,
+    pub link_time: Ps,
+    /// fNoC: deliveries of the last advance, and the times of the engine wakes pending.
+    pub deliveries: Vec<Delivery>,
+    pub wakes: Vec<Ps>,
+}
+
+impl Controller {
+    pub fn new(cfg: &SsdConfig, seed: u64) -> Result<Self, String> {
+        let c: &ControllerConfig = &cfg.controller;
+        let link = match c.design {
+            Design::Baseline | Design::Bw => FcLink::None,
+            Design::Dssd => FcLink::SystemBus,
+            Design::DssdB => FcLink::Dedicated(Resource::new(c.dedicated_bus_mb_s, 0.0)),
+            Design::DssdF => FcLink::Fnoc(Box::new(
+                Network::from_config(&cfg.fnoc_view(), seed ^ 0x666e_6f63)
+                    .map_err(|e| format!("fnoc: {e}"))?,
+            )),
+        };
+        Ok(Self {
+            design: c.design,
+            bus: Resource::new(c.bus_mb_s(), c.system_bus_grant_ns),
+            link,
+            ecc: vec![Resource::new(1e8, 0.0); cfg.flash.channels as usize],
+            ecc_page: ns(c.ecc_ns_per_page),
+            header_bytes: cfg.fnoc.header_bytes,
+            stats: ControllerStats {
+                design: c.design.to_string(),
+                system_bus_mb_s: c.bus_mb_s(),
+                ..Default::default()
+            },
+            link_time: 0,
+            deliveries: Vec::with_capacity(16),
+            wakes: Vec::with_capacity(4),
+        })
+    }
+
+    /// ECC of one page at flash controller `fc`, data ready at `ready`; returns its end.
+    #[inline]
+    pub fn ecc(&mut self, fc: u32, ready: Ps) -> Ps {
+        if self.ecc_page == 0 {
+            return ready;
+        }
+        self.ecc[fc as usize].reserve_for(ready, self.ecc_page)
+    }
+
+    /// Final counters over `span`, with the DRAM's.
+    pub fn finish(&mut self, span: Ps, dram: &Resource) -> ControllerStats {
+        let mut s = std::mem::take(&mut self.stats);
+        s.system_bus_utilization = self.bus.utilization(span);
+        s.system_bus_grants = self.bus.grants;
+        s.dram_utilization = dram.utilization(span);
+        s.dram_grants = dram.grants;
+        s.ecc_utilization = self.ecc.iter().map(|e| e.utilization(span)).collect();
+        s.fc_link_utilization = match &self.link {
+            FcLink::None => 0.0,
+            FcLink::SystemBus => s.system_bus_utilization,
+            FcLink::Dedicated(r) => r.utilization(span),
+            FcLink::Fnoc(n) => {
+                let busy = &n.stats.port_busy;
+                let g = n.graph();
+                let net_ports: Vec<usize> = (0..g.total_ports())
+                    .filter(|&p| g.far(p) != crate::interconnect::network::topology::NONE)
+                    .map(|p| p as usize)
+                    .collect();
+                if net_ports.is_empty() || span == 0 {
+                    0.0
+                } else {
+                    net_ports
+                        .iter()
+                        .map(|&p| (busy[p] as f64 / span as f64).min(1.0))
+                        .sum::<f64>()
+                        / net_ports.len() as f64
+                }
+            }
+        };
+        let global = s.gc_moves_global_cross_channel + s.gc_moves_global_same_channel;
+        s.mean_fc_link_ns = if global > 0 {
+            self.link_time as f64 / 1e3 / global as f64
+        } else {
+            0.0
+        };
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 4096 B at 8 GB/s = 512 ns; a second grant ready earlier waits for the first
+    /// (probe at t-1 and t).
+    #[test]
+    fn fifo_grant_times() {
+        let mut r = Resource::new(8000.0, 10.0);
+        assert_eq!(r.reserve(0, 4096), 522_000);
+        assert_eq!(r.reserve(100_000, 4096), 1_044_000);
+        // Ready exactly when free: no wait; one ps later than free: starts then.
+        assert_eq!(r.reserve(1_044_000, 0), 1_054_000);
+        assert_eq!(r.reserve(1_054_001, 0), 1_064_001);
+        assert_eq!(r.busy, 522_000 * 2 + 20_000);
+        assert_eq!(r.grants, 4);
+    }
+}
