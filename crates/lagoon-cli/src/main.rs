@@ -83,6 +83,10 @@ struct RunArgs {
     /// chips, and the networked designs' mesh with it (e.g. 4x16; Venice Fig. 15).
     #[arg(long)]
     mesh: Option<String>,
+    /// Decoupled SSD configuration (dSSD Table 2): baseline | bw | dssd | dssd_b | dssd_f.
+    /// Turns on the controller model (`controller.enabled`) and sets `controller.design`.
+    #[arg(long)]
+    design: Option<String>,
     /// Trace file, synthetic spec (`syn:read=100,size=4k,...`) or preset (`syn:hm_0`, Venice
     /// Table 2; `syn:mix1`, Table 3); repeat for several flows.
     #[arg(long, required = true)]
@@ -231,6 +235,9 @@ fn run(a: RunArgs) -> Result<()> {
     if let Some(m) = &a.mesh {
         batch::reshape(&mut ssd, m).context("--mesh")?;
     }
+    if let Some(d) = &a.design {
+        set_design(&mut ssd, d)?;
+    }
     let mut sc = Scenario::new(&a.ssd, ssd, a.arch, a.workload);
     sc.format = a.format;
     sc.lenient = a.lenient;
@@ -257,6 +264,21 @@ fn run(a: RunArgs) -> Result<()> {
     if let Some(path) = &a.heatmap {
         write_heatmap(path, &report)?;
     }
+    Ok(())
+}
+
+/// `--design NAME`: turn the controller model on with a Table 2 configuration.
+pub(crate) fn set_design(ssd: &mut SsdConfig, name: &str) -> Result<()> {
+    use lagoon_core::config::Design;
+    let Some(d) = Design::from_name(name) else {
+        bail!(
+            "--design {name}: unknown configuration (known: {})",
+            Design::ALL.map(|d| d.name()).join(", ")
+        );
+    };
+    ssd.controller.enabled = true;
+    ssd.controller.design = d;
+    ssd.validate().context("--design")?;
     Ok(())
 }
 

@@ -56,6 +56,8 @@ pub enum Event {
     FnocSend { txn: u32 },
     /// The fNoC has events due.
     FnocWake,
+    /// A probe operation is injected (timing tests).
+    Probe { op: u32 },
     /// Internal to the interconnect.
     Net(NetEvent),
 }
@@ -229,6 +231,9 @@ pub struct Outcome {
     pub state_bytes: usize,
     /// The controller model's counters (`controller.enabled`).
     pub controller: Option<ControllerStats>,
+    /// Whether the system bus, DRAM and dedicated bus were ever granted to two movements at
+    /// once, when requested with `set_audit`.
+    pub resource_audit: Option<Result<(), String>>,
     /// Result of the FTL invariant scan, when requested with `set_verify`.
     pub consistency: Option<Result<(), String>>,
     /// The drive that was simulated (the energy and area model reads it).
@@ -290,8 +295,12 @@ pub struct Simulator {
     ctl: Option<Controller>,
     /// Rotating start of the global GC destination scan.
     gc_rr: u32,
-    /// Global GC destinations: pages chosen for each plane and not yet allocated there.
-    gc_incoming: Vec<u32>,
+    /// Probe runs: the operations, the die last injected on, GC moves (probe index) in
+    /// injection order, and where their pages went.
+    probe_ops: Vec<ProbeOp>,
+    probe_die: usize,
+    probe_gc: Vec<u32>,
+    probe_gc_dest: Vec<u32>,
 }
 
 /// The watchdog's default bound: this many events in a row at one simulated instant, or
@@ -329,7 +338,7 @@ const PROBE: u32 = u32::MAX - 1;
 const ACKED: u32 = u32::MAX - 2;
 
 /// A flash operation injected directly at the die scheduler (for timing tests).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProbeOp {
     /// Read one page at a physical page address.
     Read { ppa: u32 },
@@ -337,6 +346,19 @@ pub enum ProbeOp {
     Program { lpa: u32 },
     /// Erase a block (state is not changed; only timing is measured).
     Erase { plane: u32, block: u32 },
+    /// Move one valid logical page as GC does (read + program, or copyback), along the
+    /// configured path; completes when its program does. At most one per probe run.
+    GcMove { lpa: u32 },
+}
+
+/// What a probe run observed besides completion times.
+#[derive(Clone, Debug, Default)]
+pub struct ProbeExtra {
+    /// Destination plane of each GC move, in completion order.
+    pub gc_destinations: Vec<u32>,
+    /// Every system-bus and DRAM grant (start, end), in grant order.
+    pub bus_grants: Vec<(Ps, Ps)>,
+    pub dram_grants: Vec<(Ps, Ps)>,
 }
 
 #[inline]
@@ -456,7 +478,10 @@ impl Simulator {
             dram: Resource::new(cfg.cache.dram_mb_s, cfg.cache.dram_access_ns),
             ctl,
             gc_rr: 0,
-            gc_incoming: vec![0; g.planes as usize],
+            probe_ops: Vec::new(),
+            probe_die: 0,
+            probe_gc: Vec::new(),
+            probe_gc_dest: Vec::new(),
             cfg: cfg.clone(),
             ftl,
         }
@@ -520,6 +545,19 @@ impl Simulator {
         self.watchdog_events = events.max(1);
     }
 
+    /// Record every grant of the system bus, DRAM and dedicated bus and check at the end
+    /// that no two overlap (`Outcome::resource_audit`). Memory grows with the run: tests only.
+    pub fn set_audit(&mut self, on: bool) {
+        let a = || on.then(Vec::new);
+        self.dram.audit = a();
+        if let Some(c) = &mut self.ctl {
+            c.bus.audit = a();
+            if let FcLink::Dedicated(r) = &mut c.link {
+                r.audit = a();
+            }
+        }
+    }
+
     /// Check the FTL mapping invariant (a full scan) when the run ends; see `Outcome::consistency`.
     pub fn set_verify(&mut self, on: bool) {
         self.verify = on;
@@ -528,41 +566,32 @@ impl Simulator {
     /// Inject flash operations at time 0 straight into the die queues (no host, no mapping
     /// lookups) and return each one's completion time in picoseconds, in input order.
     pub fn probe_flash(cfg: &SsdConfig, arch: Arch, ops: &[ProbeOp]) -> Vec<Ps> {
+        let timed: Vec<(Ps, ProbeOp)> = ops.iter().map(|&o| (0, o)).collect();
+        Self::probe_flash_at(cfg, arch, &timed).0
+    }
+
+    /// As [`Self::probe_flash`], each operation injected at its own time; also returns the
+    /// simulator's controller counters (with `controller.enabled`) and the plane each
+    /// [`ProbeOp::GcMove`] wrote its page to.
+    pub fn probe_flash_at(
+        cfg: &SsdConfig,
+        arch: Arch,
+        ops: &[(Ps, ProbeOp)],
+    ) -> (Vec<Ps>, ProbeExtra) {
         let mut s = Simulator::new(cfg, arch, Vec::new(), 0);
-        let page = s.ftl.geo.page_bytes;
-        for (i, op) in ops.iter().enumerate() {
-            let (t, q) = match *op {
-                ProbeOp::Read { ppa } => {
-                    let plane = s.ftl.geo.plane_of_ppa(ppa);
-                    (
-                        s.alloc_txn(TxnKind::UserRead, PROBE, 0, ppa, plane, page),
-                        Q_READ,
-                    )
-                }
-                ProbeOp::Program { lpa } => {
-                    let plane = s.ftl.plane_of_lpa(lpa as u64);
-                    (
-                        s.alloc_txn(TxnKind::UserWrite, PROBE, lpa, NONE, plane, page),
-                        Q_WRITE,
-                    )
-                }
-                ProbeOp::Erase { plane, block } => (
-                    s.alloc_txn(
-                        TxnKind::Erase,
-                        PROBE,
-                        NONE,
-                        s.ftl.geo.ppa(plane, block, 0),
-                        plane,
-                        0,
-                    ),
-                    Q_ERASE,
-                ),
-            };
-            s.txns[t as usize].link = i as u32;
-            let die = s.ftl.geo.die_of_plane(s.txns[t as usize].plane) as usize;
-            push_back(&mut s.txns, &mut s.queues[die][q], t);
+        s.probe_ops = ops.iter().map(|o| o.1).collect();
+        if let Some(c) = &mut s.ctl {
+            c.bus.audit = Some(Vec::new());
         }
-        // All operations are queued before any die picks: multi-plane pairs can form.
+        s.dram.audit = Some(Vec::new());
+        for (i, &(at, _)) in ops.iter().enumerate() {
+            if at == 0 {
+                s.probe_inject(0, i);
+            } else {
+                s.q.schedule(at, Event::Probe { op: i as u32 });
+            }
+        }
+        // All operations at time 0 are queued before any die picks: multi-plane pairs form.
         for die in 0..s.dies.len() {
             s.try_dispatch(0, die);
         }
@@ -572,17 +601,84 @@ impl Simulator {
                 Event::ArrayDone { die } => s.on_array_done(now, die),
                 Event::Net(e) => s.net.on_event(now, e, &mut s.q),
                 Event::StageDone { die } => s.submit_command(now, die as usize),
-                Event::MoveDone { txn } => s.complete_txn(now, txn),
+                Event::MoveDone { txn } => s.move_done(now, txn),
                 Event::FnocSend { txn } => s.fnoc_send(now, txn),
                 Event::FnocWake => s.fnoc_wake(now),
+                Event::Probe { op } => {
+                    s.probe_inject(now, op as usize);
+                    let die = s.probe_die;
+                    s.try_dispatch(now, die);
+                }
                 _ => unreachable!("probe runs have no host events"),
             }
         }
         let mut out = vec![0; ops.len()];
-        for (i, t) in s.probe_done {
+        for &(i, t) in &s.probe_done {
             out[i as usize] = t;
         }
-        out
+        let extra = ProbeExtra {
+            gc_destinations: std::mem::take(&mut s.probe_gc_dest),
+            bus_grants: s
+                .ctl
+                .as_mut()
+                .and_then(|c| c.bus.audit.take())
+                .unwrap_or_default(),
+            dram_grants: s.dram.audit.take().unwrap_or_default(),
+        };
+        (out, extra)
+    }
+
+    /// Queue probe operation `i` on its die (dispatch is the caller's).
+    fn probe_inject(&mut self, _now: Ps, i: usize) {
+        let page = self.ftl.geo.page_bytes;
+        let (t, q) = match self.probe_ops[i] {
+            ProbeOp::Read { ppa } => {
+                let plane = self.ftl.geo.plane_of_ppa(ppa);
+                (
+                    self.alloc_txn(TxnKind::UserRead, PROBE, 0, ppa, plane, page),
+                    Q_READ,
+                )
+            }
+            ProbeOp::Program { lpa } => {
+                let plane = self.ftl.plane_of_lpa(lpa as u64);
+                (
+                    self.alloc_txn(TxnKind::UserWrite, PROBE, lpa, NONE, plane, page),
+                    Q_WRITE,
+                )
+            }
+            ProbeOp::Erase { plane, block } => (
+                self.alloc_txn(
+                    TxnKind::Erase,
+                    PROBE,
+                    NONE,
+                    self.ftl.geo.ppa(plane, block, 0),
+                    plane,
+                    0,
+                ),
+                Q_ERASE,
+            ),
+            ProbeOp::GcMove { lpa } => {
+                // A GC move of one valid page that belongs to no victim (no erase follows):
+                // read + program (or copyback), along the configured path.
+                let ppa = self.ftl.lookup(lpa as u64);
+                let plane = self.ftl.geo.plane_of_ppa(ppa);
+                self.gc_moves[plane as usize] += 1 << 30;
+                let (kind, q, bytes) = if self.cfg.ftl.copyback {
+                    (TxnKind::Copyback, Q_GC_WRITE, 0)
+                } else {
+                    (TxnKind::GcRead, Q_GC_READ, page)
+                };
+                (self.alloc_txn(kind, NONE, lpa, ppa, plane, bytes), q)
+            }
+        };
+        if !matches!(self.probe_ops[i], ProbeOp::GcMove { .. }) {
+            self.txns[t as usize].link = i as u32;
+        } else {
+            self.probe_gc.push(i as u32);
+        }
+        let die = self.ftl.geo.die_of_plane(self.txns[t as usize].plane) as usize;
+        push_back(&mut self.txns, &mut self.queues[die][q], t);
+        self.probe_die = die;
     }
 
     /// Run to completion (every request of every flow served), calling `progress` with the
@@ -625,9 +721,10 @@ impl Simulator {
                 Event::Completed { req } => self.on_completed(now, req),
                 Event::Net(e) => self.net.on_event(now, e, &mut self.q),
                 Event::StageDone { die } => self.submit_command(now, die as usize),
-                Event::MoveDone { txn } => self.complete_txn(now, txn),
+                Event::MoveDone { txn } => self.move_done(now, txn),
                 Event::FnocSend { txn } => self.fnoc_send(now, txn),
                 Event::FnocWake => self.fnoc_wake(now),
+                Event::Probe { .. } => unreachable!("only probe runs inject operations"),
             }
             if self.error.is_some() || self.fault.is_some() {
                 break;
@@ -1236,6 +1333,7 @@ impl Simulator {
                         TxnKind::GcWrite | TxnKind::Copyback => {
                             self.ftl.can_allocate(x.plane, Stream::Gc)
                         }
+                        TxnKind::GcRead => self.dbuf_room(die) > n as u32,
                         _ => true,
                     };
                 if ok {
@@ -1361,6 +1459,16 @@ impl Simulator {
         d.txns[..picked.len()].copy_from_slice(picked);
         d.bytes = bytes;
         d.started = now;
+        if kind == TxnKind::GcRead {
+            if let Some(c) = &mut self.ctl {
+                if c.design.global_copyback() {
+                    let fc =
+                        self.ftl.geo.chip_of_die(die as u32) / self.cfg.flash.chips_per_channel;
+                    c.dbuf_used[fc as usize] += picked.len() as u32;
+                }
+            }
+        }
+        let d = &mut self.dies[die];
         d.gc_streak = match kind {
             TxnKind::GcRead | TxnKind::GcWrite | TxnKind::Copyback | TxnKind::Erase => {
                 d.gc_streak.saturating_add(1)
@@ -1432,7 +1540,19 @@ impl Simulator {
                 }
                 let d = &mut self.dies[die];
                 d.phase = Phase::Array;
-                let t = self.timing.array_time(d.op);
+                let t = if self.timing.by_page_type() {
+                    // TLC page types (dSSD Table 1): the slowest page of the operation.
+                    let ppb = self.ftl.geo.pages_per_block;
+                    let txns = &self.txns;
+                    self.timing.array_time_at(
+                        d.op,
+                        d.txns[..d.n as usize]
+                            .iter()
+                            .map(|&t| txns[t as usize].ppa % ppb),
+                    )
+                } else {
+                    self.timing.array_time(d.op)
+                };
                 d.array_time += t;
                 self.q
                     .schedule(now + t, Event::ArrayDone { die: die as u32 });
@@ -1552,6 +1672,11 @@ impl Simulator {
             }
             TxnKind::GcWrite | TxnKind::Copyback => {
                 self.flash.gc_writes += 1;
+                if !self.probe_gc.is_empty() {
+                    let i = self.probe_gc.remove(0);
+                    self.probe_done.push((i, now));
+                    self.probe_gc_dest.push(x.plane);
+                }
                 self.gc_move_done(now, gc_source_plane(&x));
             }
             TxnKind::Erase => {
@@ -1628,6 +1753,19 @@ impl Simulator {
         true
     }
 
+    /// Pages a GC read on `die` may still put into its FC's dBUF (dSSD §6.5: two 32 KB
+    /// dBUFs per FC); unbounded without global copyback.
+    #[inline]
+    fn dbuf_room(&self, die: usize) -> u32 {
+        match &self.ctl {
+            Some(c) if c.design.global_copyback() => {
+                let fc = self.ftl.geo.chip_of_die(die as u32) / self.cfg.flash.chips_per_channel;
+                c.dbuf_pages.saturating_sub(c.dbuf_used[fc as usize])
+            }
+            _ => u32::MAX,
+        }
+    }
+
     /// Plane a GC page from `src` is written to (`ftl.gc_destination`): its own, or (global
     /// free-block selection, dSSD §3) the plane holding the fewest valid pages (those headed
     /// there counted) among those with room for one more GC page short of their last free
@@ -1644,22 +1782,32 @@ impl Simulator {
         let (mut best, mut best_valid) = (src, u64::MAX);
         for i in 0..n {
             let p = (start + i) % n;
-            let incoming = self.gc_incoming[p as usize] as u64;
-            let valid = self.ftl.plane_valid(p) + incoming;
-            if valid < best_valid && self.ftl.gc_room(p) > incoming {
+            if p == src {
+                continue;
+            }
+            let room = self.ftl.gc_room(p);
+            // Pages reserved there count as valid: they will be.
+            let valid = self.ftl.plane_valid(p) + self.ftl.gc_room_reserved(p);
+            if room > 0 && valid < best_valid {
                 best = p;
                 best_valid = valid;
             }
         }
-        self.gc_incoming[best as usize] += 1;
+        // Its own plane is the victim's fallback (the last free block is kept for it).
+        if best != src && self.ftl.plane_valid(src) + self.ftl.gc_room_reserved(src) < best_valid {
+            best = src;
+        }
+        if best != src {
+            self.ftl.reserve_gc(best);
+        }
         best
     }
 
-    /// A global GC write to `plane` was allocated (or dropped): it no longer holds room there.
+    /// A GC write to another plane was allocated (or dropped): its reservation ends.
     #[inline]
     fn gc_arrived(&mut self, x: &Txn) {
-        if x.kind == TxnKind::GcWrite && self.cfg.ftl.gc_destination == GcDestination::Global {
-            self.gc_incoming[x.plane as usize] -= 1;
+        if x.kind == TxnKind::GcWrite && x.link != NONE && x.link != x.plane {
+            self.ftl.release_gc(x.plane);
         }
     }
 
@@ -1681,10 +1829,7 @@ impl Simulator {
         };
         let cpc = self.cfg.flash.chips_per_channel;
         let dst_fc = if global {
-            self.ftl
-                .geo
-                .chip_of_die(self.ftl.geo.die_of_plane(dest))
-                / cpc
+            self.ftl.geo.chip_of_die(self.ftl.geo.die_of_plane(dest)) / cpc
         } else {
             NONE
         };
@@ -1720,6 +1865,33 @@ impl Simulator {
         self.q.schedule(end, Event::MoveDone { txn: t });
     }
 
+    /// A page read reached DRAM or its destination FC: free its source dBUF slot (global
+    /// copyback), let that FC's dies read again, and complete the transaction.
+    fn move_done(&mut self, now: Ps, t: u32) {
+        let x = self.txns[t as usize];
+        if x.kind == TxnKind::GcRead {
+            if let Some(c) = &mut self.ctl {
+                if c.design.global_copyback() {
+                    let g = &self.ftl.geo;
+                    let cpc = self.cfg.flash.chips_per_channel;
+                    let dpc = g.dies_per_chip;
+                    let fc = g.chip_of_die(g.die_of_plane(x.plane)) / cpc;
+                    let was_full = c.dbuf_used[fc as usize] >= c.dbuf_pages;
+                    c.dbuf_used[fc as usize] -= 1;
+                    self.complete_txn(now, t);
+                    if was_full {
+                        let first = fc * cpc * dpc;
+                        for die in first..first + cpc * dpc {
+                            self.try_dispatch(now, die as usize);
+                        }
+                    }
+                    return;
+                }
+            }
+        }
+        self.complete_txn(now, t);
+    }
+
     /// A global copyback page enters the fNoC at its source FC (endpoint = FC index).
     fn fnoc_send(&mut self, now: Ps, t: u32) {
         let x = self.txns[t as usize];
@@ -1750,7 +1922,9 @@ impl Simulator {
     fn fnoc_wake(&mut self, now: Ps) {
         let ctl = self.ctl.as_mut().expect("controller model on");
         ctl.wakes.remove(0);
-        let FcLink::Fnoc(net) = &mut ctl.link else { return };
+        let FcLink::Fnoc(net) = &mut ctl.link else {
+            return;
+        };
         if let Err(e) = net.advance(now, &mut ctl.deliveries) {
             self.fault = Some(format!("fnoc: {e}"));
             return;
@@ -1840,9 +2014,20 @@ impl Simulator {
             .as_ref()
             .map_or((0, 0), |c| (c.read_hits, c.write_merges));
         let interconnect = self.net.stats(span);
+        let resource_audit = self.dram.audit.take().map(|dram| {
+            let mut lists = vec![("dram", dram)];
+            if let Some(c) = &mut self.ctl {
+                lists.push(("system bus", c.bus.audit.take().unwrap_or_default()));
+                if let FcLink::Dedicated(r) = &mut c.link {
+                    lists.push(("dedicated bus", r.audit.take().unwrap_or_default()));
+                }
+            }
+            crate::ssd::controller::check_grants(&lists)
+        });
         let controller = self.ctl.as_mut().map(|c| c.finish(span, &self.dram));
         Outcome {
             controller,
+            resource_audit,
             sim_time,
             busy_span: span,
             events: self.q.events_processed() + interconnect.local_events,

@@ -82,6 +82,9 @@ pub struct ControllerConfig {
     pub ecc_ns_per_page: f64,
     /// dSSD_b's dedicated bus between flash controllers, MB/s.
     pub dedicated_bus_mb_s: f64,
+    /// Decoupled buffer per FC, bytes (§6.5: two 32 KB dBUFs): global copyback pages read
+    /// and not yet at their destination FC; a GC read waits for room. At least one page.
+    pub dbuf_bytes: u32,
 }
 
 impl Default for ControllerConfig {
@@ -94,6 +97,7 @@ impl Default for ControllerConfig {
             onchip_bandwidth_scale: 1.25,
             ecc_ns_per_page: 0.0,
             dedicated_bus_mb_s: 2000.0,
+            dbuf_bytes: 65536,
         }
     }
 }
@@ -106,6 +110,7 @@ impl Section for ControllerConfig {
         real!(onchip_bandwidth_scale, "x", Range::real(1.0, 64.0)),
         real!(ecc_ns_per_page, "ns", Range::real(0.0, 1e7)),
         real!(dedicated_bus_mb_s, "MB/s", Range::real(1.0, 1e8)),
+        int!(dbuf_bytes, "bytes per FC", 1, 1 << 30),
     ];
 }
 

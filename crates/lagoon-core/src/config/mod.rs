@@ -275,6 +275,14 @@ pub struct FlashConfig {
     /// Which same-kind transactions on different planes of one die combine into one
     /// multi-plane operation (one command, one tR/tPROG, one data transfer per plane).
     pub multiplane: Multiplane,
+    /// tR by page type, ns: page offset in its block mod the list's length picks one (TLC
+    /// LSB/CSB/MSB; dSSD Table 1 "read=60-95us"). Empty: `read_ns` for every page.
+    /// `read_ns` stays the mean the energy model charges.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_ns_by_page_type: Vec<f64>,
+    /// tPROG by page type, ns, as `read_ns_by_page_type`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub program_ns_by_page_type: Vec<f64>,
 }
 
 impl Section for FlashConfig {
@@ -609,7 +617,12 @@ impl Section for PreconditionConfig {
             "fraction of the logical space",
             Range::real(0.0, 1.0)
         ),
-        int!(free_blocks, "blocks per plane, 0 = GC threshold", 0, 1 << 24),
+        int!(
+            free_blocks,
+            "blocks per plane, 0 = GC threshold",
+            0,
+            1 << 24
+        ),
     ];
 }
 
@@ -736,6 +749,8 @@ impl Default for FlashConfig {
             command_timing: CommandTiming::Venice,
             onfi: OnfiTiming::default(),
             multiplane: Multiplane::SameOffset,
+            read_ns_by_page_type: Vec::new(),
+            program_ns_by_page_type: Vec::new(),
         }
     }
 }
@@ -876,6 +891,24 @@ impl SsdConfig {
                 f.page_bytes,
                 "must be a multiple of 512 between 512 and 32768",
             ));
+        }
+        for (key, v) in [
+            ("flash.read_ns_by_page_type", &f.read_ns_by_page_type),
+            ("flash.program_ns_by_page_type", &f.program_ns_by_page_type),
+        ] {
+            if v.len() > 8 {
+                return Err(invalid(key, format!("{v:?}"), "at most 8 page types"));
+            }
+            if let Some(bad) = v
+                .iter()
+                .find(|&&t| TIME_NS.check(schema::Value::Real(t)).is_err())
+            {
+                return Err(invalid(
+                    key,
+                    bad,
+                    format!("every entry must be a finite number in {TIME_NS} (ns)"),
+                ));
+            }
         }
         let pages = self.physical_pages();
         if pages >= u32::MAX as u64 / 2 {

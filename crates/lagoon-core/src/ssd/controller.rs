@@ -122,6 +122,10 @@ pub struct Controller {
     pub ecc: Vec<Resource>,
     pub ecc_page: Ps,
     pub header_bytes: u32,
+    /// Global copyback: pages one FC's dBUF holds (§6.5), and pages in each FC's dBUF from
+    /// their GC read until they reach the destination FC.
+    pub dbuf_pages: u32,
+    pub dbuf_used: Vec<u32>,
     pub stats: ControllerStats,
     pub link_time: Ps,
     /// fNoC: deliveries of the last advance, and the times of the engine wakes pending.
@@ -147,6 +151,8 @@ impl Controller {
             link,
             ecc: vec![Resource::new(1e8, 0.0); cfg.flash.channels as usize],
             ecc_page: ns(c.ecc_ns_per_page),
+            dbuf_pages: (c.dbuf_bytes / cfg.flash.page_bytes).max(1),
+            dbuf_used: vec![0; cfg.flash.channels as usize],
             header_bytes: cfg.fnoc.header_bytes,
             stats: ControllerStats {
                 design: c.design.to_string(),
@@ -208,6 +214,22 @@ impl Controller {
     }
 }
 
+/// `Err` naming the first resource granted to two movements at once: every grant must start
+/// at or after the previous one's end (grants are recorded in the order they are made).
+pub fn check_grants(lists: &[(&str, Vec<(Ps, Ps)>)]) -> Result<(), String> {
+    for (name, g) in lists {
+        for w in g.windows(2) {
+            if w[1].0 < w[0].1 {
+                return Err(format!(
+                    "{name}: grant {:?} ps starts before the previous one {:?} ends",
+                    w[1], w[0]
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,5 +246,26 @@ mod tests {
         assert_eq!(r.reserve(1_054_001, 0), 1_064_001);
         assert_eq!(r.busy, 522_000 * 2 + 20_000);
         assert_eq!(r.grants, 4);
+    }
+
+    proptest::proptest! {
+        /// Whatever the order and readiness of requests, grants never overlap, none starts
+        /// before its data is ready, and each lasts its transfer time.
+        #[test]
+        fn grants_never_overlap(reqs in proptest::collection::vec((0u64..10_000_000, 0u64..65_536), 1..200)) {
+            let mut r = Resource::new(1000.0, 5.0);
+            r.audit = Some(Vec::new());
+            let mut ends = Vec::new();
+            for &(ready, bytes) in &reqs {
+                ends.push(r.reserve(ready, bytes));
+            }
+            let g = r.audit.take().unwrap();
+            proptest::prop_assert!(check_grants(&[("r", g.clone())]).is_ok());
+            for (i, &(ready, bytes)) in reqs.iter().enumerate() {
+                proptest::prop_assert!(g[i].0 >= ready);
+                proptest::prop_assert_eq!(g[i].1 - g[i].0, 5_000 + transfer_time(bytes, 1e9));
+                proptest::prop_assert_eq!(g[i].1, ends[i]);
+            }
+        }
     }
 }

@@ -96,6 +96,9 @@ pub struct Ftl {
     aged_blocks: u32,
     /// Valid pages per plane (sum of its blocks' counters).
     plane_valid: Vec<u64>,
+    /// GC pages on their way to each plane from other planes (global GC destinations), not
+    /// yet allocated: their room is kept from user writes.
+    gc_reserved: Vec<u32>,
     pub counters: FtlCounters,
 }
 
@@ -189,6 +192,7 @@ impl Ftl {
             rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x6c61_676f_6f6e),
             seq: 0,
             plane_valid: vec![pre; geo.planes as usize],
+            gc_reserved: vec![0; geo.planes as usize],
             aged_start,
             aged_blocks: if aged { pre_blocks } else { 0 },
             counters: FtlCounters::default(),
@@ -208,8 +212,7 @@ impl Ftl {
         let s = &self.aged_start[plane as usize * (n + 1)..][..n + 1];
         // The last block whose range starts at or before k holds it.
         let b = s.partition_point(|&x| x as u64 <= k) - 1;
-        self.geo
-            .ppa(plane, b as u32, (k - s[b] as u64) as u32)
+        self.geo.ppa(plane, b as u32, (k - s[b] as u64) as u32)
     }
 
     /// Plane page index held at `page` of preconditioned block `block`, if it holds one.
@@ -310,9 +313,43 @@ impl Ftl {
             return true;
         }
         match stream {
-            Stream::User => pa.free.len() > 1,
+            // Besides the last free block, keep the blocks GC pages headed here still need.
+            Stream::User => pa.free.len() > 1 + self.reserved_blocks(plane) as usize,
             Stream::Gc => !pa.free.is_empty(),
         }
+    }
+
+    /// Free blocks the reserved GC pages of `plane` need beyond its open GC frontier.
+    #[inline]
+    fn reserved_blocks(&self, plane: u32) -> u32 {
+        let r = self.gc_reserved[plane as usize];
+        if r == 0 {
+            return 0;
+        }
+        let pa = &self.planes[plane as usize];
+        let ppb = self.geo.pages_per_block;
+        let frontier = if pa.gc == NONE {
+            0
+        } else {
+            ppb - self.blocks[self.block_index(plane, pa.gc)].written
+        };
+        r.saturating_sub(frontier).div_ceil(ppb)
+    }
+
+    /// GC pages from other planes headed to `plane` and not yet written.
+    #[inline]
+    pub fn gc_room_reserved(&self, plane: u32) -> u64 {
+        self.gc_reserved[plane as usize] as u64
+    }
+
+    /// A GC page from another plane is headed to `plane` (global GC destination).
+    pub fn reserve_gc(&mut self, plane: u32) {
+        self.gc_reserved[plane as usize] += 1;
+    }
+
+    /// The page reserved with [`Self::reserve_gc`] was written (or its move dropped).
+    pub fn release_gc(&mut self, plane: u32) {
+        self.gc_reserved[plane as usize] -= 1;
     }
 
     /// Page offset within its block that the next write of `stream` on `plane` will get
@@ -567,10 +604,16 @@ impl Ftl {
         self.plane_valid[plane as usize]
     }
 
-    /// Pages GC may still write into `plane` without taking its last free block: what is
-    /// left of its GC frontier plus every free block but one. Global GC destinations are
-    /// bounded by it, so a plane's last free block stays for its own GC.
+    /// Pages GC may still send into `plane` from elsewhere without taking its last free
+    /// block: what is left of its GC frontier plus every free block but one, less the pages
+    /// already reserved there. Global GC destinations are bounded by it, so a plane's last
+    /// free block stays for its own GC.
     pub fn gc_room(&self, plane: u32) -> u64 {
+        self.gc_room_total(plane)
+            .saturating_sub(self.gc_reserved[plane as usize] as u64)
+    }
+
+    fn gc_room_total(&self, plane: u32) -> u64 {
         let pa = &self.planes[plane as usize];
         let ppb = self.geo.pages_per_block as u64;
         let frontier = if pa.gc == NONE {
