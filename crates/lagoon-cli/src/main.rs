@@ -87,6 +87,13 @@ struct RunArgs {
     /// Turns on the controller model (`controller.enabled`) and sets `controller.design`.
     #[arg(long)]
     design: Option<String>,
+    /// Write per-window I/O and GC bandwidth and system-bus, DRAM and FC-link utilization
+    /// as CSV (dSSD Fig. 2); the bus, DRAM and link columns need the controller model.
+    #[arg(long)]
+    timeline: Option<PathBuf>,
+    /// Timeline window, ms.
+    #[arg(long, default_value_t = 1.0)]
+    timeline_window_ms: f64,
     /// Trace file, synthetic spec (`syn:read=100,size=4k,...`) or preset (`syn:hm_0`, Venice
     /// Table 2; `syn:mix1`, Table 3); repeat for several flows.
     #[arg(long, required = true)]
@@ -244,6 +251,12 @@ fn run(a: RunArgs) -> Result<()> {
     sc.replay = a.replay;
     sc.seed = a.seed;
     sc.host_scheduler = host_scheduler(a.host_scheduler, a.host_queue)?;
+    if a.timeline.is_some() {
+        if !(a.timeline_window_ms.is_finite() && (0.001..=1e6).contains(&a.timeline_window_ms)) {
+            bail!("--timeline-window-ms must be in [0.001, 1e6]");
+        }
+        sc.timeline_window = Some((a.timeline_window_ms * 1e9) as u64);
+    }
     if a.repeat == 0 {
         bail!("--repeat must be at least 1");
     }
@@ -263,6 +276,10 @@ fn run(a: RunArgs) -> Result<()> {
     }
     if let Some(path) = &a.heatmap {
         write_heatmap(path, &report)?;
+    }
+    if let Some(path) = &a.timeline {
+        let tl = report.timeline.as_ref().expect("timeline requested");
+        std::fs::write(path, tl.csv()).with_context(|| format!("--timeline {}", path.display()))?;
     }
     Ok(())
 }

@@ -22,7 +22,7 @@ use crate::host::piq::{ChipSet, HostScheduler, SchedulerStats, Scheme};
 use crate::host::{Flow, Replay};
 use crate::interconnect::{self, Arch, Interconnect, NetEvent, Transfer};
 use crate::ssd::cache::{Admit, DataCache};
-use crate::ssd::controller::{Controller, ControllerStats, FcLink, Resource};
+use crate::ssd::controller::{add_at, Controller, ControllerStats, FcLink, Resource, Timeline};
 use crate::ssd::ftl::cmt::{Cmt, Evicted};
 use crate::ssd::ftl::{Ftl, Stream, MAP_TAG, NONE};
 use crate::ssd::hil::PcieLink;
@@ -231,6 +231,8 @@ pub struct Outcome {
     pub state_bytes: usize,
     /// The controller model's counters (`controller.enabled`).
     pub controller: Option<ControllerStats>,
+    /// Per-window series, when requested with `set_timeline`.
+    pub timeline: Option<Timeline>,
     /// Whether the system bus, DRAM and dedicated bus were ever granted to two movements at
     /// once, when requested with `set_audit`.
     pub resource_audit: Option<Result<(), String>>,
@@ -301,6 +303,10 @@ pub struct Simulator {
     probe_die: usize,
     probe_gc: Vec<u32>,
     probe_gc_dest: Vec<u32>,
+    /// `--timeline`: I/O and GC bytes per window (resources keep their own busy series).
+    timeline: Option<Box<Timeline>>,
+    /// fNoC busy time already put into the timeline.
+    fnoc_busy_seen: Ps,
 }
 
 /// The watchdog's default bound: this many events in a row at one simulated instant, or
@@ -482,6 +488,8 @@ impl Simulator {
             probe_die: 0,
             probe_gc: Vec::new(),
             probe_gc_dest: Vec::new(),
+            timeline: None,
+            fnoc_busy_seen: 0,
             cfg: cfg.clone(),
             ftl,
         }
@@ -543,6 +551,32 @@ impl Simulator {
     /// Bound of the stuck-model watchdog (see [`WATCHDOG_EVENTS`]); tests lower it.
     pub fn set_watchdog(&mut self, events: u64) {
         self.watchdog_events = events.max(1);
+    }
+
+    /// Record per-window I/O and GC bandwidth and bus, DRAM and FC-link busy time
+    /// (`Outcome::timeline`; dSSD Fig. 2). Windows of `window` ps (at least 1 us).
+    pub fn set_timeline(&mut self, window: Ps) {
+        let w = window.max(crate::time::PS_PER_US);
+        self.timeline = Some(Box::new(Timeline {
+            window: w,
+            links: 1,
+            ..Default::default()
+        }));
+        self.dram.windows = Some((w, Vec::new()));
+        if let Some(c) = &mut self.ctl {
+            c.bus.windows = Some((w, Vec::new()));
+            match &mut c.link {
+                FcLink::Dedicated(r) => r.windows = Some((w, Vec::new())),
+                FcLink::Fnoc(n) => {
+                    let g = n.graph();
+                    let links = (0..g.total_ports())
+                        .filter(|&p| g.far(p) != crate::interconnect::network::topology::NONE)
+                        .count();
+                    self.timeline.as_mut().unwrap().links = links as u32;
+                }
+                _ => {}
+            }
+        }
     }
 
     /// Record every grant of the system bus, DRAM and dedicated bus and check at the end
@@ -967,6 +1001,9 @@ impl Simulator {
         fl.in_sq -= 1;
         self.in_device -= 1;
         self.last_completion = now;
+        if let Some(tl) = &mut self.timeline {
+            add_at(&mut tl.io_bytes, (now / tl.window) as usize, r.size as u64);
+        }
         self.free_req(id);
         if let Some(s) = self.flows[f].sched.as_mut() {
             s.complete(id, now / PS_PER_NS);
@@ -1672,6 +1709,10 @@ impl Simulator {
             }
             TxnKind::GcWrite | TxnKind::Copyback => {
                 self.flash.gc_writes += 1;
+                if let Some(tl) = &mut self.timeline {
+                    let b = self.ftl.geo.page_bytes as u64;
+                    add_at(&mut tl.gc_bytes, (now / tl.window) as usize, b);
+                }
                 if !self.probe_gc.is_empty() {
                     let i = self.probe_gc.remove(0);
                     self.probe_done.push((i, now));
@@ -1929,6 +1970,15 @@ impl Simulator {
             self.fault = Some(format!("fnoc: {e}"));
             return;
         }
+        if let Some(tl) = &mut self.timeline {
+            let busy: Ps = net.stats.port_busy.iter().sum();
+            let i = (now / tl.window) as usize;
+            if tl.link_busy.len() <= i {
+                tl.link_busy.resize(i + 1, 0);
+            }
+            tl.link_busy[i] += busy - self.fnoc_busy_seen;
+            self.fnoc_busy_seen = busy;
+        }
         for d in ctl.deliveries.drain(..) {
             ctl.link_time += d.delivered - d.sent;
             self.q
@@ -2024,10 +2074,21 @@ impl Simulator {
             }
             crate::ssd::controller::check_grants(&lists)
         });
+        let timeline = self.timeline.take().map(|mut tl| {
+            tl.dram_busy = self.dram.windows.take().map(|w| w.1).unwrap_or_default();
+            if let Some(c) = &mut self.ctl {
+                tl.bus_busy = c.bus.windows.take().map(|w| w.1).unwrap_or_default();
+                if let FcLink::Dedicated(r) = &mut c.link {
+                    tl.link_busy = r.windows.take().map(|w| w.1).unwrap_or_default();
+                }
+            }
+            *tl
+        });
         let controller = self.ctl.as_mut().map(|c| c.finish(span, &self.dram));
         Outcome {
             controller,
             resource_audit,
+            timeline,
             sim_time,
             busy_span: span,
             events: self.q.events_processed() + interconnect.local_events,

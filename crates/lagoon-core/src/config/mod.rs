@@ -588,8 +588,9 @@ pub struct PreconditionConfig {
     /// `aged`: free blocks left per plane; 0 = the GC threshold's count (GC starts when the
     /// first user write opens a block).
     pub free_blocks: u32,
-    /// `aged`: how invalid pages spread over the full blocks: `uniform` (each invalid page
-    /// in a uniformly random block, seeded) or `equal` (every block the same count, ±1).
+    /// `aged`: how invalid pages spread over the full blocks: `uniform` (every page equally
+    /// likely invalid: Binomial counts per block, the total exact; seeded) or `equal` (every
+    /// block the same count, ±1).
     pub invalid_distribution: InvalidDistribution,
 }
 
@@ -1054,6 +1055,15 @@ impl SsdConfig {
         let entries = (f.page_bytes / self.ftl.translation_entry_bytes.max(1)).max(1) as u64;
         let (rows, cols) = self.mesh_dims();
         let routers = rows as u64 * cols as u64;
+        // Aged preconditioning: GC starts at once on every plane and its moves touch map
+        // chunks all over the logical space, so count the whole mapping table (4 B a page)
+        // and the per-block layout.
+        let aged = if self.precondition.mode == PreconditionMode::Aged {
+            let logical = (self.physical_pages() as f64 * (1.0 - self.ftl.overprovisioning)) as u64;
+            logical * 4 + blocks * 4
+        } else {
+            0
+        };
         // Block record + free-list slot; plane allocator; die queues and state;
         // a translation-directory word per translation page; router and link tables.
         blocks * (32 + 4)
@@ -1061,6 +1071,7 @@ impl SsdConfig {
             + dies * 256
             + self.physical_pages() / entries * 4
             + routers * 256
+            + aged
     }
 
     fn check_model_state(&self) -> Result<(), ConfigError> {

@@ -31,6 +31,8 @@ pub struct Resource {
     pub grants: u64,
     /// Tests: every grant's interval, to check that no two overlap.
     pub audit: Option<Vec<(Ps, Ps)>>,
+    /// `--timeline`: busy time per window of this length.
+    pub windows: Option<(Ps, Vec<Ps>)>,
 }
 
 impl Resource {
@@ -43,6 +45,7 @@ impl Resource {
             busy: 0,
             grants: 0,
             audit: None,
+            windows: None,
         }
     }
 
@@ -62,6 +65,9 @@ impl Resource {
         self.grants += 1;
         if let Some(a) = &mut self.audit {
             a.push((start, self.free_at));
+        }
+        if let Some((w, v)) = &mut self.windows {
+            add_busy(v, *w, start, self.free_at);
         }
         self.free_at
     }
@@ -211,6 +217,80 @@ impl Controller {
             0.0
         };
         s
+    }
+}
+
+/// Spread the busy interval `[start, end)` over windows of length `w`.
+pub fn add_busy(v: &mut Vec<Ps>, w: Ps, start: Ps, end: Ps) {
+    let mut t = start;
+    while t < end {
+        let i = (t / w) as usize;
+        if v.len() <= i {
+            v.resize(i + 1, 0);
+        }
+        let e = end.min((i as Ps + 1) * w);
+        v[i] += e - t;
+        t = e;
+    }
+}
+
+/// Add `x` to window `i`, growing the series.
+pub fn add_at(v: &mut Vec<u64>, i: usize, x: u64) {
+    if v.len() <= i {
+        v.resize(i + 1, 0);
+    }
+    v[i] += x;
+}
+
+/// Per-window series of a run (`--timeline`; dSSD Fig. 2): I/O and GC bytes, and busy time
+/// of the system bus, the DRAM and the FC-to-FC link.
+#[derive(Clone, Debug, Default)]
+pub struct Timeline {
+    pub window: Ps,
+    /// Bytes of host requests completed in each window.
+    pub io_bytes: Vec<u64>,
+    /// Bytes of GC page moves completed in each window.
+    pub gc_bytes: Vec<u64>,
+    pub bus_busy: Vec<Ps>,
+    pub dram_busy: Vec<Ps>,
+    /// Dedicated bus busy time, or the fNoC's link-direction busy time over its links
+    /// (counted when the fNoC runs, so a little late), or 0.
+    pub link_busy: Vec<Ps>,
+    /// fNoC link directions (1 for a bus) to turn `link_busy` into a utilization.
+    pub links: u32,
+}
+
+impl Timeline {
+    /// CSV: one line per window.
+    pub fn csv(&self) -> String {
+        let n = [
+            self.io_bytes.len(),
+            self.gc_bytes.len(),
+            self.bus_busy.len(),
+            self.dram_busy.len(),
+            self.link_busy.len(),
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0);
+        let w = self.window as f64;
+        let at = |v: &[u64], i: usize| v.get(i).copied().unwrap_or(0) as f64;
+        let mut out = String::from(
+            "window_start_ms,io_mb_s,gc_mb_s,system_bus_utilization,dram_utilization,fc_link_utilization\n",
+        );
+        let secs = w / 1e12;
+        for i in 0..n {
+            out.push_str(&format!(
+                "{},{:.3},{:.3},{:.4},{:.4},{:.4}\n",
+                i as f64 * w / 1e9,
+                at(&self.io_bytes, i) / secs / 1e6,
+                at(&self.gc_bytes, i) / secs / 1e6,
+                at(&self.bus_busy, i) / w,
+                at(&self.dram_busy, i) / w,
+                at(&self.link_busy, i) / w / self.links.max(1) as f64,
+            ));
+        }
+        out
     }
 }
 

@@ -808,8 +808,8 @@ impl Ftl {
 /// Aged preconditioning (dSSD §6.1: "SSD is fully utilized and some random fraction of the
 /// pages are invalidated"): for each plane, `full` blocks hold its `pre` preconditioned pages
 /// and `full × ppb − pre` invalid pages. Returns, per plane, the `full + 1` prefix sums of
-/// the valid pages per block. `uniform`: each invalid (or, when fewer, each valid) page goes
-/// to a uniformly random block with room; `equal`: every block gets the same count, ±1.
+/// the valid pages per block. `uniform`: every page equally likely invalid (a block's count
+/// Binomial(ppb, q), the plane's total exact); `equal`: every block the same count, ±1.
 fn aged_layout(
     planes: u32,
     full: u32,
@@ -833,20 +833,30 @@ fn aged_layout(
                 }
             }
             _ => {
-                // Scatter the smaller of the two populations one page at a time.
-                let scatter_valid = pre <= total - pre;
-                let count = if scatter_valid { pre } else { total - pre };
-                let mut placed = vec![0u32; n];
-                let mut left = count;
-                while left > 0 {
-                    let b = rng.random_range(0..n);
-                    if placed[b] < ppb {
-                        placed[b] += 1;
-                        left -= 1;
-                    }
+                // Each page of the full blocks invalid with the same probability q: a
+                // block's invalid count is Binomial(ppb, q), drawn by its normal
+                // approximation (O(1) per block), then random ±1 steps make the plane's total
+                // exact.
+                let invalid = total - pre;
+                let q = invalid as f64 / total.max(1) as f64;
+                let (mean, sd) = (ppb as f64 * q, (ppb as f64 * q * (1.0 - q)).sqrt());
+                let mut sum = 0u64;
+                for v in valid.iter_mut() {
+                    let (u1, u2): (f64, f64) = (rng.random(), rng.random());
+                    let z = (-2.0 * (1.0 - u1).ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+                    let inv = (mean + sd * z).round().clamp(0.0, ppb as f64) as u32;
+                    *v = ppb - inv;
+                    sum += *v as u64;
                 }
-                for (v, p) in valid.iter_mut().zip(&placed) {
-                    *v = if scatter_valid { *p } else { ppb - p };
+                while sum != pre {
+                    let b = rng.random_range(0..n);
+                    if sum < pre && valid[b] < ppb {
+                        valid[b] += 1;
+                        sum += 1;
+                    } else if sum > pre && valid[b] > 0 {
+                        valid[b] -= 1;
+                        sum -= 1;
+                    }
                 }
             }
         }
