@@ -67,6 +67,17 @@ struct RunArgs {
     /// chips, and the networked designs' mesh with it (e.g. 4x16; Venice Fig. 15).
     #[arg(long)]
     mesh: Option<String>,
+    /// Decoupled SSD configuration (dSSD Table 2): baseline | bw | dssd | dssd_b | dssd_f.
+    /// Turns on the controller model (`controller.enabled`) and sets `controller.design`.
+    #[arg(long)]
+    design: Option<String>,
+    /// Write per-window I/O and GC bandwidth and system-bus, DRAM and FC-link utilization
+    /// as CSV (dSSD Fig. 2); the bus, DRAM and link columns need the controller model.
+    #[arg(long)]
+    timeline: Option<PathBuf>,
+    /// Timeline window, ms.
+    #[arg(long, default_value_t = 1.0)]
+    timeline_window_ms: f64,
     /// Trace file, synthetic spec (`syn:read=100,size=4k,...`) or preset (`syn:hm_0`, Venice
     /// Table 2; `syn:mix1`, Table 3); repeat for several flows.
     #[arg(long, required = true)]
@@ -211,6 +222,9 @@ fn run(a: RunArgs) -> Result<()> {
     if let Some(m) = &a.mesh {
         batch::reshape(&mut ssd, m).context("--mesh")?;
     }
+    if let Some(d) = &a.design {
+        set_design(&mut ssd, d)?;
+    }
     let mut sc = Scenario::new(&a.ssd, ssd, a.arch, a.workload);
     sc.format = a.format;
     sc.lenient = a.lenient;
@@ -218,6 +232,12 @@ fn run(a: RunArgs) -> Result<()> {
     sc.replay = a.replay;
     sc.seed = a.seed;
     sc.host_scheduler = host_scheduler(a.host_scheduler, a.host_queue)?;
+    if a.timeline.is_some() {
+        if !(a.timeline_window_ms.is_finite() && (0.001..=1e6).contains(&a.timeline_window_ms)) {
+            bail!("--timeline-window-ms must be in [0.001, 1e6]");
+        }
+        sc.timeline_window = Some((a.timeline_window_ms * 1e9) as u64);
+    }
     if a.repeat == 0 {
         bail!("--repeat must be at least 1");
     }
@@ -238,6 +258,25 @@ fn run(a: RunArgs) -> Result<()> {
     if let Some(path) = &a.heatmap {
         write_heatmap(path, &report)?;
     }
+    if let Some(path) = &a.timeline {
+        let tl = report.timeline.as_ref().expect("timeline requested");
+        std::fs::write(path, tl.csv()).with_context(|| format!("--timeline {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// `--design NAME`: turn the controller model on with a Table 2 configuration.
+pub(crate) fn set_design(ssd: &mut SsdConfig, name: &str) -> Result<()> {
+    use lagoon_core::config::Design;
+    let Some(d) = Design::from_name(name) else {
+        bail!(
+            "--design {name}: unknown configuration (known: {})",
+            Design::ALL.map(|d| d.name()).join(", ")
+        );
+    };
+    ssd.controller.enabled = true;
+    ssd.controller.design = d;
+    ssd.validate().context("--design")?;
     Ok(())
 }
 

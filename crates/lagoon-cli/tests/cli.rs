@@ -1007,3 +1007,71 @@ fn reproduce_on_tiny_trace(
     assert_eq!(code, 0, "{err}");
     (dir, out)
 }
+
+/// `reproduce dssd` writes its figures and a summary with the keys the issue names, the
+/// paper's numbers beside Lagoon's.
+#[test]
+fn reproduce_dssd_writes_figures_and_summary() {
+    let out = std::env::temp_dir().join(format!("lagoon-repro-dssd-{}", std::process::id()));
+    let (code, _, err) = lagoon(&[
+        "reproduce",
+        "dssd",
+        "--requests",
+        "400",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for f in [
+        "fig02_32k_timeline.csv",
+        "fig02_4k_io_bandwidth.svg",
+        "fig07_configurations.csv",
+        "fig07a_io.svg",
+        "fig11_p99.csv",
+        "summary.md",
+    ] {
+        assert!(out.join(f).exists(), "{f} missing");
+    }
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    for d in ["bw", "dssd", "dssd_b", "dssd_f"] {
+        assert!(s["io_improvement"][d].as_f64().unwrap() > 0.0, "{d}");
+        assert!(s["gc_improvement"][d].as_f64().unwrap() > 0.0, "{d}");
+    }
+    assert!(s["p99_reduction_vs_baseline"]["dssd_f"].as_f64().unwrap() > 0.0);
+    assert_eq!(s["paper"]["io_improvement"]["dssd"], 1.427);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// `run --design` turns the controller model on and reports it; `--timeline` writes its CSV;
+/// an unknown design is one error listing the known ones.
+#[test]
+fn run_design_and_timeline() {
+    let dir = std::env::temp_dir().join(format!("lagoon-dssd-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tl = dir.join("t.csv");
+    let (code, out, err) = lagoon(&[
+        "run",
+        "--design",
+        "dssd_f",
+        "--workload",
+        "syn:read=0,size=4k,addr=seq,count=200",
+        "--replay",
+        "closed:8",
+        "--timeline",
+        tl.to_str().unwrap(),
+        "--json",
+        "-",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["controller"]["design"], "dssd_f");
+    let csv = std::fs::read_to_string(&tl).unwrap();
+    assert!(csv.starts_with("window_start_ms,io_mb_s,gc_mb_s,system_bus_utilization"));
+    assert!(csv.lines().count() >= 2);
+    let (code, _, err) = lagoon(&["run", "--design", "dssd_x", "--workload", "syn:count=1"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("dssd_x") && err.contains("dssd_b"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -84,6 +84,15 @@ pub struct Report {
     /// Venice path reservation (only for `--arch venice`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub venice: Option<VeniceReport>,
+    /// System bus, DRAM, ECC and FC-to-FC link (only with `controller.enabled`; dSSD).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub controller: Option<crate::ssd::controller::ControllerStats>,
+    /// Per-window series (`--timeline`), written as CSV, not in the JSON.
+    #[serde(skip)]
+    pub timeline: Option<crate::ssd::controller::Timeline>,
+    /// The drive's flash page size (for rates of page counters), bytes.
+    #[serde(skip)]
+    pub config_page_bytes: u32,
     /// Span the utilizations below (dies, channels, links, controllers) are fractions of:
     /// from 0 to the later of the last completion and the last flash or network event.
     pub utilization_span_ns: f64,
@@ -205,6 +214,9 @@ impl Report {
                 0.0
             },
             interconnect: o.interconnect.clone(),
+            controller: o.controller.clone(),
+            timeline: o.timeline.clone(),
+            config_page_bytes: o.config.flash.page_bytes,
             venice: o.interconnect.venice.as_ref().map(|v| VeniceReport {
                 first_try_fraction: if requests > 0 {
                     1.0 - o.conflicted_requests as f64 / requests as f64

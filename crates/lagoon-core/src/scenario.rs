@@ -31,6 +31,8 @@ pub struct Scenario {
     pub repeat: u32,
     /// Host I/O scheduler and its queue length (PIQ paper), in front of every flow.
     pub host_scheduler: Option<(crate::host::piq::Scheme, u32)>,
+    /// Record a per-window timeline with windows of this length (`Report::timeline`).
+    pub timeline_window: Option<crate::time::Ps>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -59,6 +61,7 @@ impl Scenario {
             seed: 1,
             repeat: 1,
             host_scheduler: None,
+            timeline_window: None,
         }
     }
 
@@ -144,6 +147,9 @@ impl Scenario {
         if let Some((scheme, len)) = self.host_scheduler {
             sim.set_host_scheduler(scheme, len)
                 .map_err(ScenarioError::Invalid)?;
+        }
+        if let Some(w) = self.timeline_window {
+            sim.set_timeline(w);
         }
         let outcome = sim.run(progress)?;
         if outcome.flows.iter().all(|f| f.completed == 0) {

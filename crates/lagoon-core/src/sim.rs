@@ -13,13 +13,16 @@
 //! Per-request and per-transaction state live in slabs addressed by `u32`; die queues are
 //! intrusive linked lists through the transaction slab, so the steady state allocates nothing.
 
-use crate::config::{DieScheduling, MappingConfig, Multiplane, SsdConfig, WriteCompletion};
+use crate::config::{
+    DieScheduling, GcDestination, GcMode, MappingConfig, Multiplane, SsdConfig, WriteCompletion,
+};
 use crate::engine::EventQueue;
 use crate::flash::{FlashOp, FlashTiming};
 use crate::host::piq::{ChipSet, HostScheduler, SchedulerStats, Scheme};
 use crate::host::{Flow, Replay};
 use crate::interconnect::{self, Arch, Interconnect, NetEvent, Transfer};
 use crate::ssd::cache::{Admit, DataCache};
+use crate::ssd::controller::{add_at, Controller, ControllerStats, FcLink, Resource, Timeline};
 use crate::ssd::ftl::cmt::{Cmt, Evicted};
 use crate::ssd::ftl::{Ftl, Stream, MAP_TAG, NONE};
 use crate::ssd::hil::PcieLink;
@@ -43,6 +46,18 @@ pub enum Event {
     ArrayDone { die: u32 },
     /// The completion entry reached the host.
     Completed { req: u32 },
+    /// A program's data reached its flash controller over DRAM and the system bus
+    /// (`controller.enabled`): the die's command and data transfer can start.
+    StageDone { die: u32 },
+    /// A page read reached its destination past the flash controller (DRAM, or a dBUF for
+    /// global copyback): its transaction completes.
+    MoveDone { txn: u32 },
+    /// A global copyback page leaves its source FC's ECC into the fNoC (dSSD_f).
+    FnocSend { txn: u32 },
+    /// The fNoC has events due.
+    FnocWake,
+    /// A probe operation is injected (timing tests).
+    Probe { op: u32 },
     /// Internal to the interconnect.
     Net(NetEvent),
 }
@@ -134,6 +149,8 @@ struct Die {
     started: Ps,
     busy_time: Ps,
     array_time: Ps,
+    /// GC operations started since the die last started a user one (`tiny-tail`).
+    gc_streak: u32,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -212,6 +229,13 @@ pub struct Outcome {
     pub cache_write_merges: u64,
     pub conflicted_requests: u64,
     pub state_bytes: usize,
+    /// The controller model's counters (`controller.enabled`).
+    pub controller: Option<ControllerStats>,
+    /// Per-window series, when requested with `set_timeline`.
+    pub timeline: Option<Timeline>,
+    /// Whether the system bus, DRAM and dedicated bus were ever granted to two movements at
+    /// once, when requested with `set_audit`.
+    pub resource_audit: Option<Result<(), String>>,
     /// Result of the FTL invariant scan, when requested with `set_verify`.
     pub consistency: Option<Result<(), String>>,
     /// The drive that was simulated (the energy and area model reads it).
@@ -267,6 +291,22 @@ pub struct Simulator {
     watchdog_events: u64,
     /// An input the model cannot represent (reported as [`SimError::Input`]).
     fault: Option<String>,
+    /// The controller's DRAM: one FIFO channel (`cache.dram_mb_s`, `cache.dram_access_ns`).
+    dram: Resource,
+    /// System bus, ECC and FC-to-FC link (`controller.enabled`; dSSD), else `None`.
+    ctl: Option<Controller>,
+    /// Rotating start of the global GC destination scan.
+    gc_rr: u32,
+    /// Probe runs: the operations, the die last injected on, GC moves (probe index) in
+    /// injection order, and where their pages went.
+    probe_ops: Vec<ProbeOp>,
+    probe_die: usize,
+    probe_gc: Vec<u32>,
+    probe_gc_dest: Vec<u32>,
+    /// `--timeline`: I/O and GC bytes per window (resources keep their own busy series).
+    timeline: Option<Box<Timeline>>,
+    /// fNoC busy time already put into the timeline.
+    fnoc_busy_seen: Ps,
 }
 
 /// The watchdog's default bound: this many events in a row at one simulated instant, or
@@ -304,7 +344,7 @@ const PROBE: u32 = u32::MAX - 1;
 const ACKED: u32 = u32::MAX - 2;
 
 /// A flash operation injected directly at the die scheduler (for timing tests).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProbeOp {
     /// Read one page at a physical page address.
     Read { ppa: u32 },
@@ -312,6 +352,19 @@ pub enum ProbeOp {
     Program { lpa: u32 },
     /// Erase a block (state is not changed; only timing is measured).
     Erase { plane: u32, block: u32 },
+    /// Move one valid logical page as GC does (read + program, or copyback), along the
+    /// configured path; completes when its program does. At most one per probe run.
+    GcMove { lpa: u32 },
+}
+
+/// What a probe run observed besides completion times.
+#[derive(Clone, Debug, Default)]
+pub struct ProbeExtra {
+    /// Destination plane of each GC move, in completion order.
+    pub gc_destinations: Vec<u32>,
+    /// Every system-bus and DRAM grant (start, end), in grant order.
+    pub bus_grants: Vec<(Ps, Ps)>,
+    pub dram_grants: Vec<(Ps, Ps)>,
 }
 
 #[inline]
@@ -364,12 +417,23 @@ impl Simulator {
         let spp = g.page_bytes / 512;
         // Validation has built the network once; a failure here (a custom topology file
         // changed since) ends the run with its message before any event.
-        let (net, fault) = match interconnect::build(arch, cfg, seed) {
+        let (net, mut fault) = match interconnect::build(arch, cfg, seed) {
             Ok(n) => (n, None),
             Err(e) => (
                 Box::new(interconnect::shared_bus::SharedBus::ideal(cfg)) as Box<dyn Interconnect>,
                 Some(e),
             ),
+        };
+        let ctl = if cfg.controller.enabled {
+            match Controller::new(cfg, seed) {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    fault = fault.or(Some(e));
+                    None
+                }
+            }
+        } else {
+            None
         };
         Self {
             q: EventQueue::new(),
@@ -394,7 +458,8 @@ impl Simulator {
                     bytes: 0,
                     started: 0,
                     busy_time: 0,
-                    array_time: 0
+                    array_time: 0,
+                    gc_streak: 0,
                 };
                 g.dies as usize
             ],
@@ -416,6 +481,15 @@ impl Simulator {
             probe_done: Vec::new(),
             watchdog_events: WATCHDOG_EVENTS,
             fault,
+            dram: Resource::new(cfg.cache.dram_mb_s, cfg.cache.dram_access_ns),
+            ctl,
+            gc_rr: 0,
+            probe_ops: Vec::new(),
+            probe_die: 0,
+            probe_gc: Vec::new(),
+            probe_gc_dest: Vec::new(),
+            timeline: None,
+            fnoc_busy_seen: 0,
             cfg: cfg.clone(),
             ftl,
         }
@@ -479,6 +553,45 @@ impl Simulator {
         self.watchdog_events = events.max(1);
     }
 
+    /// Record per-window I/O and GC bandwidth and bus, DRAM and FC-link busy time
+    /// (`Outcome::timeline`; dSSD Fig. 2). Windows of `window` ps (at least 1 us).
+    pub fn set_timeline(&mut self, window: Ps) {
+        let w = window.max(crate::time::PS_PER_US);
+        self.timeline = Some(Box::new(Timeline {
+            window: w,
+            links: 1,
+            ..Default::default()
+        }));
+        self.dram.windows = Some((w, Vec::new()));
+        if let Some(c) = &mut self.ctl {
+            c.bus.windows = Some((w, Vec::new()));
+            match &mut c.link {
+                FcLink::Dedicated(r) => r.windows = Some((w, Vec::new())),
+                FcLink::Fnoc(n) => {
+                    let g = n.graph();
+                    let links = (0..g.total_ports())
+                        .filter(|&p| g.far(p) != crate::interconnect::network::topology::NONE)
+                        .count();
+                    self.timeline.as_mut().unwrap().links = links as u32;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Record every grant of the system bus, DRAM and dedicated bus and check at the end
+    /// that no two overlap (`Outcome::resource_audit`). Memory grows with the run: tests only.
+    pub fn set_audit(&mut self, on: bool) {
+        let a = || on.then(Vec::new);
+        self.dram.audit = a();
+        if let Some(c) = &mut self.ctl {
+            c.bus.audit = a();
+            if let FcLink::Dedicated(r) = &mut c.link {
+                r.audit = a();
+            }
+        }
+    }
+
     /// Check the FTL mapping invariant (a full scan) when the run ends; see `Outcome::consistency`.
     pub fn set_verify(&mut self, on: bool) {
         self.verify = on;
@@ -487,41 +600,32 @@ impl Simulator {
     /// Inject flash operations at time 0 straight into the die queues (no host, no mapping
     /// lookups) and return each one's completion time in picoseconds, in input order.
     pub fn probe_flash(cfg: &SsdConfig, arch: Arch, ops: &[ProbeOp]) -> Vec<Ps> {
+        let timed: Vec<(Ps, ProbeOp)> = ops.iter().map(|&o| (0, o)).collect();
+        Self::probe_flash_at(cfg, arch, &timed).0
+    }
+
+    /// As [`Self::probe_flash`], each operation injected at its own time; also returns the
+    /// simulator's controller counters (with `controller.enabled`) and the plane each
+    /// [`ProbeOp::GcMove`] wrote its page to.
+    pub fn probe_flash_at(
+        cfg: &SsdConfig,
+        arch: Arch,
+        ops: &[(Ps, ProbeOp)],
+    ) -> (Vec<Ps>, ProbeExtra) {
         let mut s = Simulator::new(cfg, arch, Vec::new(), 0);
-        let page = s.ftl.geo.page_bytes;
-        for (i, op) in ops.iter().enumerate() {
-            let (t, q) = match *op {
-                ProbeOp::Read { ppa } => {
-                    let plane = s.ftl.geo.plane_of_ppa(ppa);
-                    (
-                        s.alloc_txn(TxnKind::UserRead, PROBE, 0, ppa, plane, page),
-                        Q_READ,
-                    )
-                }
-                ProbeOp::Program { lpa } => {
-                    let plane = s.ftl.plane_of_lpa(lpa as u64);
-                    (
-                        s.alloc_txn(TxnKind::UserWrite, PROBE, lpa, NONE, plane, page),
-                        Q_WRITE,
-                    )
-                }
-                ProbeOp::Erase { plane, block } => (
-                    s.alloc_txn(
-                        TxnKind::Erase,
-                        PROBE,
-                        NONE,
-                        s.ftl.geo.ppa(plane, block, 0),
-                        plane,
-                        0,
-                    ),
-                    Q_ERASE,
-                ),
-            };
-            s.txns[t as usize].link = i as u32;
-            let die = s.ftl.geo.die_of_plane(s.txns[t as usize].plane) as usize;
-            push_back(&mut s.txns, &mut s.queues[die][q], t);
+        s.probe_ops = ops.iter().map(|o| o.1).collect();
+        if let Some(c) = &mut s.ctl {
+            c.bus.audit = Some(Vec::new());
         }
-        // All operations are queued before any die picks: multi-plane pairs can form.
+        s.dram.audit = Some(Vec::new());
+        for (i, &(at, _)) in ops.iter().enumerate() {
+            if at == 0 {
+                s.probe_inject(0, i);
+            } else {
+                s.q.schedule(at, Event::Probe { op: i as u32 });
+            }
+        }
+        // All operations at time 0 are queued before any die picks: multi-plane pairs form.
         for die in 0..s.dies.len() {
             s.try_dispatch(0, die);
         }
@@ -530,14 +634,85 @@ impl Simulator {
                 Event::TransferDone { die, conflict } => s.on_transfer_done(now, die, conflict),
                 Event::ArrayDone { die } => s.on_array_done(now, die),
                 Event::Net(e) => s.net.on_event(now, e, &mut s.q),
+                Event::StageDone { die } => s.submit_command(now, die as usize),
+                Event::MoveDone { txn } => s.move_done(now, txn),
+                Event::FnocSend { txn } => s.fnoc_send(now, txn),
+                Event::FnocWake => s.fnoc_wake(now),
+                Event::Probe { op } => {
+                    s.probe_inject(now, op as usize);
+                    let die = s.probe_die;
+                    s.try_dispatch(now, die);
+                }
                 _ => unreachable!("probe runs have no host events"),
             }
         }
         let mut out = vec![0; ops.len()];
-        for (i, t) in s.probe_done {
+        for &(i, t) in &s.probe_done {
             out[i as usize] = t;
         }
-        out
+        let extra = ProbeExtra {
+            gc_destinations: std::mem::take(&mut s.probe_gc_dest),
+            bus_grants: s
+                .ctl
+                .as_mut()
+                .and_then(|c| c.bus.audit.take())
+                .unwrap_or_default(),
+            dram_grants: s.dram.audit.take().unwrap_or_default(),
+        };
+        (out, extra)
+    }
+
+    /// Queue probe operation `i` on its die (dispatch is the caller's).
+    fn probe_inject(&mut self, _now: Ps, i: usize) {
+        let page = self.ftl.geo.page_bytes;
+        let (t, q) = match self.probe_ops[i] {
+            ProbeOp::Read { ppa } => {
+                let plane = self.ftl.geo.plane_of_ppa(ppa);
+                (
+                    self.alloc_txn(TxnKind::UserRead, PROBE, 0, ppa, plane, page),
+                    Q_READ,
+                )
+            }
+            ProbeOp::Program { lpa } => {
+                let plane = self.ftl.plane_of_lpa(lpa as u64);
+                (
+                    self.alloc_txn(TxnKind::UserWrite, PROBE, lpa, NONE, plane, page),
+                    Q_WRITE,
+                )
+            }
+            ProbeOp::Erase { plane, block } => (
+                self.alloc_txn(
+                    TxnKind::Erase,
+                    PROBE,
+                    NONE,
+                    self.ftl.geo.ppa(plane, block, 0),
+                    plane,
+                    0,
+                ),
+                Q_ERASE,
+            ),
+            ProbeOp::GcMove { lpa } => {
+                // A GC move of one valid page that belongs to no victim (no erase follows):
+                // read + program (or copyback), along the configured path.
+                let ppa = self.ftl.lookup(lpa as u64);
+                let plane = self.ftl.geo.plane_of_ppa(ppa);
+                self.gc_moves[plane as usize] += 1 << 30;
+                let (kind, q, bytes) = if self.cfg.ftl.copyback {
+                    (TxnKind::Copyback, Q_GC_WRITE, 0)
+                } else {
+                    (TxnKind::GcRead, Q_GC_READ, page)
+                };
+                (self.alloc_txn(kind, NONE, lpa, ppa, plane, bytes), q)
+            }
+        };
+        if !matches!(self.probe_ops[i], ProbeOp::GcMove { .. }) {
+            self.txns[t as usize].link = i as u32;
+        } else {
+            self.probe_gc.push(i as u32);
+        }
+        let die = self.ftl.geo.die_of_plane(self.txns[t as usize].plane) as usize;
+        push_back(&mut self.txns, &mut self.queues[die][q], t);
+        self.probe_die = die;
     }
 
     /// Run to completion (every request of every flow served), calling `progress` with the
@@ -579,6 +754,11 @@ impl Simulator {
                 Event::ArrayDone { die } => self.on_array_done(now, die),
                 Event::Completed { req } => self.on_completed(now, req),
                 Event::Net(e) => self.net.on_event(now, e, &mut self.q),
+                Event::StageDone { die } => self.submit_command(now, die as usize),
+                Event::MoveDone { txn } => self.move_done(now, txn),
+                Event::FnocSend { txn } => self.fnoc_send(now, txn),
+                Event::FnocWake => self.fnoc_wake(now),
+                Event::Probe { .. } => unreachable!("only probe runs inject operations"),
             }
             if self.error.is_some() || self.fault.is_some() {
                 break;
@@ -821,6 +1001,9 @@ impl Simulator {
         fl.in_sq -= 1;
         self.in_device -= 1;
         self.last_completion = now;
+        if let Some(tl) = &mut self.timeline {
+            add_at(&mut tl.io_bytes, (now / tl.window) as usize, r.size as u64);
+        }
         self.free_req(id);
         if let Some(s) = self.flows[f].sched.as_mut() {
             s.complete(id, now / PS_PER_NS);
@@ -874,7 +1057,7 @@ impl Simulator {
                 self.translate(now, t);
             }
             if hit_pages > 0 {
-                let end = self.cache.as_mut().unwrap().dram_access(now, hit_bytes);
+                let end = self.dram.reserve(now, hit_bytes);
                 self.q.schedule(
                     end,
                     Event::DramDone {
@@ -886,6 +1069,10 @@ impl Simulator {
         } else if self.cache.is_some() {
             self.buffer_write(now, id);
         } else {
+            if self.ctl.is_some() {
+                // dSSD §2.1: write data lands in DRAM before it goes to the flash controller.
+                self.dram.reserve(now, r.size as u64);
+            }
             for i in 0..=(last - first) {
                 let (lpa, mask) = self.page_of(&r, first + i);
                 let t = self.alloc_txn(
@@ -945,7 +1132,7 @@ impl Simulator {
             k += 1;
         }
         self.reqs[id as usize].next_page = n;
-        let end = self.cache.as_mut().unwrap().dram_access(now, r.size as u64);
+        let end = self.dram.reserve(now, r.size as u64);
         self.q.schedule(end, Event::DramDone { req: id, pages: n });
     }
 
@@ -1086,8 +1273,20 @@ impl Simulator {
     }
 
     fn gc_first(&self, die: usize) -> bool {
-        if !self.cfg.ftl.gc_preemptible {
-            return true;
+        match self.cfg.ftl.gc_mode {
+            // Tiny-Tail (partial GC): after `gc_partial_ops` GC operations, one user operation.
+            GcMode::TinyTail => {
+                if self.dies[die].gc_streak < self.cfg.ftl.gc_partial_ops {
+                    return true;
+                }
+                let q = &self.queues[die];
+                if q[Q_READ].head == NONE && q[Q_WRITE].head == NONE {
+                    return true;
+                }
+            }
+            GcMode::Preemptive => {}
+            GcMode::PerPlane | GcMode::Parallel if !self.cfg.ftl.gc_preemptible => return true,
+            GcMode::PerPlane | GcMode::Parallel => {}
         }
         let p0 = die as u32 * self.ftl.geo.planes_per_die;
         (p0..p0 + self.ftl.geo.planes_per_die).any(|p| self.ftl.gc_urgent(p))
@@ -1144,7 +1343,8 @@ impl Simulator {
                     // The page was overwritten since GC chose it: nothing to move.
                     remove_linked(&mut self.txns, &mut self.queues[die][q], prev, cur);
                     self.free_txn(cur);
-                    self.gc_move_done(now, x.plane);
+                    self.gc_arrived(&x);
+                    self.gc_move_done(now, gc_source_plane(&x));
                     dropped = true;
                     cur = next;
                     continue;
@@ -1170,6 +1370,7 @@ impl Simulator {
                         TxnKind::GcWrite | TxnKind::Copyback => {
                             self.ftl.can_allocate(x.plane, Stream::Gc)
                         }
+                        TxnKind::GcRead => self.dbuf_room(die) > n as u32,
                         _ => true,
                     };
                 if ok {
@@ -1250,7 +1451,12 @@ impl Simulator {
                     ppa
                 }
                 TxnKind::GcWrite | TxnKind::Copyback => {
-                    let ppa = self.ftl.relocate(x.lpa, x.ppa);
+                    let ppa = self.ftl.relocate_to(x.lpa, x.ppa, x.plane);
+                    self.gc_arrived(&x);
+                    if x.plane != gc_source_plane(&x) {
+                        // A page imported from another plane may start this plane's GC.
+                        self.maybe_gc(now, x.plane);
+                    }
                     if x.lpa & MAP_TAG == 0 {
                         if let Some(c) = &mut self.cmt {
                             c.mark_dirty(x.lpa as u64);
@@ -1290,6 +1496,46 @@ impl Simulator {
         d.txns[..picked.len()].copy_from_slice(picked);
         d.bytes = bytes;
         d.started = now;
+        if kind == TxnKind::GcRead {
+            if let Some(c) = &mut self.ctl {
+                if c.design.global_copyback() {
+                    let fc =
+                        self.ftl.geo.chip_of_die(die as u32) / self.cfg.flash.chips_per_channel;
+                    c.dbuf_used[fc as usize] += picked.len() as u32;
+                }
+            }
+        }
+        let d = &mut self.dies[die];
+        d.gc_streak = match kind {
+            TxnKind::GcRead | TxnKind::GcWrite | TxnKind::Copyback | TxnKind::Erase => {
+                d.gc_streak.saturating_add(1)
+            }
+            _ => 0,
+        };
+        if op == FlashOp::Program {
+            if let Some(ctl) = &mut self.ctl {
+                // dSSD §2.1, §3: program data goes DRAM → system bus → FC, page by page; a
+                // global copyback page is already in the destination FC's dBUF (§4.2).
+                let global = kind == TxnKind::GcWrite && ctl.design.global_copyback();
+                if !global {
+                    let mut end = now;
+                    for &t in picked {
+                        let b = self.txns[t as usize].bytes as u64;
+                        let d = self.dram.reserve(now, b);
+                        end = end.max(ctl.bus.reserve(d, b));
+                    }
+                    self.q.schedule(end, Event::StageDone { die: die as u32 });
+                    return;
+                }
+            }
+        }
+        self.submit_command(now, die);
+    }
+
+    /// Hand a die's operation (command, and program data) to the interconnect.
+    fn submit_command(&mut self, now: Ps, die: usize) {
+        let d = &self.dies[die];
+        let (op, bytes, n) = (d.op, d.bytes, d.n as u32);
         let chip = self.ftl.geo.chip_of_die(die as u32);
         // Programs carry their data with the command; reads send data after tR.
         let payload = if op == FlashOp::Program { bytes } else { 0 };
@@ -1299,7 +1545,7 @@ impl Simulator {
                 die: die as u32,
                 chip,
                 commands: 1,
-                command_ps: self.timing.command_time(op, picked.len() as u32),
+                command_ps: self.timing.command_time(op, n),
                 bytes: payload,
             },
             &mut self.q,
@@ -1331,7 +1577,19 @@ impl Simulator {
                 }
                 let d = &mut self.dies[die];
                 d.phase = Phase::Array;
-                let t = self.timing.array_time(d.op);
+                let t = if self.timing.by_page_type() {
+                    // TLC page types (dSSD Table 1): the slowest page of the operation.
+                    let ppb = self.ftl.geo.pages_per_block;
+                    let txns = &self.txns;
+                    self.timing.array_time_at(
+                        d.op,
+                        d.txns[..d.n as usize]
+                            .iter()
+                            .map(|&t| txns[t as usize].ppa % ppb),
+                    )
+                } else {
+                    self.timing.array_time(d.op)
+                };
                 d.array_time += t;
                 self.q
                     .schedule(now + t, Event::ArrayDone { die: die as u32 });
@@ -1373,8 +1631,15 @@ impl Simulator {
 
     fn finish_op(&mut self, now: Ps, die: usize) {
         let d = self.dies[die];
-        for &t in &d.txns[..d.n as usize] {
-            self.complete_txn(now, t);
+        if d.op == FlashOp::Read && self.ctl.is_some() {
+            let fc = self.ftl.geo.chip_of_die(die as u32) / self.cfg.flash.chips_per_channel;
+            for &t in &d.txns[..d.n as usize] {
+                self.move_read(now, t, fc);
+            }
+        } else {
+            for &t in &d.txns[..d.n as usize] {
+                self.complete_txn(now, t);
+            }
         }
         let d = &mut self.dies[die];
         d.busy_time += now - d.started;
@@ -1425,19 +1690,35 @@ impl Simulator {
             TxnKind::MapWrite => self.flash.mapping_writes += 1,
             TxnKind::GcRead => {
                 self.flash.gc_reads += 1;
+                // The destination was chosen when the page left its FC (global copyback).
+                let dest = if x.link != NONE {
+                    x.link
+                } else {
+                    self.gc_destination(x.plane)
+                };
                 let g = self.alloc_txn(
                     TxnKind::GcWrite,
                     NONE,
                     x.lpa,
                     x.ppa,
-                    x.plane,
+                    dest,
                     self.ftl.geo.page_bytes,
                 );
+                self.txns[g as usize].link = x.plane;
                 self.enqueue(now, g, Q_GC_WRITE);
             }
             TxnKind::GcWrite | TxnKind::Copyback => {
                 self.flash.gc_writes += 1;
-                self.gc_move_done(now, x.plane);
+                if let Some(tl) = &mut self.timeline {
+                    let b = self.ftl.geo.page_bytes as u64;
+                    add_at(&mut tl.gc_bytes, (now / tl.window) as usize, b);
+                }
+                if !self.probe_gc.is_empty() {
+                    let i = self.probe_gc.remove(0);
+                    self.probe_done.push((i, now));
+                    self.probe_gc_dest.push(x.plane);
+                }
+                self.gc_move_done(now, gc_source_plane(&x));
             }
             TxnKind::Erase => {
                 self.ftl
@@ -1468,8 +1749,26 @@ impl Simulator {
         if !self.ftl.gc_due(plane) {
             return;
         }
-        let Some(victim) = self.ftl.start_gc(plane) else {
+        if !self.start_plane_gc(now, plane) {
             return;
+        }
+        if self.cfg.ftl.gc_mode == GcMode::Parallel {
+            // PaGC (dSSD §6.1, Shahidi et al. SC'16): the die's other planes collect at the
+            // same time, so their GC reads and programs can go as multi-plane operations.
+            let ppd = self.ftl.geo.planes_per_die;
+            let p0 = plane / ppd * ppd;
+            for p in p0..p0 + ppd {
+                if p != plane && !self.ftl.gc_active(p) {
+                    self.start_plane_gc(now, p);
+                }
+            }
+        }
+    }
+
+    /// Choose a victim in `plane` and queue its page moves; false if none would free space.
+    fn start_plane_gc(&mut self, now: Ps, plane: u32) -> bool {
+        let Some(victim) = self.ftl.start_gc(plane) else {
+            return false;
         };
         self.gc_victim[plane as usize] = victim;
         let mut moves = std::mem::take(&mut self.scratch);
@@ -1492,6 +1791,200 @@ impl Simulator {
         if none {
             self.issue_erase(now, plane);
         }
+        true
+    }
+
+    /// Pages a GC read on `die` may still put into its FC's dBUF (dSSD §6.5: two 32 KB
+    /// dBUFs per FC); unbounded without global copyback.
+    #[inline]
+    fn dbuf_room(&self, die: usize) -> u32 {
+        match &self.ctl {
+            Some(c) if c.design.global_copyback() => {
+                let fc = self.ftl.geo.chip_of_die(die as u32) / self.cfg.flash.chips_per_channel;
+                c.dbuf_pages.saturating_sub(c.dbuf_used[fc as usize])
+            }
+            _ => u32::MAX,
+        }
+    }
+
+    /// Plane a GC page from `src` is written to (`ftl.gc_destination`): its own, or (global
+    /// free-block selection, dSSD §3) the plane holding the fewest valid pages (those headed
+    /// there counted) among those with room for one more GC page short of their last free
+    /// block ([`Ftl::gc_room`]), scanned from a rotating start (ties to the first, so equal
+    /// planes take turns); its own if none has room. Fewest valid keeps the planes equally
+    /// full: any imbalance raises write amplification at high utilization.
+    fn gc_destination(&mut self, src: u32) -> u32 {
+        if self.cfg.ftl.gc_destination == GcDestination::SamePlane {
+            return src;
+        }
+        let n = self.ftl.geo.planes;
+        let start = self.gc_rr;
+        self.gc_rr = (start + 1) % n;
+        let (mut best, mut best_valid) = (src, u64::MAX);
+        for i in 0..n {
+            let p = (start + i) % n;
+            if p == src {
+                continue;
+            }
+            let room = self.ftl.gc_room(p);
+            // Pages reserved there count as valid: they will be.
+            let valid = self.ftl.plane_valid(p) + self.ftl.gc_room_reserved(p);
+            if room > 0 && valid < best_valid {
+                best = p;
+                best_valid = valid;
+            }
+        }
+        // Its own plane is the victim's fallback (the last free block is kept for it).
+        if best != src && self.ftl.plane_valid(src) + self.ftl.gc_room_reserved(src) < best_valid {
+            best = src;
+        }
+        if best != src {
+            self.ftl.reserve_gc(best);
+        }
+        best
+    }
+
+    /// A GC write to another plane was allocated (or dropped): its reservation ends.
+    #[inline]
+    fn gc_arrived(&mut self, x: &Txn) {
+        if x.kind == TxnKind::GcWrite && x.link != NONE && x.link != x.plane {
+            self.ftl.release_gc(x.plane);
+        }
+    }
+
+    /// A page read left its die (`controller.enabled`): ECC at its FC, then along its path
+    /// (module doc of `ssd::controller`) to DRAM or to the destination FC's dBUF.
+    fn move_read(&mut self, now: Ps, t: u32, fc: u32) {
+        let x = self.txns[t as usize];
+        let bytes = x.bytes as u64;
+        let global = {
+            let ctl = self.ctl.as_ref().expect("controller model on");
+            x.kind == TxnKind::GcRead && ctl.design.global_copyback()
+        };
+        let dest = if global {
+            let d = self.gc_destination(x.plane);
+            self.txns[t as usize].link = d;
+            d
+        } else {
+            NONE
+        };
+        let cpc = self.cfg.flash.chips_per_channel;
+        let dst_fc = if global {
+            self.ftl.geo.chip_of_die(self.ftl.geo.die_of_plane(dest)) / cpc
+        } else {
+            NONE
+        };
+        let ctl = self.ctl.as_mut().expect("controller model on");
+        let e = ctl.ecc(fc, now);
+        if !global {
+            // dSSD §3, Fig. 1: FC → system bus → DRAM.
+            let b = ctl.bus.reserve(e, bytes);
+            let end = self.dram.reserve(b, bytes);
+            if x.kind == TxnKind::GcRead {
+                ctl.stats.gc_moves_through_dram += 1;
+            }
+            self.q.schedule(end, Event::MoveDone { txn: t });
+            return;
+        }
+        // Global copyback (§4.2, Fig. 4): dBUF → [bus | dedicated bus | fNoC] → dBUF.
+        if dst_fc == fc {
+            ctl.stats.gc_moves_global_same_channel += 1;
+            self.q.schedule(e, Event::MoveDone { txn: t });
+            return;
+        }
+        ctl.stats.gc_moves_global_cross_channel += 1;
+        let end = match &mut ctl.link {
+            FcLink::None => unreachable!("global copyback needs an FC link"),
+            FcLink::SystemBus => ctl.bus.reserve(e, bytes),
+            FcLink::Dedicated(r) => r.reserve(e, bytes),
+            FcLink::Fnoc(_) => {
+                self.q.schedule(e, Event::FnocSend { txn: t });
+                return;
+            }
+        };
+        ctl.link_time += end - e;
+        self.q.schedule(end, Event::MoveDone { txn: t });
+    }
+
+    /// A page read reached DRAM or its destination FC: free its source dBUF slot (global
+    /// copyback), let that FC's dies read again, and complete the transaction.
+    fn move_done(&mut self, now: Ps, t: u32) {
+        let x = self.txns[t as usize];
+        if x.kind == TxnKind::GcRead {
+            if let Some(c) = &mut self.ctl {
+                if c.design.global_copyback() {
+                    let g = &self.ftl.geo;
+                    let cpc = self.cfg.flash.chips_per_channel;
+                    let dpc = g.dies_per_chip;
+                    let fc = g.chip_of_die(g.die_of_plane(x.plane)) / cpc;
+                    let was_full = c.dbuf_used[fc as usize] >= c.dbuf_pages;
+                    c.dbuf_used[fc as usize] -= 1;
+                    self.complete_txn(now, t);
+                    if was_full {
+                        let first = fc * cpc * dpc;
+                        for die in first..first + cpc * dpc {
+                            self.try_dispatch(now, die as usize);
+                        }
+                    }
+                    return;
+                }
+            }
+        }
+        self.complete_txn(now, t);
+    }
+
+    /// A global copyback page enters the fNoC at its source FC (endpoint = FC index).
+    fn fnoc_send(&mut self, now: Ps, t: u32) {
+        let x = self.txns[t as usize];
+        let g = &self.ftl.geo;
+        let cpc = self.cfg.flash.chips_per_channel;
+        let src = g.chip_of_die(g.die_of_plane(x.plane)) / cpc;
+        let dst = g.chip_of_die(g.die_of_plane(x.link)) / cpc;
+        let ctl = self.ctl.as_mut().expect("controller model on");
+        let bytes = x.bytes as u64 + ctl.header_bytes as u64;
+        if let FcLink::Fnoc(net) = &mut ctl.link {
+            net.send(now, src, dst, bytes, t as u64);
+        }
+        self.fnoc_arm();
+    }
+
+    /// Keep one `FnocWake` in the queue at or before the fNoC's next event.
+    fn fnoc_arm(&mut self) {
+        let ctl = self.ctl.as_mut().expect("controller model on");
+        let FcLink::Fnoc(net) = &ctl.link else { return };
+        if let Some(t) = net.next_event_time() {
+            if ctl.wakes.first().is_none_or(|&w| t < w) {
+                self.q.schedule(t, Event::FnocWake);
+                ctl.wakes.insert(0, t);
+            }
+        }
+    }
+
+    fn fnoc_wake(&mut self, now: Ps) {
+        let ctl = self.ctl.as_mut().expect("controller model on");
+        ctl.wakes.remove(0);
+        let FcLink::Fnoc(net) = &mut ctl.link else {
+            return;
+        };
+        if let Err(e) = net.advance(now, &mut ctl.deliveries) {
+            self.fault = Some(format!("fnoc: {e}"));
+            return;
+        }
+        if let Some(tl) = &mut self.timeline {
+            let busy: Ps = net.stats.port_busy.iter().sum();
+            let i = (now / tl.window) as usize;
+            if tl.link_busy.len() <= i {
+                tl.link_busy.resize(i + 1, 0);
+            }
+            tl.link_busy[i] += busy - self.fnoc_busy_seen;
+            self.fnoc_busy_seen = busy;
+        }
+        for d in ctl.deliveries.drain(..) {
+            ctl.link_time += d.delivered - d.sent;
+            self.q
+                .schedule(d.delivered, Event::MoveDone { txn: d.tag as u32 });
+        }
+        self.fnoc_arm();
     }
 
     fn gc_move_done(&mut self, now: Ps, plane: u32) {
@@ -1549,7 +2042,7 @@ impl Simulator {
 
     // -------------------------------------------------------------------- results
 
-    fn finish(self) -> Outcome {
+    fn finish(mut self) -> Outcome {
         let sim_time = self.last_completion;
         // Utilization is over the span in which a resource could be busy: flash work (cache
         // destage, GC) can outlast the last host completion, so the span runs to the last
@@ -1571,7 +2064,31 @@ impl Simulator {
             .as_ref()
             .map_or((0, 0), |c| (c.read_hits, c.write_merges));
         let interconnect = self.net.stats(span);
+        let resource_audit = self.dram.audit.take().map(|dram| {
+            let mut lists = vec![("dram", dram)];
+            if let Some(c) = &mut self.ctl {
+                lists.push(("system bus", c.bus.audit.take().unwrap_or_default()));
+                if let FcLink::Dedicated(r) = &mut c.link {
+                    lists.push(("dedicated bus", r.audit.take().unwrap_or_default()));
+                }
+            }
+            crate::ssd::controller::check_grants(&lists)
+        });
+        let timeline = self.timeline.take().map(|mut tl| {
+            tl.dram_busy = self.dram.windows.take().map(|w| w.1).unwrap_or_default();
+            if let Some(c) = &mut self.ctl {
+                tl.bus_busy = c.bus.windows.take().map(|w| w.1).unwrap_or_default();
+                if let FcLink::Dedicated(r) = &mut c.link {
+                    tl.link_busy = r.windows.take().map(|w| w.1).unwrap_or_default();
+                }
+            }
+            *tl
+        });
+        let controller = self.ctl.as_mut().map(|c| c.finish(span, &self.dram));
         Outcome {
+            controller,
+            resource_audit,
+            timeline,
             sim_time,
             busy_span: span,
             events: self.q.events_processed() + interconnect.local_events,
@@ -1608,6 +2125,17 @@ impl Simulator {
                 })
                 .collect(),
         }
+    }
+}
+
+/// The plane a GC move's victim is in: a GC write records it in `link` (its own `plane` is
+/// the destination, which global free-block selection may place elsewhere).
+#[inline]
+fn gc_source_plane(x: &Txn) -> u32 {
+    if x.kind == TxnKind::GcWrite && x.link != NONE {
+        x.link
+    } else {
+        x.plane
     }
 }
 

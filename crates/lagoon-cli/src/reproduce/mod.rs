@@ -1,6 +1,7 @@
 //! `lagoon reproduce <paper>`: every run behind a paper's evaluation, with CSV/JSON data, SVG
 //! figures and a summary beside the paper's numbers (SPEC §4).
 
+pub mod dssd;
 pub mod mqsimnet;
 pub mod piq;
 pub mod venice;
@@ -13,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct ReproduceArgs {
-    /// The paper to reproduce: `venice`, `piq` or `mqsimnet`.
+    /// The paper to reproduce: `venice`, `piq`, `mqsimnet` or `dssd`.
     pub paper: String,
     /// Fewer requests per run (every figure kept): about 22 s (venice) and 3 s (piq) on 2
     /// cores (docs/BENCHMARKS.md).
@@ -53,7 +54,8 @@ pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
         "venice" => venice::run(&a),
         "piq" => piq::run(&a),
         "mqsimnet" => mqsimnet::run(&a),
-        other => bail!("reproduce: unknown paper '{other}' (known: venice, piq, mqsimnet)"),
+        "dssd" => dssd::run(&a),
+        other => bail!("reproduce: unknown paper '{other}' (known: venice, piq, mqsimnet, dssd)"),
     }
 }
 

@@ -7,10 +7,12 @@
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+pub mod controller;
 pub mod network;
 pub mod presets;
 pub mod schema;
 
+pub use controller::{ControllerConfig, Design, FnocConfig};
 pub use network::{ControllerAttach, RoutingKind, Switching, TopologyKind};
 
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +47,10 @@ pub struct SsdConfig {
     pub precondition: PreconditionConfig,
     pub network: NetworkConfig,
     pub energy: EnergyConfig,
+    /// The controller's system bus, DRAM and ECC as resources (dSSD; off by default).
+    pub controller: ControllerConfig,
+    /// dSSD_f's flash-controller network (used when `controller.design = "dssd_f"`).
+    pub fnoc: FnocConfig,
 }
 
 /// Networked back ends (pnSSD, NoSSD, Venice): the mesh of flash nodes and its links.
@@ -269,6 +275,14 @@ pub struct FlashConfig {
     /// Which same-kind transactions on different planes of one die combine into one
     /// multi-plane operation (one command, one tR/tPROG, one data transfer per plane).
     pub multiplane: Multiplane,
+    /// tR by page type, ns: page offset in its block mod the list's length picks one (TLC
+    /// LSB/CSB/MSB; dSSD Table 1 "read=60-95us"). Empty: `read_ns` for every page.
+    /// `read_ns` stays the mean the energy model charges.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_ns_by_page_type: Vec<f64>,
+    /// tPROG by page type, ns, as `read_ns_by_page_type`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub program_ns_by_page_type: Vec<f64>,
 }
 
 impl Section for FlashConfig {
@@ -462,6 +476,36 @@ pub struct FtlConfig {
     /// plane), `chip` (die and plane index fixed, the first idle chip from the static one on)
     /// or `die` (plane index fixed, the first idle die from the static one on).
     pub dynamic_mapping: DynamicMapping,
+    /// How GC work shares the dies with user I/O: `per-plane` (each plane collects when it
+    /// falls below `gc_threshold`), `parallel` (PaGC: a plane starting GC starts it on every
+    /// plane of its die that has a reclaimable block), `preemptive` (GC yields to user I/O
+    /// until its plane is below `gc_hard_threshold`), `tiny-tail` (partial GC: a die with
+    /// user I/O waiting runs at most `gc_partial_ops` GC operations before a user one).
+    pub gc_mode: GcMode,
+    /// `tiny-tail`: GC operations a die may run while user I/O waits, before serving one.
+    pub gc_partial_ops: u32,
+    /// Where GC writes a moved page: `same-plane` (its victim's plane) or `global` (dSSD §2.2,
+    /// §3 "global free block selection": the plane with the fewest valid pages that has room
+    /// short of its last free block, scanned from a rotating start; the victim's own if none).
+    pub gc_destination: GcDestination,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcMode {
+    #[default]
+    PerPlane,
+    Parallel,
+    Preemptive,
+    TinyTail,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcDestination {
+    #[default]
+    SamePlane,
+    Global,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
@@ -496,6 +540,7 @@ impl Section for FtlConfig {
             Range::real(0.0, 0.49)
         ),
         int!(translation_entry_bytes, "bytes", 1, 32_768),
+        int!(gc_partial_ops, "GC operations", 1, 1_000_000),
     ];
 }
 
@@ -535,15 +580,51 @@ impl Section for CacheConfig {
 pub struct PreconditionConfig {
     /// Fraction of the logical space written (sequentially, plane by plane) before the run.
     pub occupancy: f64,
+    /// `sequential`: the written pages fill the first blocks of each plane, all valid.
+    /// `aged`: a steady state (dSSD §6.1: "SSD is fully utilized and some random fraction of
+    /// the pages are invalidated"): every block but `free_blocks` per plane is full, holding
+    /// the written pages and, beside them, invalid pages spread by `invalid_distribution`.
+    pub mode: PreconditionMode,
+    /// `aged`: free blocks left per plane; 0 = the GC threshold's count (GC starts when the
+    /// first user write opens a block).
+    pub free_blocks: u32,
+    /// `aged`: how invalid pages spread over the full blocks: `uniform` (every page equally
+    /// likely invalid: Binomial counts per block, the total exact; seeded) or `equal` (every
+    /// block the same count, ±1).
+    pub invalid_distribution: InvalidDistribution,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum PreconditionMode {
+    #[default]
+    Sequential,
+    Aged,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum InvalidDistribution {
+    #[default]
+    Uniform,
+    Equal,
 }
 
 impl Section for PreconditionConfig {
     const NAME: &'static str = "precondition";
-    const PARAMS: &'static [Param<Self>] = &[real!(
-        occupancy,
-        "fraction of the logical space",
-        Range::real(0.0, 1.0)
-    )];
+    const PARAMS: &'static [Param<Self>] = &[
+        real!(
+            occupancy,
+            "fraction of the logical space",
+            Range::real(0.0, 1.0)
+        ),
+        int!(
+            free_blocks,
+            "blocks per plane, 0 = GC threshold",
+            0,
+            1 << 24
+        ),
+    ];
 }
 
 /// Energy and area model (Venice §5, §6.4, §6.6, Table 4, footnote 7); see [`crate::energy`].
@@ -630,6 +711,8 @@ impl Default for SsdConfig {
             precondition: Default::default(),
             network: Default::default(),
             energy: Default::default(),
+            controller: Default::default(),
+            fnoc: Default::default(),
         }
     }
 }
@@ -667,6 +750,8 @@ impl Default for FlashConfig {
             command_timing: CommandTiming::Venice,
             onfi: OnfiTiming::default(),
             multiplane: Multiplane::SameOffset,
+            read_ns_by_page_type: Vec::new(),
+            program_ns_by_page_type: Vec::new(),
         }
     }
 }
@@ -689,6 +774,9 @@ impl Default for FtlConfig {
             die_scheduling: DieScheduling::Priority,
             write_completion: WriteCompletion::Program,
             dynamic_mapping: DynamicMapping::Static,
+            gc_mode: GcMode::PerPlane,
+            gc_partial_ops: 1,
+            gc_destination: GcDestination::SamePlane,
         }
     }
 }
@@ -706,7 +794,12 @@ impl Default for CacheConfig {
 
 impl Default for PreconditionConfig {
     fn default() -> Self {
-        Self { occupancy: 0.7 }
+        Self {
+            occupancy: 0.7,
+            mode: PreconditionMode::Sequential,
+            free_blocks: 0,
+            invalid_distribution: InvalidDistribution::Uniform,
+        }
     }
 }
 
@@ -799,6 +892,24 @@ impl SsdConfig {
                 f.page_bytes,
                 "must be a multiple of 512 between 512 and 32768",
             ));
+        }
+        for (key, v) in [
+            ("flash.read_ns_by_page_type", &f.read_ns_by_page_type),
+            ("flash.program_ns_by_page_type", &f.program_ns_by_page_type),
+        ] {
+            if v.len() > 8 {
+                return Err(invalid(key, format!("{v:?}"), "at most 8 page types"));
+            }
+            if let Some(bad) = v
+                .iter()
+                .find(|&&t| TIME_NS.check(schema::Value::Real(t)).is_err())
+            {
+                return Err(invalid(
+                    key,
+                    bad,
+                    format!("every entry must be a finite number in {TIME_NS} (ns)"),
+                ));
+            }
         }
         let pages = self.physical_pages();
         if pages >= u32::MAX as u64 / 2 {
@@ -904,7 +1015,18 @@ impl SsdConfig {
                 ),
             ));
         }
-        self.check_network_layer()
+        if self.precondition.mode == PreconditionMode::Aged {
+            let free = self.precondition.free_blocks as u64;
+            if free > gc_blocks {
+                return Err(invalid(
+                    "precondition.free_blocks",
+                    free,
+                    format!("aged preconditioning leaves at most the GC threshold's {gc_blocks} free blocks per plane (ftl.gc_threshold x flash.blocks_per_plane)"),
+                ));
+            }
+        }
+        self.check_network_layer()?;
+        self.check_controller()
     }
 
     /// Physical pages of the flash array (each factor is bounded by the schema, so the
@@ -933,6 +1055,15 @@ impl SsdConfig {
         let entries = (f.page_bytes / self.ftl.translation_entry_bytes.max(1)).max(1) as u64;
         let (rows, cols) = self.mesh_dims();
         let routers = rows as u64 * cols as u64;
+        // Aged preconditioning: GC starts at once on every plane and its moves touch map
+        // chunks all over the logical space, so count the whole mapping table (4 B a page)
+        // and the per-block layout.
+        let aged = if self.precondition.mode == PreconditionMode::Aged {
+            let logical = (self.physical_pages() as f64 * (1.0 - self.ftl.overprovisioning)) as u64;
+            logical * 4 + blocks * 4
+        } else {
+            0
+        };
         // Block record + free-list slot; plane allocator; die queues and state;
         // a translation-directory word per translation page; router and link tables.
         blocks * (32 + 4)
@@ -940,6 +1071,7 @@ impl SsdConfig {
             + dies * 256
             + self.physical_pages() / entries * 4
             + routers * 256
+            + aged
     }
 
     fn check_model_state(&self) -> Result<(), ConfigError> {

@@ -10,6 +10,8 @@ pub const NAMES: &[&str] = &[
     "cost-optimized-32gbs",
     "piq-ssdsim",
     "mqsimnet",
+    "dssd-ull",
+    "dssd-tlc",
 ];
 
 /// (name, TOML text) of every preset; the first is the base of the others.
@@ -32,6 +34,8 @@ const PRESETS: &[(&str, &str)] = &[
     ),
     ("piq-ssdsim", include_str!("../../presets/piq-ssdsim.toml")),
     ("mqsimnet", include_str!("../../presets/mqsimnet.toml")),
+    ("dssd-ull", include_str!("../../presets/dssd-ull.toml")),
+    ("dssd-tlc", include_str!("../../presets/dssd-tlc.toml")),
 ];
 
 pub fn by_name(name: &str) -> Option<SsdConfig> {

@@ -177,6 +177,8 @@ impl SsdConfig {
         section_keys(&self.precondition, &mut out);
         section_keys(&self.network, &mut out);
         section_keys(&self.energy, &mut out);
+        section_keys(&self.controller, &mut out);
+        section_keys(&self.fnoc, &mut out);
         out
     }
 }

@@ -189,6 +189,36 @@ pub struct FlashTiming {
     pub erase: Ps,
     /// Command time of each operation on 1..=16 planes: `[op][planes - 1]`.
     commands: [[Ps; 16]; 4],
+    /// Array times by page type (page offset in its block mod the list's length; TLC
+    /// LSB/CSB/MSB, dSSD Table 1); empty: `read` / `program` for every page.
+    read_types: PageTypes,
+    program_types: PageTypes,
+}
+
+/// Up to 8 array times by page type (`n` = 0: none).
+#[derive(Clone, Copy, Debug, Default)]
+struct PageTypes {
+    t: [Ps; 8],
+    n: u8,
+}
+
+impl PageTypes {
+    fn new(v: &[f64]) -> Self {
+        let mut p = PageTypes::default();
+        for (i, &x) in v.iter().take(8).enumerate() {
+            p.t[i] = ns(x);
+        }
+        p.n = v.len().min(8) as u8;
+        p
+    }
+    #[inline]
+    fn at(&self, dflt: Ps, offset: u32) -> Ps {
+        if self.n == 0 {
+            dflt
+        } else {
+            self.t[offset as usize % self.n as usize]
+        }
+    }
 }
 
 impl FlashTiming {
@@ -215,7 +245,34 @@ impl FlashTiming {
             program: ns(f.program_ns),
             erase: ns(f.erase_ns),
             commands,
+            read_types: PageTypes::new(&f.read_ns_by_page_type),
+            program_types: PageTypes::new(&f.program_ns_by_page_type),
         }
+    }
+
+    /// Whether array times depend on the page (`flash.*_ns_by_page_type`).
+    #[inline]
+    pub fn by_page_type(&self) -> bool {
+        self.read_types.n > 0 || self.program_types.n > 0
+    }
+
+    /// Array busy time of `op` on pages at these offsets in their blocks: the slowest page's
+    /// (planes operate in parallel).
+    pub fn array_time_at(&self, op: FlashOp, offsets: impl Iterator<Item = u32>) -> Ps {
+        let mut t = 0;
+        for o in offsets {
+            let (r, p) = (
+                self.read_types.at(self.read, o),
+                self.program_types.at(self.program, o),
+            );
+            t = t.max(match op {
+                FlashOp::Read => r,
+                FlashOp::Program => p,
+                FlashOp::Erase => self.erase,
+                FlashOp::Copyback => r + p,
+            });
+        }
+        t
     }
 
     /// Time the command of `op` on `planes` planes occupies the flash interface.

@@ -8,11 +8,11 @@
 //! buffered are served from DRAM. When every slot holds data not yet programmed, new writes
 //! wait: this is the back-pressure that makes write latency follow the flash under load.
 //!
-//! DRAM is one FIFO channel: an access costs `dram_access_ns` plus bytes at `dram_mb_s`.
+//! DRAM is one FIFO channel owned by the simulator (`ssd::controller::Resource`): an access
+//! costs `dram_access_ns` plus bytes at `dram_mb_s`.
 
 use super::lru::Lru;
 use crate::config::CacheConfig;
-use crate::time::{ns, transfer_time, Ps};
 
 /// Program state of a buffered page.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
@@ -35,9 +35,6 @@ pub struct Slot {
 
 pub struct DataCache {
     slots: Lru<Slot>,
-    dram_free_at: Ps,
-    access: Ps,
-    bytes_per_s: f64,
     pub read_hits: u64,
     pub write_merges: u64,
 }
@@ -56,19 +53,9 @@ impl DataCache {
     pub fn new(cfg: &CacheConfig, page_bytes: u32) -> Self {
         Self {
             slots: Lru::new((cfg.capacity_bytes / page_bytes as u64) as usize),
-            dram_free_at: 0,
-            access: ns(cfg.dram_access_ns),
-            bytes_per_s: cfg.dram_mb_s * 1e6,
             read_hits: 0,
             write_merges: 0,
         }
-    }
-
-    /// Occupy the DRAM channel for `bytes` starting no earlier than `now`; returns the end time.
-    pub fn dram_access(&mut self, now: Ps, bytes: u64) -> Ps {
-        let start = now.max(self.dram_free_at);
-        self.dram_free_at = start + self.access + transfer_time(bytes, self.bytes_per_s);
-        self.dram_free_at
     }
 
     pub fn has_room(&self, lpa: u64) -> bool {

@@ -3,6 +3,7 @@
 //! [`crate::sim`], which ties these parts to the flash and the interconnect.
 
 pub mod cache;
+pub mod controller;
 pub mod ftl;
 pub mod hil;
 pub mod lru;

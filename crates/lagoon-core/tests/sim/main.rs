@@ -1,6 +1,7 @@
 //! Integration tests of whole simulations, one file per topic.
 
 mod common;
+mod dssd;
 mod network;
 mod properties;
 mod robustness;

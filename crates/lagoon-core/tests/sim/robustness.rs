@@ -94,6 +94,24 @@ fn an_unknown_name_lists_the_valid_ones() {
             "`circuit`, `saf`, `vct`, `wormhole`",
         ),
         ("network", "controller_attach", "`edge` or `spread`"),
+        (
+            "ftl",
+            "gc_mode",
+            "`per-plane`, `parallel`, `preemptive`, `tiny-tail`",
+        ),
+        ("ftl", "gc_destination", "`same-plane` or `global`"),
+        ("precondition", "mode", "`sequential` or `aged`"),
+        (
+            "precondition",
+            "invalid_distribution",
+            "`uniform` or `equal`",
+        ),
+        (
+            "controller",
+            "design",
+            "`baseline`, `bw`, `dssd`, `dssd_b`, `dssd_f`",
+        ),
+        ("fnoc", "switching", "`circuit`, `saf`, `vct`, `wormhole`"),
     ] {
         let t = format!("[{section}]\n{key} = \"nonsense\"\n");
         let e = err(&t);

@@ -9,7 +9,9 @@
 pub mod cmt;
 pub mod mapping;
 
-use crate::config::{DynamicMapping, FtlConfig, GcPolicy, SsdConfig};
+use crate::config::{
+    DynamicMapping, FtlConfig, GcPolicy, InvalidDistribution, PreconditionMode, SsdConfig,
+};
 use crate::flash::Geometry;
 use mapping::{L2pMap, IMPLICIT};
 use rand::{Rng, SeedableRng};
@@ -87,6 +89,16 @@ pub struct Ftl {
     policy: GcPolicy,
     rng: Xoshiro256PlusPlus,
     seq: u64,
+    /// Aged preconditioning: per plane, `aged_blocks + 1` prefix sums of the preconditioned
+    /// pages held by its first blocks (block b holds plane pages `start[b]..start[b + 1]` at
+    /// its first offsets; its other pages are invalid). Empty for sequential preconditioning.
+    aged_start: Vec<u32>,
+    aged_blocks: u32,
+    /// Valid pages per plane (sum of its blocks' counters).
+    plane_valid: Vec<u64>,
+    /// GC pages on their way to each plane from other planes (global GC destinations), not
+    /// yet allocated: their room is kept from user writes.
+    gc_reserved: Vec<u32>,
     pub counters: FtlCounters,
 }
 
@@ -99,13 +111,40 @@ impl Ftl {
             (geo.pages_per_plane as f64 * (1.0 - f.overprovisioning)) as u64;
         let logical_pages = logical_pages_per_plane * geo.planes as u64;
         let pre = ((logical_pages_per_plane as f64) * cfg.precondition.occupancy).round() as u64;
-        let pre_blocks = pre.div_ceil(ppb as u64) as u32;
+        let gc_start_blocks = (f.gc_threshold * geo.blocks_per_plane as f64).floor() as u32;
+        let aged = cfg.precondition.mode == PreconditionMode::Aged;
+        let pre_blocks = if aged {
+            let free = match cfg.precondition.free_blocks {
+                0 => gc_start_blocks,
+                n => n,
+            };
+            geo.blocks_per_plane - free.min(geo.blocks_per_plane)
+        } else {
+            pre.div_ceil(ppb as u64) as u32
+        };
+        let aged_start = if aged {
+            aged_layout(
+                geo.planes,
+                pre_blocks,
+                ppb,
+                pre,
+                cfg.precondition.invalid_distribution,
+                seed,
+            )
+        } else {
+            Vec::new()
+        };
         let mut blocks = Vec::with_capacity(geo.planes as usize * geo.blocks_per_plane as usize);
         let mut planes = Vec::with_capacity(geo.planes as usize);
-        for _ in 0..geo.planes {
+        for plane in 0..geo.planes {
             for b in 0..geo.blocks_per_plane {
                 blocks.push(if b < pre_blocks {
-                    let valid = (pre - b as u64 * ppb as u64).min(ppb as u64) as u32;
+                    let valid = if aged {
+                        let s = &aged_start[(plane * (pre_blocks + 1) + b) as usize..];
+                        s[1] - s[0]
+                    } else {
+                        (pre - b as u64 * ppb as u64).min(ppb as u64) as u32
+                    };
                     Block {
                         valid,
                         written: ppb,
@@ -134,7 +173,6 @@ impl Ftl {
             });
         }
         let entries = (geo.page_bytes / f.translation_entry_bytes) as u64;
-        let gc_start_blocks = (f.gc_threshold * geo.blocks_per_plane as f64).floor() as u32;
         let gc_urgent_blocks =
             ((f.gc_hard_threshold * geo.blocks_per_plane as f64).floor() as u32).max(1);
         Self {
@@ -153,9 +191,43 @@ impl Ftl {
             policy: f.gc_policy,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x6c61_676f_6f6e),
             seq: 0,
+            plane_valid: vec![pre; geo.planes as usize],
+            gc_reserved: vec![0; geo.planes as usize],
+            aged_start,
+            aged_blocks: if aged { pre_blocks } else { 0 },
             counters: FtlCounters::default(),
             geo,
         }
+    }
+
+    /// Physical page of the `k`-th preconditioned page of `plane` (`k` < the precondition
+    /// count): sequential, or by the aged layout's prefix sums.
+    #[inline]
+    fn precondition_ppa(&self, plane: u32, k: u64) -> u32 {
+        let ppb = self.geo.pages_per_block as u64;
+        if self.aged_start.is_empty() {
+            return self.geo.ppa(plane, (k / ppb) as u32, (k % ppb) as u32);
+        }
+        let n = self.aged_blocks as usize;
+        let s = &self.aged_start[plane as usize * (n + 1)..][..n + 1];
+        // The last block whose range starts at or before k holds it.
+        let b = s.partition_point(|&x| x as u64 <= k) - 1;
+        self.geo.ppa(plane, b as u32, (k - s[b] as u64) as u32)
+    }
+
+    /// Plane page index held at `page` of preconditioned block `block`, if it holds one.
+    #[inline]
+    fn precondition_index(&self, plane: u32, block: u32, page: u32) -> Option<u64> {
+        if self.aged_start.is_empty() {
+            let k = block as u64 * self.geo.pages_per_block as u64 + page as u64;
+            return (k < self.precondition_pages_per_plane).then_some(k);
+        }
+        if block >= self.aged_blocks {
+            return None;
+        }
+        let n = self.aged_blocks as usize;
+        let s = &self.aged_start[plane as usize * (n + 1) + block as usize..][..2];
+        (page < s[1] - s[0]).then_some(s[0] as u64 + page as u64)
     }
 
     #[inline]
@@ -169,22 +241,15 @@ impl Ftl {
     #[inline]
     fn home(&self, lpa: u64) -> (u32, bool) {
         let (plane, k) = self.geo.locate(lpa);
-        let ppb = self.geo.pages_per_block as u64;
         if k < self.precondition_pages_per_plane {
-            (
-                self.geo.ppa(plane, (k / ppb) as u32, (k % ppb) as u32),
-                true,
-            )
+            (self.precondition_ppa(plane, k), true)
         } else {
             let k = if self.precondition_pages_per_plane > 0 {
                 k % self.precondition_pages_per_plane
             } else {
                 0
             };
-            (
-                self.geo.ppa(plane, (k / ppb) as u32, (k % ppb) as u32),
-                false,
-            )
+            (self.precondition_ppa(plane, k), false)
         }
     }
 
@@ -248,9 +313,43 @@ impl Ftl {
             return true;
         }
         match stream {
-            Stream::User => pa.free.len() > 1,
+            // Besides the last free block, keep the blocks GC pages headed here still need.
+            Stream::User => pa.free.len() > 1 + self.reserved_blocks(plane) as usize,
             Stream::Gc => !pa.free.is_empty(),
         }
+    }
+
+    /// Free blocks the reserved GC pages of `plane` need beyond its open GC frontier.
+    #[inline]
+    fn reserved_blocks(&self, plane: u32) -> u32 {
+        let r = self.gc_reserved[plane as usize];
+        if r == 0 {
+            return 0;
+        }
+        let pa = &self.planes[plane as usize];
+        let ppb = self.geo.pages_per_block;
+        let frontier = if pa.gc == NONE {
+            0
+        } else {
+            ppb - self.blocks[self.block_index(plane, pa.gc)].written
+        };
+        r.saturating_sub(frontier).div_ceil(ppb)
+    }
+
+    /// GC pages from other planes headed to `plane` and not yet written.
+    #[inline]
+    pub fn gc_room_reserved(&self, plane: u32) -> u64 {
+        self.gc_reserved[plane as usize] as u64
+    }
+
+    /// A GC page from another plane is headed to `plane` (global GC destination).
+    pub fn reserve_gc(&mut self, plane: u32) {
+        self.gc_reserved[plane as usize] += 1;
+    }
+
+    /// The page reserved with [`Self::reserve_gc`] was written (or its move dropped).
+    pub fn release_gc(&mut self, plane: u32) {
+        self.gc_reserved[plane as usize] -= 1;
     }
 
     /// Page offset within its block that the next write of `stream` on `plane` will get
@@ -344,6 +443,9 @@ impl Ftl {
         let bi = self.block_index(self.geo.plane_of_ppa(ppa), self.geo.block_of_ppa(ppa));
         let b = &mut self.blocks[bi];
         b.valid += 1;
+        let plane = self.geo.plane_of_ppa(ppa);
+        self.plane_valid[plane as usize] += 1;
+        let b = &self.blocks[bi];
         let off = (b.p2l as usize) * self.geo.pages_per_block as usize
             + (ppa % self.geo.pages_per_block) as usize;
         self.p2l_pool[off] = tag;
@@ -354,6 +456,7 @@ impl Ftl {
         let bi = self.block_index(self.geo.plane_of_ppa(ppa), self.geo.block_of_ppa(ppa));
         debug_assert!(self.blocks[bi].valid > 0);
         self.blocks[bi].valid -= 1;
+        self.plane_valid[self.geo.plane_of_ppa(ppa) as usize] -= 1;
     }
 
     fn invalidate_current(&mut self, lpa: u64) {
@@ -441,10 +544,10 @@ impl Ftl {
             return None;
         }
         if b.p2l == NONE {
-            let k = block as u64 * self.geo.pages_per_block as u64 + page as u64;
-            if b.state == BlockState::Free || k >= self.precondition_pages_per_plane {
+            if b.state == BlockState::Free {
                 return None;
             }
+            let k = self.precondition_index(plane, block, page)?;
             let lpa = self.geo.lpa_of(plane, k);
             return (self.l2p.get(lpa) == IMPLICIT).then_some(lpa as u32);
         }
@@ -472,8 +575,13 @@ impl Ftl {
 
     /// Move a still-valid page during GC to the GC frontier of its plane.
     pub fn relocate(&mut self, tag: u32, from: u32) -> u32 {
+        self.relocate_to(tag, from, self.geo.plane_of_ppa(from))
+    }
+
+    /// Move a still-valid page during GC to the GC frontier of `plane` (its own plane, or
+    /// any plane with global free-block selection, dSSD §3); the mapping table follows.
+    pub fn relocate_to(&mut self, tag: u32, from: u32, plane: u32) -> u32 {
         debug_assert!(self.is_current(tag, from));
-        let plane = self.geo.plane_of_ppa(from);
         let ppa = self.alloc_page(plane, Stream::Gc);
         self.invalidate(from);
         if tag & MAP_TAG != 0 {
@@ -488,6 +596,46 @@ impl Ftl {
 
     pub fn free_blocks(&self, plane: u32) -> u32 {
         self.planes[plane as usize].free.len() as u32
+    }
+
+    /// Valid pages held by `plane`.
+    #[inline]
+    pub fn plane_valid(&self, plane: u32) -> u64 {
+        self.plane_valid[plane as usize]
+    }
+
+    /// Pages GC may still send into `plane` from elsewhere without taking its last free
+    /// block: what is left of its GC frontier plus every free block but one, less the pages
+    /// already reserved there. Global GC destinations are bounded by it, so a plane's last
+    /// free block stays for its own GC.
+    pub fn gc_room(&self, plane: u32) -> u64 {
+        self.gc_room_total(plane)
+            .saturating_sub(self.gc_reserved[plane as usize] as u64)
+    }
+
+    fn gc_room_total(&self, plane: u32) -> u64 {
+        let pa = &self.planes[plane as usize];
+        let ppb = self.geo.pages_per_block as u64;
+        let frontier = if pa.gc == NONE {
+            0
+        } else {
+            ppb - self.blocks[self.block_index(plane, pa.gc)].written as u64
+        };
+        frontier + (pa.free.len() as u64).saturating_sub(1) * ppb
+    }
+
+    /// GC is running in `plane` (a victim is being collected).
+    pub fn gc_active(&self, plane: u32) -> bool {
+        self.planes[plane as usize].gc_active
+    }
+
+    /// Valid-page count of every block, by (plane, block), as the counters hold it.
+    pub fn block_valid_counts(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+        let bpp = self.geo.blocks_per_plane;
+        self.blocks
+            .iter()
+            .enumerate()
+            .map(move |(i, b)| (i as u32 / bpp, i as u32 % bpp, b.valid))
     }
 
     /// GC is due in `plane` (free blocks below the threshold) and not already running.
@@ -589,6 +737,7 @@ impl Ftl {
             + self.gtd.len() * 4
             + self.blocks.len() * std::mem::size_of::<Block>()
             + self.p2l_pool.capacity() * 4
+            + self.aged_start.capacity() * 4
             + self
                 .planes
                 .iter()
@@ -654,6 +803,71 @@ impl Ftl {
         }
         Ok(())
     }
+}
+
+/// Aged preconditioning (dSSD §6.1: "SSD is fully utilized and some random fraction of the
+/// pages are invalidated"): for each plane, `full` blocks hold its `pre` preconditioned pages
+/// and `full × ppb − pre` invalid pages. Returns, per plane, the `full + 1` prefix sums of
+/// the valid pages per block. `uniform`: every page equally likely invalid (a block's count
+/// Binomial(ppb, q), the plane's total exact); `equal`: every block the same count, ±1.
+fn aged_layout(
+    planes: u32,
+    full: u32,
+    ppb: u32,
+    pre: u64,
+    dist: InvalidDistribution,
+    seed: u64,
+) -> Vec<u32> {
+    let n = full as usize;
+    let mut out = Vec::with_capacity(planes as usize * (n + 1));
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x6167_6564);
+    let mut valid = vec![0u32; n];
+    for _ in 0..planes {
+        let total = full as u64 * ppb as u64;
+        debug_assert!(pre <= total, "validation keeps the aged layout feasible");
+        match dist {
+            InvalidDistribution::Equal if n > 0 => {
+                let (q, r) = (pre / n as u64, pre % n as u64);
+                for (b, v) in valid.iter_mut().enumerate() {
+                    *v = (q + u64::from((b as u64) < r)) as u32;
+                }
+            }
+            _ => {
+                // Each page of the full blocks invalid with the same probability q: a
+                // block's invalid count is Binomial(ppb, q), drawn by its normal
+                // approximation (O(1) per block), then random ±1 steps make the plane's total
+                // exact.
+                let invalid = total - pre;
+                let q = invalid as f64 / total.max(1) as f64;
+                let (mean, sd) = (ppb as f64 * q, (ppb as f64 * q * (1.0 - q)).sqrt());
+                let mut sum = 0u64;
+                for v in valid.iter_mut() {
+                    let (u1, u2): (f64, f64) = (rng.random(), rng.random());
+                    let z = (-2.0 * (1.0 - u1).ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+                    let inv = (mean + sd * z).round().clamp(0.0, ppb as f64) as u32;
+                    *v = ppb - inv;
+                    sum += *v as u64;
+                }
+                while sum != pre {
+                    let b = rng.random_range(0..n);
+                    if sum < pre && valid[b] < ppb {
+                        valid[b] += 1;
+                        sum += 1;
+                    } else if sum > pre && valid[b] > 0 {
+                        valid[b] -= 1;
+                        sum -= 1;
+                    }
+                }
+            }
+        }
+        let mut acc = 0u32;
+        out.push(0);
+        for v in &valid {
+            acc += v;
+            out.push(acc);
+        }
+    }
+    out
 }
 
 #[cfg(test)]

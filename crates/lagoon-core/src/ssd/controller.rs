@@ -1,0 +1,351 @@
+//! The controller's internals as contended resources (Decoupled SSD, ISCA 2023, §2.1, §3,
+//! §4; SPEC §1.6): the system bus, the DRAM, one ECC engine per flash controller (FC), and
+//! the link between FCs of the decoupled designs (the system bus itself for `dssd`, a
+//! dedicated bus for `dssd_b`, the fNoC for `dssd_f`).
+//!
+//! Every data movement crosses them according to its path (store and forward, one page at
+//! a time; each resource grants in request order, FIFO):
+//! ```text
+//! host write        PCIe → DRAM ········ (destage) DRAM → bus → FC → flash
+//! host read         flash → FC (ECC) → bus → DRAM → PCIe
+//! conventional GC   flash → FC (ECC) → bus → DRAM → DRAM → bus → FC → flash   (§3, Fig. 1)
+//! copyback          inside the die                                             (§2.2)
+//! global copyback   flash → FC (ECC, dBUF) → [bus | dedicated bus | fNoC] → FC (dBUF) → flash
+//!                   (§4.2, Fig. 4; same channel: FC → flash directly)
+//! ```
+//! A [`Resource`] is a FIFO server: a grant starts when the resource is free and the data is
+//! ready, and lasts `grant latency + bytes / bandwidth`.
+
+use crate::config::{ControllerConfig, Design, SsdConfig};
+use crate::interconnect::network::{Delivery, Network};
+use crate::time::{ns, transfer_time, Ps};
+use serde::Serialize;
+
+/// A FIFO server with a bandwidth and a fixed time per grant.
+#[derive(Clone, Debug)]
+pub struct Resource {
+    bytes_per_s: f64,
+    per_grant: Ps,
+    free_at: Ps,
+    pub busy: Ps,
+    pub grants: u64,
+    /// Tests: every grant's interval, to check that no two overlap.
+    pub audit: Option<Vec<(Ps, Ps)>>,
+    /// `--timeline`: busy time per window of this length.
+    pub windows: Option<(Ps, Vec<Ps>)>,
+}
+
+impl Resource {
+    /// `mb_s` in 10^6 bytes per second; `per_grant_ns` charged once per grant.
+    pub fn new(mb_s: f64, per_grant_ns: f64) -> Self {
+        Self {
+            bytes_per_s: mb_s * 1e6,
+            per_grant: ns(per_grant_ns),
+            free_at: 0,
+            busy: 0,
+            grants: 0,
+            audit: None,
+            windows: None,
+        }
+    }
+
+    /// Grant `bytes` to a movement ready at `ready`; returns when it ends.
+    #[inline]
+    pub fn reserve(&mut self, ready: Ps, bytes: u64) -> Ps {
+        let d = self.per_grant + transfer_time(bytes, self.bytes_per_s);
+        self.reserve_for(ready, d)
+    }
+
+    /// Grant the resource for `d` to a movement ready at `ready`; returns when it ends.
+    #[inline]
+    pub fn reserve_for(&mut self, ready: Ps, d: Ps) -> Ps {
+        let start = ready.max(self.free_at);
+        self.free_at = start + d;
+        self.busy += d;
+        self.grants += 1;
+        if let Some(a) = &mut self.audit {
+            a.push((start, self.free_at));
+        }
+        if let Some((w, v)) = &mut self.windows {
+            add_busy(v, *w, start, self.free_at);
+        }
+        self.free_at
+    }
+
+    /// When the resource is next free.
+    pub fn free_at(&self) -> Ps {
+        self.free_at
+    }
+
+    pub fn utilization(&self, span: Ps) -> f64 {
+        if span == 0 {
+            0.0
+        } else {
+            (self.busy as f64 / span as f64).min(1.0)
+        }
+    }
+}
+
+/// How GC pages move between flash controllers in the decoupled designs.
+pub enum FcLink {
+    /// Baseline, BW: through DRAM (no FC-to-FC link).
+    None,
+    /// dSSD: FC → system bus → FC (§6.1: "the total on-chip bandwidth is used by the system
+    /// bus but dSSD provides the ability for the flash controllers to directly communicate").
+    SystemBus,
+    /// dSSD_b: a separate bus between FCs (Table 2).
+    Dedicated(Resource),
+    /// dSSD_f: the fNoC, one endpoint per FC (§4.1, Table 1).
+    Fnoc(Box<Network>),
+}
+
+/// Counters of the controller model, in the JSON report as `controller`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ControllerStats {
+    pub design: String,
+    pub system_bus_mb_s: f64,
+    pub system_bus_utilization: f64,
+    pub system_bus_grants: u64,
+    pub dram_utilization: f64,
+    pub dram_grants: u64,
+    pub ecc_utilization: Vec<f64>,
+    /// Busy fraction of the FC-to-FC link: dedicated bus, or the fNoC's mean link direction.
+    pub fc_link_utilization: f64,
+    /// GC page moves by path.
+    pub gc_moves_through_dram: u64,
+    pub gc_moves_copyback: u64,
+    pub gc_moves_global_same_channel: u64,
+    pub gc_moves_global_cross_channel: u64,
+    /// Mean time a global copyback page spent between its source FC's ECC and its
+    /// destination FC, ns (fNoC or buses).
+    pub mean_fc_link_ns: f64,
+}
+
+pub struct Controller {
+    pub design: Design,
+    pub bus: Resource,
+    pub link: FcLink,
+    pub ecc: Vec<Resource>,
+    pub ecc_page: Ps,
+    pub header_bytes: u32,
+    /// Global copyback: pages one FC's dBUF holds (§6.5), and pages in each FC's dBUF from
+    /// their GC read until they reach the destination FC.
+    pub dbuf_pages: u32,
+    pub dbuf_used: Vec<u32>,
+    pub stats: ControllerStats,
+    pub link_time: Ps,
+    /// fNoC: deliveries of the last advance, and the times of the engine wakes pending.
+    pub deliveries: Vec<Delivery>,
+    pub wakes: Vec<Ps>,
+}
+
+impl Controller {
+    pub fn new(cfg: &SsdConfig, seed: u64) -> Result<Self, String> {
+        let c: &ControllerConfig = &cfg.controller;
+        let link = match c.design {
+            Design::Baseline | Design::Bw => FcLink::None,
+            Design::Dssd => FcLink::SystemBus,
+            Design::DssdB => FcLink::Dedicated(Resource::new(c.dedicated_bus_mb_s, 0.0)),
+            Design::DssdF => FcLink::Fnoc(Box::new(
+                Network::from_config(&cfg.fnoc_view(), seed ^ 0x666e_6f63)
+                    .map_err(|e| format!("fnoc: {e}"))?,
+            )),
+        };
+        Ok(Self {
+            design: c.design,
+            bus: Resource::new(c.bus_mb_s(), c.system_bus_grant_ns),
+            link,
+            ecc: vec![Resource::new(1e8, 0.0); cfg.flash.channels as usize],
+            ecc_page: ns(c.ecc_ns_per_page),
+            dbuf_pages: (c.dbuf_bytes / cfg.flash.page_bytes).max(1),
+            dbuf_used: vec![0; cfg.flash.channels as usize],
+            header_bytes: cfg.fnoc.header_bytes,
+            stats: ControllerStats {
+                design: c.design.to_string(),
+                system_bus_mb_s: c.bus_mb_s(),
+                ..Default::default()
+            },
+            link_time: 0,
+            deliveries: Vec::with_capacity(16),
+            wakes: Vec::with_capacity(4),
+        })
+    }
+
+    /// ECC of one page at flash controller `fc`, data ready at `ready`; returns its end.
+    #[inline]
+    pub fn ecc(&mut self, fc: u32, ready: Ps) -> Ps {
+        if self.ecc_page == 0 {
+            return ready;
+        }
+        self.ecc[fc as usize].reserve_for(ready, self.ecc_page)
+    }
+
+    /// Final counters over `span`, with the DRAM's.
+    pub fn finish(&mut self, span: Ps, dram: &Resource) -> ControllerStats {
+        let mut s = std::mem::take(&mut self.stats);
+        s.system_bus_utilization = self.bus.utilization(span);
+        s.system_bus_grants = self.bus.grants;
+        s.dram_utilization = dram.utilization(span);
+        s.dram_grants = dram.grants;
+        s.ecc_utilization = self.ecc.iter().map(|e| e.utilization(span)).collect();
+        s.fc_link_utilization = match &self.link {
+            FcLink::None => 0.0,
+            FcLink::SystemBus => s.system_bus_utilization,
+            FcLink::Dedicated(r) => r.utilization(span),
+            FcLink::Fnoc(n) => {
+                let busy = &n.stats.port_busy;
+                let g = n.graph();
+                let net_ports: Vec<usize> = (0..g.total_ports())
+                    .filter(|&p| g.far(p) != crate::interconnect::network::topology::NONE)
+                    .map(|p| p as usize)
+                    .collect();
+                if net_ports.is_empty() || span == 0 {
+                    0.0
+                } else {
+                    net_ports
+                        .iter()
+                        .map(|&p| (busy[p] as f64 / span as f64).min(1.0))
+                        .sum::<f64>()
+                        / net_ports.len() as f64
+                }
+            }
+        };
+        let global = s.gc_moves_global_cross_channel + s.gc_moves_global_same_channel;
+        s.mean_fc_link_ns = if global > 0 {
+            self.link_time as f64 / 1e3 / global as f64
+        } else {
+            0.0
+        };
+        s
+    }
+}
+
+/// Spread the busy interval `[start, end)` over windows of length `w`.
+pub fn add_busy(v: &mut Vec<Ps>, w: Ps, start: Ps, end: Ps) {
+    let mut t = start;
+    while t < end {
+        let i = (t / w) as usize;
+        if v.len() <= i {
+            v.resize(i + 1, 0);
+        }
+        let e = end.min((i as Ps + 1) * w);
+        v[i] += e - t;
+        t = e;
+    }
+}
+
+/// Add `x` to window `i`, growing the series.
+pub fn add_at(v: &mut Vec<u64>, i: usize, x: u64) {
+    if v.len() <= i {
+        v.resize(i + 1, 0);
+    }
+    v[i] += x;
+}
+
+/// Per-window series of a run (`--timeline`; dSSD Fig. 2): I/O and GC bytes, and busy time
+/// of the system bus, the DRAM and the FC-to-FC link.
+#[derive(Clone, Debug, Default)]
+pub struct Timeline {
+    pub window: Ps,
+    /// Bytes of host requests completed in each window.
+    pub io_bytes: Vec<u64>,
+    /// Bytes of GC page moves completed in each window.
+    pub gc_bytes: Vec<u64>,
+    pub bus_busy: Vec<Ps>,
+    pub dram_busy: Vec<Ps>,
+    /// Dedicated bus busy time, or the fNoC's link-direction busy time over its links
+    /// (counted when the fNoC runs, so a little late), or 0.
+    pub link_busy: Vec<Ps>,
+    /// fNoC link directions (1 for a bus) to turn `link_busy` into a utilization.
+    pub links: u32,
+}
+
+impl Timeline {
+    /// CSV: one line per window.
+    pub fn csv(&self) -> String {
+        let n = [
+            self.io_bytes.len(),
+            self.gc_bytes.len(),
+            self.bus_busy.len(),
+            self.dram_busy.len(),
+            self.link_busy.len(),
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0);
+        let w = self.window as f64;
+        let at = |v: &[u64], i: usize| v.get(i).copied().unwrap_or(0) as f64;
+        let mut out = String::from(
+            "window_start_ms,io_mb_s,gc_mb_s,system_bus_utilization,dram_utilization,fc_link_utilization\n",
+        );
+        let secs = w / 1e12;
+        for i in 0..n {
+            out.push_str(&format!(
+                "{},{:.3},{:.3},{:.4},{:.4},{:.4}\n",
+                i as f64 * w / 1e9,
+                at(&self.io_bytes, i) / secs / 1e6,
+                at(&self.gc_bytes, i) / secs / 1e6,
+                at(&self.bus_busy, i) / w,
+                at(&self.dram_busy, i) / w,
+                at(&self.link_busy, i) / w / self.links.max(1) as f64,
+            ));
+        }
+        out
+    }
+}
+
+/// `Err` naming the first resource granted to two movements at once: every grant must start
+/// at or after the previous one's end (grants are recorded in the order they are made).
+pub fn check_grants(lists: &[(&str, Vec<(Ps, Ps)>)]) -> Result<(), String> {
+    for (name, g) in lists {
+        for w in g.windows(2) {
+            if w[1].0 < w[0].1 {
+                return Err(format!(
+                    "{name}: grant {:?} ps starts before the previous one {:?} ends",
+                    w[1], w[0]
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 4096 B at 8 GB/s = 512 ns; a second grant ready earlier waits for the first
+    /// (probe at t-1 and t).
+    #[test]
+    fn fifo_grant_times() {
+        let mut r = Resource::new(8000.0, 10.0);
+        assert_eq!(r.reserve(0, 4096), 522_000);
+        assert_eq!(r.reserve(100_000, 4096), 1_044_000);
+        // Ready exactly when free: no wait; one ps later than free: starts then.
+        assert_eq!(r.reserve(1_044_000, 0), 1_054_000);
+        assert_eq!(r.reserve(1_054_001, 0), 1_064_001);
+        assert_eq!(r.busy, 522_000 * 2 + 20_000);
+        assert_eq!(r.grants, 4);
+    }
+
+    proptest::proptest! {
+        /// Whatever the order and readiness of requests, grants never overlap, none starts
+        /// before its data is ready, and each lasts its transfer time.
+        #[test]
+        fn grants_never_overlap(reqs in proptest::collection::vec((0u64..10_000_000, 0u64..65_536), 1..200)) {
+            let mut r = Resource::new(1000.0, 5.0);
+            r.audit = Some(Vec::new());
+            let mut ends = Vec::new();
+            for &(ready, bytes) in &reqs {
+                ends.push(r.reserve(ready, bytes));
+            }
+            let g = r.audit.take().unwrap();
+            proptest::prop_assert!(check_grants(&[("r", g.clone())]).is_ok());
+            for (i, &(ready, bytes)) in reqs.iter().enumerate() {
+                proptest::prop_assert!(g[i].0 >= ready);
+                proptest::prop_assert_eq!(g[i].1 - g[i].0, 5_000 + transfer_time(bytes, 1e9));
+                proptest::prop_assert_eq!(g[i].1, ends[i]);
+            }
+        }
+    }
+}

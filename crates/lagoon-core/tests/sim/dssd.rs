@@ -1,0 +1,345 @@
+//! Decoupled SSD (ISCA 2023; SPEC §1.6): exact times of one GC page move along each data
+//! path, an I/O meeting a system bus busy with GC, and invariants of the controller model
+//! and of aged preconditioning.
+
+use lagoon_core::config::{
+    Design, GcDestination, GcMode, InvalidDistribution, MappingConfig, PreconditionMode, SsdConfig,
+};
+use lagoon_core::flash::Geometry;
+use lagoon_core::interconnect::Arch;
+use lagoon_core::sim::{ProbeOp, Simulator};
+use lagoon_core::ssd::ftl::Ftl;
+use lagoon_core::time::{Ps, PS_PER_NS};
+use proptest::prelude::*;
+
+/// 2 channels x 2 chips x 1 die x 2 planes, 64 blocks of 16 pages of 4 KB, ULL timing
+/// (dSSD Table 1): tR 5 us, tPROG 50 us, CMD 10 ns, a 1 GB/s flash bus; system bus and DRAM
+/// 8 GB/s, DRAM access 26 ns, ECC 100 ns per page.
+fn drive(design: Design) -> SsdConfig {
+    let mut c = SsdConfig {
+        name: "dssd-tiny".into(),
+        ..SsdConfig::default()
+    };
+    c.flash.channels = 2;
+    c.flash.chips_per_channel = 2;
+    c.flash.blocks_per_plane = 64;
+    c.flash.pages_per_block = 16;
+    c.flash.read_ns = 5_000.0;
+    c.flash.program_ns = 50_000.0;
+    c.flash.command_ns = 10.0;
+    c.flash.channel_mb_s = 1000.0;
+    c.ftl.overprovisioning = 0.2;
+    c.ftl.gc_threshold = 0.1;
+    c.ftl.mapping = MappingConfig::Ideal;
+    c.cache.capacity_bytes = 64 * 4096;
+    c.cache.dram_mb_s = 8000.0;
+    c.cache.dram_access_ns = 26.0;
+    c.controller.enabled = true;
+    c.controller.design = design;
+    c.controller.system_bus_mb_s = 8000.0;
+    c.controller.ecc_ns_per_page = 100.0;
+    c.ftl.gc_destination = if design.global_copyback() {
+        GcDestination::Global
+    } else {
+        GcDestination::SamePlane
+    };
+    c.fnoc.topology = lagoon_core::config::TopologyKind::Line;
+    c.validate().unwrap();
+    c
+}
+
+const NS: Ps = PS_PER_NS;
+
+/// A logical page preconditioned in `plane` (channel 1 holds planes 4-7).
+fn lpa_in(c: &SsdConfig, plane: u32) -> u32 {
+    Geometry::new(&c.flash, c.ftl.allocation).lpa_of(plane, 3) as u32
+}
+
+/// One GC move of a page of plane 5 (chip 2, channel 1), alone: (completion, destination).
+fn gc_move(c: &SsdConfig) -> (Ps, u32) {
+    let (t, x) = Simulator::probe_flash_at(
+        c,
+        Arch::Baseline,
+        &[(0, ProbeOp::GcMove { lpa: lpa_in(c, 5) })],
+    );
+    (t[0], x.gc_destinations[0])
+}
+
+// Stages of a 4 KB page, ns: CMD 10; tR 5000; flash bus 4096 B / 1 GB/s = 4096; ECC 100;
+// system bus 4096 B / 8 GB/s = 512 (x1.25 = 10 GB/s: 409.6); DRAM 26 + 512 = 538; tPROG 50000.
+const READ_OUT: Ps = (10 + 5_000 + 4_096) * NS;
+const PROGRAM: Ps = (10 + 4_096 + 50_000) * NS;
+
+/// dSSD §3, Fig. 1: flash → FC (ECC) → bus → DRAM → DRAM → bus → FC → flash.
+#[test]
+fn conventional_gc_move_crosses_bus_and_dram_twice() {
+    for d in [Design::Baseline, Design::Bw] {
+        let c = drive(d);
+        let bus = if d == Design::Bw { 409_600 } else { 512 * NS };
+        let (t, dest) = gc_move(&c);
+        assert_eq!(dest, 5, "same-plane destination");
+        let want = READ_OUT + 100 * NS + bus + 538 * NS + 538 * NS + bus + PROGRAM;
+        assert_eq!(t, want, "{d}");
+    }
+}
+
+/// Copyback inside the die (§2.2): one command, tR + tPROG, no data on any bus.
+#[test]
+fn copyback_gc_move_stays_in_the_die() {
+    let mut c = drive(Design::Baseline);
+    c.ftl.copyback = true;
+    let (t, dest) = gc_move(&c);
+    assert_eq!(dest, 5);
+    assert_eq!(t, (10 + 5_000 + 50_000) * NS);
+}
+
+/// Global copyback (§4.2, Fig. 4) over the system bus (dSSD, BW's 10 GB/s bus), the
+/// dedicated bus (dSSD_b, 2 GB/s) and the fNoC (dSSD_f): FC → link → FC, no DRAM. The
+/// destination is plane 0 (global selection: all planes hold as many valid pages; the scan
+/// starts at plane 0), on channel 0: one fNoC hop.
+#[test]
+fn global_copyback_gc_move_over_each_fc_link() {
+    // fNoC, wormhole, zero load (network/mod.rs): (H+2)(f+L) + (H+1)R + (P-1)f with H = 1
+    // hop, a byte per 0.5 ns (2 GB/s), flits of 32 B: f = 16 ns, L = 1 ns, R = 2 ns, and
+    // 4096 + 16 header bytes = 129 flits: 3 x 17 + 2 x 2 + 128 x 16 = 2103 ns.
+    for (d, link) in [
+        (Design::Dssd, 409_600),
+        (Design::DssdB, 2_048 * NS),
+        (Design::DssdF, 2_103 * NS),
+    ] {
+        let c = drive(d);
+        let (t, dest) = gc_move(&c);
+        assert_eq!(dest, 0, "{d}");
+        assert_eq!(t, READ_OUT + 100 * NS + link + PROGRAM, "{d}");
+    }
+    // The fNoC's formula agrees with the network layer's zero-load latency.
+    let net = lagoon_core::interconnect::network::Network::from_config(
+        &drive(Design::DssdF).fnoc_view(),
+        1,
+    )
+    .unwrap();
+    assert_eq!(net.zero_load(1, 129), 2_103 * NS);
+}
+
+/// A global copyback whose destination is on its own channel needs no FC link.
+#[test]
+fn global_copyback_on_the_same_channel_skips_the_link() {
+    let c = drive(Design::DssdF);
+    // Plane 1 (chip 0, channel 0): global selection picks plane 0, also channel 0.
+    let (t, x) = Simulator::probe_flash_at(
+        &c,
+        Arch::Baseline,
+        &[(0, ProbeOp::GcMove { lpa: lpa_in(&c, 1) })],
+    );
+    assert_eq!(x.gc_destinations, vec![0]);
+    assert_eq!(t[0], READ_OUT + 100 * NS + PROGRAM);
+}
+
+/// A user read whose data reaches the system bus while a GC page holds it waits exactly the
+/// bus time that remains, probed at one ps before, at, and after the GC grant's end.
+#[test]
+fn io_meeting_a_bus_busy_with_gc_waits_the_remaining_bus_time() {
+    let c = drive(Design::Baseline);
+    let g = Geometry::new(&c.flash, c.ftl.allocation);
+    // GC page on plane 5 (channel 1); the user read on plane 0 (channel 0): no shared die
+    // or flash bus. The GC page holds the bus from READ_OUT + ECC to that + 512 ns.
+    let gc_bus = (READ_OUT + 100 * NS, READ_OUT + 100 * NS + 512 * NS);
+    for delay in [200 * NS, 512 * NS - 1, 512 * NS, 600 * NS] {
+        let ops = [
+            (0, ProbeOp::GcMove { lpa: lpa_in(&c, 5) }),
+            (
+                delay,
+                ProbeOp::Read {
+                    ppa: g.ppa(0, 0, 0),
+                },
+            ),
+        ];
+        let (t, x) = Simulator::probe_flash_at(&c, Arch::Baseline, &ops);
+        let ready = delay + READ_OUT + 100 * NS;
+        // Bus grants in order: the GC page, the user read, the GC page back to its FC.
+        assert_eq!(x.bus_grants[0], gc_bus);
+        let wait = gc_bus.1.saturating_sub(ready);
+        assert_eq!(x.bus_grants[1].0, ready + wait, "delay {delay}");
+        assert_eq!(x.bus_grants[1].0 - ready, gc_bus.1.saturating_sub(ready));
+        // Then DRAM: after the GC page's DRAM write (26 + 512 ns) if that is later.
+        let bus_end = x.bus_grants[1].1;
+        let gc_dram_end = gc_bus.1 + 538 * NS;
+        let dram_start = bus_end.max(gc_dram_end);
+        assert_eq!(t[1], dram_start + 538 * NS, "delay {delay}");
+    }
+}
+
+fn verified(c: &SsdConfig, w: &str, seed: u64) -> lagoon_core::sim::Outcome {
+    let spec = lagoon_workload::SyntheticSpec::parse(w).unwrap();
+    let cap = Simulator::flow_capacity_bytes(c, 1);
+    let gen = lagoon_workload::SyntheticGenerator::new(&spec, cap, seed).unwrap();
+    let flow = lagoon_core::host::Flow {
+        name: w.into(),
+        source: Box::new(gen.map(Ok)),
+        replay: lagoon_core::host::Replay::Closed { depth: 16 },
+    };
+    let mut sim = Simulator::new(c, Arch::Baseline, vec![flow], seed);
+    sim.set_verify(true);
+    sim.set_audit(true);
+    sim.run(|_| {}).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Random overwrites on an aged drive, every design and GC mode: every request completes,
+    /// no logical page is lost (FTL scan), and the bus, DRAM and dedicated bus were never
+    /// granted to two movements at once.
+    #[test]
+    fn gc_never_loses_a_page_and_resources_are_exclusive(
+        design in prop::sample::select(Design::ALL.to_vec()),
+        mode in prop::sample::select(vec![GcMode::PerPlane, GcMode::Parallel, GcMode::Preemptive, GcMode::TinyTail]),
+        cache in any::<bool>(),
+        copyback in any::<bool>(),
+        occupancy in 0.5f64..=1.0,
+        seed in 0u64..1000,
+    ) {
+        let mut c = drive(design);
+        c.ftl.gc_mode = mode;
+        c.cache.enabled = cache;
+        c.ftl.copyback = copyback && !design.global_copyback();
+        c.precondition.mode = PreconditionMode::Aged;
+        c.precondition.occupancy = occupancy;
+        let w = "syn:read=30,size=uniform:4k-16k,addr=hotcold:80/30,count=6000";
+        let o = verified(&c, w, seed);
+        let done: u64 = o.flows.iter().map(|f| f.completed).sum();
+        prop_assert_eq!(done, 6000);
+        prop_assert!(o.ftl.gc_page_moves > 0, "no GC");
+        prop_assert_eq!(o.consistency.clone().unwrap(), Ok(()));
+        prop_assert_eq!(o.resource_audit.clone().unwrap(), Ok(()));
+        let s = o.controller.as_ref().unwrap();
+        if design.global_copyback() {
+            prop_assert_eq!(s.gc_moves_through_dram, 0);
+        } else {
+            prop_assert_eq!(s.gc_moves_global_cross_channel + s.gc_moves_global_same_channel, 0);
+        }
+    }
+
+    /// Aged preconditioning (dSSD §6.1): every block's valid counter matches the map, the
+    /// planes hold the preconditioned pages, and exactly `free_blocks` per plane are free.
+    #[test]
+    fn aged_precondition_counts_match_the_map(
+        occupancy in 0.0f64..=1.0,
+        free in 0u32..=6,
+        equal in any::<bool>(),
+        seed in 0u64..1000,
+    ) {
+        let mut c = drive(Design::Baseline);
+        c.precondition.mode = PreconditionMode::Aged;
+        c.precondition.occupancy = occupancy;
+        c.precondition.free_blocks = free;
+        c.precondition.invalid_distribution =
+            if equal { InvalidDistribution::Equal } else { InvalidDistribution::Uniform };
+        c.validate().unwrap();
+        let ftl = Ftl::new(&c, seed);
+        prop_assert_eq!(ftl.check_consistency(), Ok(()));
+        let free_want = if free == 0 { 6 } else { free };
+        let g = &ftl.geo;
+        for p in 0..g.planes {
+            prop_assert_eq!(ftl.free_blocks(p), free_want);
+            prop_assert_eq!(ftl.plane_valid(p), ftl.precondition_pages_per_plane);
+        }
+        let per_block: Vec<u32> = ftl.block_valid_counts().map(|b| b.2).collect();
+        let sum: u64 = per_block.iter().map(|&v| v as u64).sum();
+        prop_assert_eq!(sum, ftl.precondition_pages_per_plane * g.planes as u64);
+        if equal {
+            // Equal spread: full blocks of a plane differ by at most one valid page.
+            let full = (g.blocks_per_plane - free_want) as usize;
+            for p in 0..g.planes as usize {
+                let b = &per_block[p * g.blocks_per_plane as usize..][..full];
+                let (lo, hi) = (b.iter().min().unwrap(), b.iter().max().unwrap());
+                prop_assert!(hi - lo <= 1);
+            }
+        }
+    }
+}
+
+/// With aged preconditioning GC starts within the first milliseconds of a write run.
+#[test]
+fn aged_drive_collects_within_the_first_milliseconds() {
+    let mut c = drive(Design::Baseline);
+    c.precondition.mode = PreconditionMode::Aged;
+    c.precondition.occupancy = 0.9;
+    // The first write a plane takes opens a block: its free blocks fall below the threshold.
+    let o = verified(&c, "syn:read=0,size=4k,addr=uniform,count=16", 1);
+    assert!(o.ftl.gc_runs > 0);
+    assert!(o.sim_time < 2_000_000_000, "{} ps", o.sim_time);
+}
+
+/// Bad values are one error naming the key.
+#[test]
+fn bad_controller_and_fnoc_keys_are_named() {
+    for (toml, key) in [
+        (
+            "[controller]\nsystem_bus_mb_s = 0.0\n",
+            "controller.system_bus_mb_s",
+        ),
+        ("[controller]\ndesign = \"dssd_x\"\n", "design"),
+        (
+            "[controller]\nenabled = true\ndesign = \"dssd_f\"\n[fnoc]\nrouting = \"ugal\"\n",
+            "fnoc.routing",
+        ),
+        ("[fnoc]\nlink_mb_s = -1.0\n", "fnoc.link_mb_s"),
+        (
+            "[precondition]\nmode = \"aged\"\nfree_blocks = 100\n",
+            "precondition.free_blocks",
+        ),
+        (
+            "[flash]\nread_ns_by_page_type = [1.0, -2.0]\n",
+            "flash.read_ns_by_page_type",
+        ),
+    ] {
+        let e = SsdConfig::from_toml(toml, "x.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(key), "{toml}: {e}");
+    }
+}
+
+/// Presets of dSSD Table 1 load, and the TLC drive's array time follows the page type.
+#[test]
+fn dssd_presets_follow_table_1() {
+    let u = SsdConfig::load("dssd-ull").unwrap();
+    let f = &u.flash;
+    assert_eq!(
+        (
+            f.channels,
+            f.chips_per_channel,
+            f.dies_per_chip,
+            f.planes_per_die
+        ),
+        (8, 8, 1, 8)
+    );
+    assert_eq!(
+        (f.blocks_per_plane, f.pages_per_block, f.page_bytes),
+        (1384, 384, 4096)
+    );
+    assert_eq!((f.read_ns, f.program_ns, f.erase_ns), (5e3, 5e4, 1e6));
+    assert_eq!(f.channel_mb_s, 1000.0);
+    assert_eq!(u.controller.system_bus_mb_s, 8000.0);
+    assert_eq!(u.cache.dram_mb_s, 8000.0);
+    assert_eq!((u.host.pcie_lanes, u.host.pcie_lane_gb_s), (8, 0.9846));
+    let t = SsdConfig::load("dssd-tlc").unwrap();
+    assert_eq!((t.flash.page_bytes, t.flash.erase_ns), (16384, 2e6));
+    let timing = lagoon_core::flash::FlashTiming::new(&t.flash);
+    use lagoon_core::flash::FlashOp;
+    for (offset, read, prog) in [
+        (0, 60_000, 200_000),
+        (1, 77_500, 350_000),
+        (5, 95_000, 500_000),
+    ] {
+        assert_eq!(
+            timing.array_time_at(FlashOp::Read, [offset].into_iter()),
+            read * NS
+        );
+        assert_eq!(
+            timing.array_time_at(FlashOp::Program, [offset].into_iter()),
+            prog * NS
+        );
+    }
+}
