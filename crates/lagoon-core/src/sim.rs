@@ -22,7 +22,10 @@ use crate::host::piq::{ChipSet, HostScheduler, SchedulerStats, Scheme};
 use crate::host::{Flow, Replay};
 use crate::interconnect::{self, Arch, Interconnect, NetEvent, Transfer};
 use crate::ssd::cache::{Admit, DataCache};
-use crate::ssd::controller::{add_at, Controller, ControllerStats, FcLink, Resource, Timeline};
+use crate::ssd::controller::{
+    add_at, Controller, ControllerStats, FcLink, Resource, Timeline, CLASS_GC, CLASS_READ,
+    CLASS_WRITE, C_BUS, C_DRAM, C_ECC, C_FLASH, C_LINK, C_QUEUE,
+};
 use crate::ssd::ftl::cmt::{Cmt, Evicted};
 use crate::ssd::ftl::{Ftl, Stream, MAP_TAG, NONE};
 use crate::ssd::hil::PcieLink;
@@ -151,6 +154,8 @@ struct Die {
     array_time: Ps,
     /// GC operations started since the die last started a user one (`tiny-tail`).
     gc_streak: u32,
+    /// When its command went to the interconnect (after any data staging).
+    stage_end: Ps,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -307,6 +312,8 @@ pub struct Simulator {
     timeline: Option<Box<Timeline>>,
     /// fNoC busy time already put into the timeline.
     fnoc_busy_seen: Ps,
+    /// Controller model: when each transaction last entered a die queue, by slab index.
+    queued_at: Vec<Ps>,
 }
 
 /// The watchdog's default bound: this many events in a row at one simulated instant, or
@@ -460,6 +467,7 @@ impl Simulator {
                     busy_time: 0,
                     array_time: 0,
                     gc_streak: 0,
+                    stage_end: 0,
                 };
                 g.dies as usize
             ],
@@ -490,6 +498,7 @@ impl Simulator {
             probe_gc_dest: Vec::new(),
             timeline: None,
             fnoc_busy_seen: 0,
+            queued_at: Vec::new(),
             cfg: cfg.clone(),
             ftl,
         }
@@ -1057,7 +1066,7 @@ impl Simulator {
                 self.translate(now, t);
             }
             if hit_pages > 0 {
-                let end = self.dram.reserve(now, hit_bytes);
+                let end = self.dram.reserve(now, now, hit_bytes);
                 self.q.schedule(
                     end,
                     Event::DramDone {
@@ -1071,7 +1080,7 @@ impl Simulator {
         } else {
             if self.ctl.is_some() {
                 // dSSD §2.1: write data lands in DRAM before it goes to the flash controller.
-                self.dram.reserve(now, r.size as u64);
+                self.dram.reserve(now, now, r.size as u64);
             }
             for i in 0..=(last - first) {
                 let (lpa, mask) = self.page_of(&r, first + i);
@@ -1132,7 +1141,7 @@ impl Simulator {
             k += 1;
         }
         self.reqs[id as usize].next_page = n;
-        let end = self.dram.reserve(now, r.size as u64);
+        let end = self.dram.reserve(now, now, r.size as u64);
         self.q.schedule(end, Event::DramDone { req: id, pages: n });
     }
 
@@ -1268,6 +1277,15 @@ impl Simulator {
             q
         };
         let die = self.ftl.geo.die_of_plane(self.txns[t as usize].plane) as usize;
+        if self.ctl.is_some() {
+            // Latency breakdown: when each transaction entered its die queue (a side table,
+            // so that `Txn` and the other back ends' memory stay as they were).
+            if self.queued_at.len() <= t as usize {
+                self.queued_at
+                    .resize(self.txns.len().max(t as usize + 1), 0);
+            }
+            self.queued_at[t as usize] = now;
+        }
         push_back(&mut self.txns, &mut self.queues[die][q], t);
         self.try_dispatch(now, die);
     }
@@ -1512,6 +1530,15 @@ impl Simulator {
             }
             _ => 0,
         };
+        if let Some(ctl) = &mut self.ctl {
+            for &t in picked {
+                let x = &self.txns[t as usize];
+                if let Some(c) = breakdown_class(x.kind) {
+                    let q = self.queued_at.get(t as usize).copied().unwrap_or(now);
+                    ctl.sums[c][C_QUEUE] += now.saturating_sub(q);
+                }
+            }
+        }
         if op == FlashOp::Program {
             if let Some(ctl) = &mut self.ctl {
                 // dSSD §2.1, §3: program data goes DRAM → system bus → FC, page by page; a
@@ -1520,9 +1547,15 @@ impl Simulator {
                 if !global {
                     let mut end = now;
                     for &t in picked {
-                        let b = self.txns[t as usize].bytes as u64;
-                        let d = self.dram.reserve(now, b);
-                        end = end.max(ctl.bus.reserve(d, b));
+                        let x = &self.txns[t as usize];
+                        let b = x.bytes as u64;
+                        let d = self.dram.reserve(now, now, b);
+                        let e = ctl.bus.reserve(now, d, b);
+                        if let Some(c) = breakdown_class(x.kind) {
+                            ctl.sums[c][C_DRAM] += d - now;
+                            ctl.sums[c][C_BUS] += e - d;
+                        }
+                        end = end.max(e);
                     }
                     self.q.schedule(end, Event::StageDone { die: die as u32 });
                     return;
@@ -1534,6 +1567,7 @@ impl Simulator {
 
     /// Hand a die's operation (command, and program data) to the interconnect.
     fn submit_command(&mut self, now: Ps, die: usize) {
+        self.dies[die].stage_end = now;
         let d = &self.dies[die];
         let (op, bytes, n) = (d.op, d.bytes, d.n as u32);
         let chip = self.ftl.geo.chip_of_die(die as u32);
@@ -1631,6 +1665,17 @@ impl Simulator {
 
     fn finish_op(&mut self, now: Ps, die: usize) {
         let d = self.dies[die];
+        if let Some(ctl) = &mut self.ctl {
+            for &t in &d.txns[..d.n as usize] {
+                let k = self.txns[t as usize].kind;
+                if let Some(c) = breakdown_class(k) {
+                    ctl.sums[c][C_FLASH] += now - d.stage_end;
+                    if matches!(k, TxnKind::UserWrite | TxnKind::GcWrite | TxnKind::Copyback) {
+                        ctl.pages[c] += 1;
+                    }
+                }
+            }
+        }
         if d.op == FlashOp::Read && self.ctl.is_some() {
             let fc = self.ftl.geo.chip_of_die(die as u32) / self.cfg.flash.chips_per_channel;
             for &t in &d.txns[..d.n as usize] {
@@ -1876,10 +1921,21 @@ impl Simulator {
         };
         let ctl = self.ctl.as_mut().expect("controller model on");
         let e = ctl.ecc(fc, now);
+        let class = breakdown_class(x.kind);
+        if let Some(c) = class {
+            ctl.sums[c][C_ECC] += e - now;
+            if c == CLASS_READ {
+                ctl.pages[c] += 1;
+            }
+        }
         if !global {
             // dSSD §3, Fig. 1: FC → system bus → DRAM.
-            let b = ctl.bus.reserve(e, bytes);
-            let end = self.dram.reserve(b, bytes);
+            let b = ctl.bus.reserve(now, e, bytes);
+            let end = self.dram.reserve(now, b, bytes);
+            if let Some(c) = class {
+                ctl.sums[c][C_BUS] += b - e;
+                ctl.sums[c][C_DRAM] += end - b;
+            }
             if x.kind == TxnKind::GcRead {
                 ctl.stats.gc_moves_through_dram += 1;
             }
@@ -1895,8 +1951,16 @@ impl Simulator {
         ctl.stats.gc_moves_global_cross_channel += 1;
         let end = match &mut ctl.link {
             FcLink::None => unreachable!("global copyback needs an FC link"),
-            FcLink::SystemBus => ctl.bus.reserve(e, bytes),
-            FcLink::Dedicated(r) => r.reserve(e, bytes),
+            FcLink::SystemBus => {
+                let b = ctl.bus.reserve(now, e, bytes);
+                ctl.sums[CLASS_GC][C_BUS] += b - e;
+                b
+            }
+            FcLink::Dedicated(r) => {
+                let b = r.reserve(now, e, bytes);
+                ctl.sums[CLASS_GC][C_LINK] += b - e;
+                b
+            }
             FcLink::Fnoc(_) => {
                 self.q.schedule(e, Event::FnocSend { txn: t });
                 return;
@@ -1981,6 +2045,7 @@ impl Simulator {
         }
         for d in ctl.deliveries.drain(..) {
             ctl.link_time += d.delivered - d.sent;
+            ctl.sums[CLASS_GC][C_LINK] += d.delivered - d.sent;
             self.q
                 .schedule(d.delivered, Event::MoveDone { txn: d.tag as u32 });
         }
@@ -2125,6 +2190,17 @@ impl Simulator {
                 })
                 .collect(),
         }
+    }
+}
+
+/// Latency breakdown class of a transaction (user page reads, user page programs, GC moves).
+#[inline]
+fn breakdown_class(k: TxnKind) -> Option<usize> {
+    match k {
+        TxnKind::UserRead => Some(CLASS_READ),
+        TxnKind::UserWrite => Some(CLASS_WRITE),
+        TxnKind::GcRead | TxnKind::GcWrite | TxnKind::Copyback => Some(CLASS_GC),
+        _ => None,
     }
 }
 

@@ -267,7 +267,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         );
     }
     let _ = writeln!(md, "\ndSSD_f p99 reduction vs Baseline, mean over {} `syn:` stand-ins: Lagoon {p99_red:.2}x, paper {PAPER_P99}x (real traces).\n", STAND_INS.len());
-    md.push_str("## Why numbers differ\n\nSee docs/MODEL.md (Decoupled SSD): host writes cross DRAM twice in Lagoon (write, then read for the program), the paper's invalid fraction and GC threshold are not given, and the stand-ins are synthetic. Only Figures 2, 7 and 11 are run; differences above 25 % are not yet explained one by one.\n");
+    md.push_str("## Why numbers differ\n\nSee docs/MODEL.md (Decoupled SSD): host writes cross DRAM twice in Lagoon (write, then read for the program), the paper's invalid fraction and GC threshold are not given, and the stand-ins are synthetic. Only Figures 2, 7 and 11 are run. The notes below (given with --notes) say what the runs show about each difference above 25 %.\n");
     if let Some(p) = &a.notes {
         md.push_str(&std::fs::read_to_string(p)?);
     }

@@ -13,20 +13,26 @@
 //! global copyback   flash → FC (ECC, dBUF) → [bus | dedicated bus | fNoC] → FC (dBUF) → flash
 //!                   (§4.2, Fig. 4; same channel: FC → flash directly)
 //! ```
-//! A [`Resource`] is a FIFO server: a grant starts when the resource is free and the data is
-//! ready, and lasts `grant latency + bytes / bandwidth`.
+//! A [`Resource`] is a server with a calendar: a grant takes the earliest free interval, at or
+//! after its data is ready, long enough for `grant latency + bytes / bandwidth`. Grants are
+//! made when a movement's data is (or will be) ready; a grant booked for later does not block
+//! a movement ready now if the gap before it is long enough (an arbiter serves whoever is
+//! ready; a plain FIFO of bookings would make a page ready now wait behind one booked for
+//! later). With ready times that never decrease this is exactly FIFO.
 
 use crate::config::{ControllerConfig, Design, SsdConfig};
 use crate::interconnect::network::{Delivery, Network};
 use crate::time::{ns, transfer_time, Ps};
 use serde::Serialize;
 
-/// A FIFO server with a bandwidth and a fixed time per grant.
+/// A server with a bandwidth, a fixed time per grant and a calendar of booked intervals.
 #[derive(Clone, Debug)]
 pub struct Resource {
     bytes_per_s: f64,
     per_grant: Ps,
     free_at: Ps,
+    /// Booked intervals that end after the last `now` seen, by start time.
+    booked: std::collections::VecDeque<(Ps, Ps)>,
     pub busy: Ps,
     pub grants: u64,
     /// Tests: every grant's interval, to check that no two overlap.
@@ -42,6 +48,7 @@ impl Resource {
             bytes_per_s: mb_s * 1e6,
             per_grant: ns(per_grant_ns),
             free_at: 0,
+            booked: std::collections::VecDeque::with_capacity(64),
             busy: 0,
             grants: 0,
             audit: None,
@@ -49,27 +56,44 @@ impl Resource {
         }
     }
 
-    /// Grant `bytes` to a movement ready at `ready`; returns when it ends.
+    /// At time `now`, grant `bytes` to a movement ready at `ready` (≥ `now`); returns when
+    /// it ends.
     #[inline]
-    pub fn reserve(&mut self, ready: Ps, bytes: u64) -> Ps {
+    pub fn reserve(&mut self, now: Ps, ready: Ps, bytes: u64) -> Ps {
         let d = self.per_grant + transfer_time(bytes, self.bytes_per_s);
-        self.reserve_for(ready, d)
+        self.reserve_for(now, ready, d)
     }
 
-    /// Grant the resource for `d` to a movement ready at `ready`; returns when it ends.
+    /// At time `now`, grant the resource for `d` to a movement ready at `ready`: the earliest
+    /// free interval of length `d` at or after `ready`. Returns when it ends.
     #[inline]
-    pub fn reserve_for(&mut self, ready: Ps, d: Ps) -> Ps {
-        let start = ready.max(self.free_at);
-        self.free_at = start + d;
+    pub fn reserve_for(&mut self, now: Ps, ready: Ps, d: Ps) -> Ps {
+        debug_assert!(ready >= now);
+        while self.booked.front().is_some_and(|b| b.1 <= now) {
+            self.booked.pop_front();
+        }
+        let (mut start, mut at) = (ready, self.booked.len());
+        for (i, &(s, e)) in self.booked.iter().enumerate() {
+            if start + d <= s {
+                at = i;
+                break;
+            }
+            start = start.max(e);
+        }
+        let end = start + d;
+        if d > 0 {
+            self.booked.insert(at, (start, end));
+        }
+        self.free_at = self.free_at.max(end);
         self.busy += d;
         self.grants += 1;
         if let Some(a) = &mut self.audit {
-            a.push((start, self.free_at));
+            a.push((start, end));
         }
         if let Some((w, v)) = &mut self.windows {
-            add_busy(v, *w, start, self.free_at);
+            add_busy(v, *w, start, end);
         }
-        self.free_at
+        end
     }
 
     /// When the resource is next free.
@@ -99,6 +123,39 @@ pub enum FcLink {
     Fnoc(Box<Network>),
 }
 
+/// Latency classes and components of the breakdown (dSSD Fig. 9).
+pub const CLASS_READ: usize = 0;
+pub const CLASS_WRITE: usize = 1;
+pub const CLASS_GC: usize = 2;
+pub const C_QUEUE: usize = 0;
+pub const C_FLASH: usize = 1;
+pub const C_ECC: usize = 2;
+pub const C_BUS: usize = 3;
+pub const C_DRAM: usize = 4;
+pub const C_LINK: usize = 5;
+
+/// Mean time per page in each stage, ns (dSSD Fig. 9): `queue` in die queues, `flash` on the
+/// die (command, data on the channel, array), `ecc`, `system_bus`, `dram` (waiting included),
+/// `fc_link` (dedicated bus or fNoC). User reads and writes per page; a GC move counts its
+/// read and its write.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct BreakdownNs {
+    pub pages: u64,
+    pub queue: f64,
+    pub flash: f64,
+    pub ecc: f64,
+    pub system_bus: f64,
+    pub dram: f64,
+    pub fc_link: f64,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LatencyBreakdown {
+    pub user_read: BreakdownNs,
+    pub user_write: BreakdownNs,
+    pub gc_move: BreakdownNs,
+}
+
 /// Counters of the controller model, in the JSON report as `controller`.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct ControllerStats {
@@ -119,6 +176,7 @@ pub struct ControllerStats {
     /// Mean time a global copyback page spent between its source FC's ECC and its
     /// destination FC, ns (fNoC or buses).
     pub mean_fc_link_ns: f64,
+    pub latency_breakdown_ns: LatencyBreakdown,
 }
 
 pub struct Controller {
@@ -134,6 +192,9 @@ pub struct Controller {
     pub dbuf_used: Vec<u32>,
     pub stats: ControllerStats,
     pub link_time: Ps,
+    /// Breakdown sums, ps, by class and component, and pages by class.
+    pub sums: [[Ps; 6]; 3],
+    pub pages: [u64; 3],
     /// fNoC: deliveries of the last advance, and the times of the engine wakes pending.
     pub deliveries: Vec<Delivery>,
     pub wakes: Vec<Ps>,
@@ -166,18 +227,20 @@ impl Controller {
                 ..Default::default()
             },
             link_time: 0,
+            sums: [[0; 6]; 3],
+            pages: [0; 3],
             deliveries: Vec::with_capacity(16),
             wakes: Vec::with_capacity(4),
         })
     }
 
-    /// ECC of one page at flash controller `fc`, data ready at `ready`; returns its end.
+    /// ECC of one page at flash controller `fc`, data ready now; returns its end.
     #[inline]
-    pub fn ecc(&mut self, fc: u32, ready: Ps) -> Ps {
+    pub fn ecc(&mut self, fc: u32, now: Ps) -> Ps {
         if self.ecc_page == 0 {
-            return ready;
+            return now;
         }
-        self.ecc[fc as usize].reserve_for(ready, self.ecc_page)
+        self.ecc[fc as usize].reserve_for(now, now, self.ecc_page)
     }
 
     /// Final counters over `span`, with the DRAM's.
@@ -209,6 +272,24 @@ impl Controller {
                         / net_ports.len() as f64
                 }
             }
+        };
+        let mean = |c: usize| {
+            let n = self.pages[c].max(1) as f64 * 1e3;
+            let v = &self.sums[c];
+            BreakdownNs {
+                pages: self.pages[c],
+                queue: v[C_QUEUE] as f64 / n,
+                flash: v[C_FLASH] as f64 / n,
+                ecc: v[C_ECC] as f64 / n,
+                system_bus: v[C_BUS] as f64 / n,
+                dram: v[C_DRAM] as f64 / n,
+                fc_link: v[C_LINK] as f64 / n,
+            }
+        };
+        s.latency_breakdown_ns = LatencyBreakdown {
+            user_read: mean(CLASS_READ),
+            user_write: mean(CLASS_WRITE),
+            gc_move: mean(CLASS_GC),
         };
         let global = s.gc_moves_global_cross_channel + s.gc_moves_global_same_channel;
         s.mean_fc_link_ns = if global > 0 {
@@ -294,10 +375,12 @@ impl Timeline {
     }
 }
 
-/// `Err` naming the first resource granted to two movements at once: every grant must start
-/// at or after the previous one's end (grants are recorded in the order they are made).
+/// `Err` naming the first resource granted to two movements at once: in time order, every
+/// grant must start at or after the previous one's end.
 pub fn check_grants(lists: &[(&str, Vec<(Ps, Ps)>)]) -> Result<(), String> {
     for (name, g) in lists {
+        let mut g = g.clone();
+        g.sort_unstable();
         for w in g.windows(2) {
             if w[1].0 < w[0].1 {
                 return Err(format!(
@@ -319,13 +402,20 @@ mod tests {
     #[test]
     fn fifo_grant_times() {
         let mut r = Resource::new(8000.0, 10.0);
-        assert_eq!(r.reserve(0, 4096), 522_000);
-        assert_eq!(r.reserve(100_000, 4096), 1_044_000);
+        assert_eq!(r.reserve(0, 0, 4096), 522_000);
+        assert_eq!(r.reserve(0, 100_000, 4096), 1_044_000);
         // Ready exactly when free: no wait; one ps later than free: starts then.
-        assert_eq!(r.reserve(1_044_000, 0), 1_054_000);
-        assert_eq!(r.reserve(1_054_001, 0), 1_064_001);
+        assert_eq!(r.reserve(0, 1_044_000, 0), 1_054_000);
+        assert_eq!(r.reserve(0, 1_054_001, 0), 1_064_001);
         assert_eq!(r.busy, 522_000 * 2 + 20_000);
         assert_eq!(r.grants, 4);
+        // Booked for later: a grant that fits in the gap before it goes first; one that does
+        // not fit waits for the end of the booking.
+        let mut r = Resource::new(1000.0, 0.0);
+        assert_eq!(r.reserve(0, 10_000_000, 1000), 11_000_000);
+        assert_eq!(r.reserve(0, 0, 1000), 1_000_000);
+        assert_eq!(r.reserve(0, 9_000_000, 1000), 10_000_000);
+        assert_eq!(r.reserve(0, 9_500_000, 1000), 12_000_000);
     }
 
     proptest::proptest! {
@@ -337,7 +427,7 @@ mod tests {
             r.audit = Some(Vec::new());
             let mut ends = Vec::new();
             for &(ready, bytes) in &reqs {
-                ends.push(r.reserve(ready, bytes));
+                ends.push(r.reserve(0, ready, bytes));
             }
             let g = r.audit.take().unwrap();
             proptest::prop_assert!(check_grants(&[("r", g.clone())]).is_ok());
