@@ -112,6 +112,10 @@ fn an_unknown_name_lists_the_valid_ones() {
             "`baseline`, `bw`, `dssd`, `dssd_b`, `dssd_f`",
         ),
         ("fnoc", "switching", "`circuit`, `saf`, `vct`, `wormhole`"),
+        ("network", "topology", "`line`, `ring`, `mesh`, `torus`"),
+        ("network", "routing", "`dor`, `minimal-adaptive`, `duato`"),
+        ("fnoc", "topology", "`line`, `ring`, `mesh`, `torus`"),
+        ("fnoc", "routing", "`dor`, `minimal-adaptive`, `duato`"),
     ] {
         let t = format!("[{section}]\n{key} = \"nonsense\"\n");
         let e = err(&t);
