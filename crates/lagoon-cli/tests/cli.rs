@@ -3,19 +3,8 @@
 
 use std::process::Command;
 
-const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces/");
-
-fn lagoon(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lagoon"))
-        .args(args)
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+mod common;
+use common::{lagoon, TRACES};
 
 fn tmp(name: &str, text: &str) -> String {
     let dir = std::env::temp_dir().join(format!("lagoon-cli-{}", std::process::id()));

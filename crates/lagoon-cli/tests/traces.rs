@@ -3,21 +3,9 @@
 //! input, convert, cut, fit, and one clear error with exit code 2 for bad input.
 
 use std::io::Write;
-use std::process::Command;
 
-const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces/");
-
-fn lagoon(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lagoon"))
-        .args(args)
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+mod common;
+use common::{lagoon, TRACES};
 
 fn ok(args: &[&str]) -> String {
     let (code, out, err) = lagoon(args);
