@@ -64,7 +64,9 @@ impl Axis {
             let pad = ((hi - lo) * 0.08)
                 .max(hi.abs().max(lo.abs()) * 1e-3)
                 .max(1e-12);
-            lo -= pad;
+            // Room below the data, but never below zero for data that cannot be negative
+            // (a bandwidth or utilization axis reaching -1 reads as a bug).
+            lo = if lo >= 0.0 { (lo - pad).max(0.0) } else { lo - pad };
             hi += pad;
         }
         if hi - lo < 1e-12 {

@@ -117,6 +117,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         if let Some(csv) = find("fig7", &w, "baseline").and_then(|r| r.timeline_csv.clone()) {
             write(&out.join(format!("fig02_{size}_timeline.csv")), &csv)?;
             let mut io = Vec::new();
+            let mut gc = Vec::new();
             let mut bus = Vec::new();
             for line in csv.lines().skip(1) {
                 let v: Vec<f64> = line
@@ -124,15 +125,16 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
                     .map(|x| x.parse().unwrap_or(f64::NAN))
                     .collect();
                 io.push((v[0], v[1] / 1e3));
+                gc.push((v[0], v[2] / 1e3));
                 bus.push((v[0], v[3]));
             }
             write(
                 &out.join(format!("fig02_{size}_io_bandwidth.svg")),
                 &crate::plot::lines(
-                    &format!("Fig. 2 (dssd-ull Baseline, {size} sequential writes, QD 64): I/O bandwidth with GC"),
+                    &format!("Fig. 2 (dssd-ull Baseline, {size} sequential writes, QD 64): I/O and GC bandwidth"),
                     "time (ms)",
-                    "I/O bandwidth (GB/s)",
-                    &[("I/O".into(), io)],
+                    "bandwidth (GB/s)",
+                    &[("I/O".into(), io), ("GC".into(), gc)],
                     false,
                 ),
             )?;
@@ -141,7 +143,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
                 &crate::plot::lines(
                     &format!("Fig. 2 (dssd-ull Baseline, {size}): system-bus utilization"),
                     "time (ms)",
-                    "utilization",
+                    "utilization (fraction of time busy)",
                     &[("system bus".into(), bus)],
                     false,
                 ),
