@@ -13,7 +13,7 @@
 //! designs are built from and `lagoon net` drives alone: [`net::NetSsd`] is `--arch net`
 //! and, configured by [`net::nossd_layer`], `--arch nossd`.
 
-pub mod mesh;
+pub mod venice_mesh;
 pub mod net;
 pub mod network;
 pub mod pnssd;
@@ -120,7 +120,7 @@ pub struct InterconnectStats {
     pub network: Option<NetworkStats>,
 }
 
-/// The network layer under an SSD (`--arch net`).
+/// The network layer under an SSD (`--arch net`, and NoSSD and Venice, its configurations).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct NetworkStats {
     pub topology: String,
@@ -135,7 +135,7 @@ pub struct NetworkStats {
     pub mean_latency_ns: f64,
     /// Mean router-to-router hops per message.
     pub mean_hops: f64,
-    /// Circuit switching: probes cancelled and re-sent.
+    /// Circuit switching: probes cancelled and re-sent (Venice: scouts home in cancel mode).
     pub probe_retries: u64,
 }
 
@@ -317,7 +317,13 @@ pub fn build(arch: Arch, cfg: &SsdConfig, seed: u64) -> Result<Box<dyn Interconn
         Arch::Pssd => Box::new(shared_bus::SharedBus::pssd(cfg)),
         Arch::Pnssd => Box::new(pnssd::PnSsd::new(cfg)),
         Arch::Nossd => Box::new(net::NetSsd::nossd(cfg, seed).map_err(|e| e.to_string())?),
-        Arch::Venice => Box::new(venice::Venice::new(cfg, seed)),
+        Arch::Venice => Box::new(
+            venice::Venice::new(&venice::venice_layer(cfg), seed).map_err(|e| e.to_string())?,
+        ),
+        // Venice's routing is its scout protocol: the circuit set-up of this back end.
+        Arch::Net if cfg.network.routing == crate::config::RoutingKind::Venice => {
+            Box::new(venice::Venice::new(cfg, seed).map_err(|e| e.to_string())?)
+        }
         Arch::Net => Box::new(net::NetSsd::new(cfg, seed).map_err(|e| e.to_string())?),
     })
 }
