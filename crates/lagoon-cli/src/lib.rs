@@ -4,6 +4,7 @@
 pub mod batch;
 pub mod compare;
 pub mod help;
+pub mod import;
 pub mod net;
 pub mod plot;
 pub mod reproduce;
@@ -52,6 +53,11 @@ pub enum Command {
         /// perf-optimized), or in a TOML file given as PRESET.
         #[arg(long)]
         keys: bool,
+    },
+    /// Convert another simulator's configuration: `lagoon import mqsim SSDCONFIG.xml [WORKLOAD.xml]`.
+    Import {
+        #[command(subcommand)]
+        command: import::ImportCommand,
     },
     /// Every back end on built-in defaults (what `lagoon` alone runs).
     Demo,
@@ -132,15 +138,13 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Net(a) => net::net(a),
         Command::Trace { command } => trace::trace(command),
         Command::Config { preset, keys } => config(preset, keys),
+        Command::Import { command } => import::import(command),
         Command::Demo => demo(),
     }
 }
 
 /// `--host-scheduler` with its `--host-queue` (default 64); a queue length alone is an error.
-pub fn host_scheduler(
-    s: Option<Scheme>,
-    queue: Option<u32>,
-) -> Result<Option<(Scheme, u32)>> {
+pub fn host_scheduler(s: Option<Scheme>, queue: Option<u32>) -> Result<Option<(Scheme, u32)>> {
     match (s, queue) {
         (Some(s), q) => Ok(Some((s, q.unwrap_or(64)))),
         (None, Some(_)) => bail!(
@@ -244,8 +248,7 @@ impl RunArgs {
         sc.seed = a.seed;
         sc.host_scheduler = host_scheduler(a.host_scheduler, a.host_queue)?;
         if a.timeline.is_some() {
-            if !(a.timeline_window_ms.is_finite()
-                && (0.001..=1e6).contains(&a.timeline_window_ms))
+            if !(a.timeline_window_ms.is_finite() && (0.001..=1e6).contains(&a.timeline_window_ms))
             {
                 bail!("--timeline-window-ms must be in [0.001, 1e6]");
             }
