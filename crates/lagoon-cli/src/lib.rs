@@ -66,7 +66,7 @@ pub enum Command {
 #[derive(Args)]
 pub struct RunArgs {
     #[arg(long, default_value = "perf-optimized", help = help::ssd())]
-    ssd: String,
+    pub ssd: String,
     /// Back end.
     #[arg(long, default_value = "baseline", value_parser = help::arch())]
     arch: Arch,
