@@ -2,7 +2,7 @@
 //! drive of validation/mqsim and the numbers of docs/validation.md.
 
 mod common;
-use common::lagoon;
+use common::{lagoon, TRACES};
 use lagoon_core::config::SsdConfig;
 use std::path::PathBuf;
 
@@ -81,7 +81,7 @@ fn imported_tpcc_reproduces_the_validation_numbers() {
     assert_eq!(imported, by_hand);
 
     // docs/validation.md, "tpcc-small, timed": Lagoon perf, the XML's 200 MB/s DRAM.
-    let trace = format!("{MQSIM}../../traces/tpcc-small.trace");
+    let trace = format!("{TRACES}tpcc-small.trace");
     let (c, json, e) = lagoon(&[
         "run",
         "--ssd",

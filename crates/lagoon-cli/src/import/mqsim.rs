@@ -125,22 +125,28 @@ impl NotModelled {
     fn add(&mut self, p: &str, v: &str, why: &str) {
         self.0.push((p.into(), v.into(), why.into()));
     }
+
+    /// Each (parameter, reason) that `p` has.
+    fn take(&mut self, p: &mut Params, list: &[(&str, &str)]) {
+        for &(k, why) in list {
+            if let Some(v) = p.take(k) {
+                self.add(k, &v, why);
+            }
+        }
+    }
 }
 
 /// Read and convert. Values Lagoon cannot represent at all (another memory, SATA, hybrid
 /// mapping) are errors, since any result would be a different drive.
 pub fn import(ssd_xml: &Path, workload_xml: Option<&Path>) -> Result<Import> {
     let text = read(ssd_xml)?;
-    let doc = roxmltree::Document::parse(&text)
-        .with_context(|| format!("{}: not XML", ssd_xml.display()))?;
+    let doc = parse(
+        &text,
+        ssd_xml,
+        "Execution_Parameter_Set",
+        "device configuration",
+    )?;
     let root = doc.root_element();
-    if root.tag_name().name() != "Execution_Parameter_Set" {
-        bail!(
-            "{}: not an MQSim device configuration (root element <{}>, expected <Execution_Parameter_Set>)",
-            ssd_xml.display(),
-            root.tag_name().name()
-        );
-    }
     fn child<'a, 'i>(
         n: roxmltree::Node<'a, 'i>,
         tag: &str,
@@ -226,6 +232,25 @@ pub fn import(ssd_xml: &Path, workload_xml: Option<&Path>) -> Result<Import> {
     })
 }
 
+/// An MQSim XML file whose root element is `root`.
+fn parse<'a>(
+    text: &'a str,
+    path: &Path,
+    root: &str,
+    what: &str,
+) -> Result<roxmltree::Document<'a>> {
+    let doc =
+        roxmltree::Document::parse(text).with_context(|| format!("{}: not XML", path.display()))?;
+    let found = doc.root_element().tag_name().name();
+    if found != root {
+        bail!(
+            "{}: not an MQSim {what} (root element <{found}>, expected <{root}>)",
+            path.display()
+        );
+    }
+    Ok(doc)
+}
+
 fn read(p: &Path) -> Result<String> {
     use std::io::Read;
     let mut s = String::new();
@@ -253,24 +278,23 @@ fn map_host(p: &mut Params, t: &mut Toml, nm: &mut NotModelled) -> Result<()> {
     if let Some(v) = p.num::<u64>("PCIe_Lane_Count")? {
         t.set("host", "pcie_lanes", int(v), "PCIe_Lane_Count");
     }
-    for (k, why) in [
-        (
-            "SATA_Processing_Delay",
-            "Lagoon models an NVMe host interface only",
-        ),
-        (
-            "Enable_ResponseTime_Logging",
-            "an output option: `lagoon run --timeline` writes per-window results",
-        ),
-        (
-            "ResponseTime_Logging_Period_Length",
-            "an output option: `--timeline-window-ms` sets the window",
-        ),
-    ] {
-        if let Some(v) = p.take(k) {
-            nm.add(k, &v, why);
-        }
-    }
+    nm.take(
+        p,
+        &[
+            (
+                "SATA_Processing_Delay",
+                "Lagoon models an NVMe host interface only",
+            ),
+            (
+                "Enable_ResponseTime_Logging",
+                "an output option: `lagoon run --timeline` writes per-window results",
+            ),
+            (
+                "ResponseTime_Logging_Period_Length",
+                "an output option: `--timeline-window-ms` sets the window",
+            ),
+        ],
+    );
     Ok(())
 }
 
@@ -438,40 +462,39 @@ fn map_device(p: &mut Params, t: &mut Toml, nm: &mut NotModelled) -> Result<bool
             "Preemptible_GC_Enabled",
         );
     }
-    for (k, why) in [
-        (
-            "Dynamic_Wearleveling_Enabled",
-            "no wear levelling in Lagoon's FTL yet (issue 13)",
-        ),
-        (
-            "Static_Wearleveling_Enabled",
-            "no wear levelling in Lagoon's FTL yet (issue 13)",
-        ),
-        (
-            "Static_Wearleveling_Threshold",
-            "no wear levelling in Lagoon's FTL yet (issue 13)",
-        ),
-        (
-            "Preferred_suspend_erase_time_for_read",
-            "Lagoon does not suspend erases or programs",
-        ),
-        (
-            "Prefered_suspend_erase_time_for_read",
-            "Lagoon does not suspend erases or programs",
-        ),
-        (
-            "Preferred_suspend_erase_time_for_write",
-            "Lagoon does not suspend erases or programs",
-        ),
-        (
-            "Preferred_suspend_write_time_for_read",
-            "Lagoon does not suspend erases or programs",
-        ),
-    ] {
-        if let Some(v) = p.take(k) {
-            nm.add(k, &v, why);
-        }
-    }
+    nm.take(
+        p,
+        &[
+            (
+                "Dynamic_Wearleveling_Enabled",
+                "no wear levelling in Lagoon's FTL yet (issue 13)",
+            ),
+            (
+                "Static_Wearleveling_Enabled",
+                "no wear levelling in Lagoon's FTL yet (issue 13)",
+            ),
+            (
+                "Static_Wearleveling_Threshold",
+                "no wear levelling in Lagoon's FTL yet (issue 13)",
+            ),
+            (
+                "Preferred_suspend_erase_time_for_read",
+                "Lagoon does not suspend erases or programs",
+            ),
+            (
+                "Prefered_suspend_erase_time_for_read",
+                "Lagoon does not suspend erases or programs",
+            ),
+            (
+                "Preferred_suspend_erase_time_for_write",
+                "Lagoon does not suspend erases or programs",
+            ),
+            (
+                "Preferred_suspend_write_time_for_read",
+                "Lagoon does not suspend erases or programs",
+            ),
+        ],
+    );
     if let Some(v) = p.num::<u64>("Flash_Channel_Count")? {
         t.set("flash", "channels", int(v), "Flash_Channel_Count");
     }
@@ -572,32 +595,31 @@ fn map_flash(p: &mut Params, t: &mut Toml, nm: &mut NotModelled) -> Result<()> {
             t.set("flash", key, int(v), k);
         }
     }
-    for (k, why) in [
-        (
-            "Block_PE_Cycles_Limit",
-            "Lagoon's blocks do not wear out yet (issue 13)",
-        ),
-        (
-            "CMD_Suspension_Support",
-            "Lagoon does not suspend erases or programs",
-        ),
-        (
-            "Suspend_Erase_Time",
-            "Lagoon does not suspend erases or programs",
-        ),
-        (
-            "Suspend_Program_Time",
-            "Lagoon does not suspend erases or programs",
-        ),
-        (
-            "Page_Metadat_Capacity",
-            "Lagoon stores and moves user data only (no spare area)",
-        ),
-    ] {
-        if let Some(v) = p.take(k) {
-            nm.add(k, &v, why);
-        }
-    }
+    nm.take(
+        p,
+        &[
+            (
+                "Block_PE_Cycles_Limit",
+                "Lagoon's blocks do not wear out yet (issue 13)",
+            ),
+            (
+                "CMD_Suspension_Support",
+                "Lagoon does not suspend erases or programs",
+            ),
+            (
+                "Suspend_Erase_Time",
+                "Lagoon does not suspend erases or programs",
+            ),
+            (
+                "Suspend_Program_Time",
+                "Lagoon does not suspend erases or programs",
+            ),
+            (
+                "Page_Metadat_Capacity",
+                "Lagoon stores and moves user data only (no spare area)",
+            ),
+        ],
+    );
     Ok(())
 }
 
@@ -624,16 +646,8 @@ type Workloads = (Vec<Vec<String>>, Option<f64>, Option<bool>);
 /// they cache writes.
 fn workloads(path: &Path, nm: &mut NotModelled) -> Result<Workloads> {
     let text = read(path)?;
-    let doc = roxmltree::Document::parse(&text)
-        .with_context(|| format!("{}: not XML", path.display()))?;
+    let doc = parse(&text, path, "MQSim_IO_Scenarios", "workload file")?;
     let root = doc.root_element();
-    if root.tag_name().name() != "MQSim_IO_Scenarios" {
-        bail!(
-            "{}: not an MQSim workload file (root element <{}>, expected <MQSim_IO_Scenarios>)",
-            path.display(),
-            root.tag_name().name()
-        );
-    }
     let dir = path.parent().unwrap_or(Path::new(""));
     let mut runs = Vec::new();
     let (mut occ, mut n_occ) = (0.0, 0);
@@ -645,32 +659,31 @@ fn workloads(path: &Path, nm: &mut NotModelled) -> Result<Workloads> {
             let kind = flow.tag_name().name();
             let mut p = Params::new(&format!("{} (scenario {})", kind, si + 1), flow);
             // Common to both kinds (IO_Flow_Parameter_Set_Base).
-            for (k, why) in [
-                (
-                    "Priority_Class",
-                    "Lagoon's NVMe queues are served round robin, without priority classes",
-                ),
-                (
-                    "Channel_IDs",
-                    "Lagoon spreads every flow over the whole drive (no resource partitioning)",
-                ),
-                (
-                    "Chip_IDs",
-                    "Lagoon spreads every flow over the whole drive (no resource partitioning)",
-                ),
-                (
-                    "Die_IDs",
-                    "Lagoon spreads every flow over the whole drive (no resource partitioning)",
-                ),
-                (
-                    "Plane_IDs",
-                    "Lagoon spreads every flow over the whole drive (no resource partitioning)",
-                ),
-            ] {
-                if let Some(v) = p.take(k) {
-                    nm.add(k, &v, why);
-                }
-            }
+            nm.take(
+                &mut p,
+                &[
+                    (
+                        "Priority_Class",
+                        "Lagoon's NVMe queues are served round robin, without priority classes",
+                    ),
+                    (
+                        "Channel_IDs",
+                        "Lagoon spreads every flow over the whole drive (no resource partitioning)",
+                    ),
+                    (
+                        "Chip_IDs",
+                        "Lagoon spreads every flow over the whole drive (no resource partitioning)",
+                    ),
+                    (
+                        "Die_IDs",
+                        "Lagoon spreads every flow over the whole drive (no resource partitioning)",
+                    ),
+                    (
+                        "Plane_IDs",
+                        "Lagoon spreads every flow over the whole drive (no resource partitioning)",
+                    ),
+                ],
+            );
             if let Some(o) = p.num::<f64>("Initial_Occupancy_Percentage")? {
                 occ += o / 100.0;
                 n_occ += 1;
@@ -825,7 +838,7 @@ fn synthetic(p: &mut Params, nm: &mut NotModelled) -> Result<String> {
         );
     }
     if let Some(ws) = p.num::<f64>("Working_Set_Percentage")? {
-        if ws < 100.0 && ws >= 1.0 {
+        if (1.0..100.0).contains(&ws) {
             nm.add(
                 "Working_Set_Percentage",
                 &ws.to_string(),
