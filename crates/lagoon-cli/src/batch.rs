@@ -8,12 +8,12 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lagoon_core::config::SsdConfig;
 use lagoon_core::report::Report;
 use lagoon_core::scenario::Scenario;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// What a run is, as the figure and table code looks it up.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct RunKey {
     pub experiment: String,
     pub ssd: String,
@@ -29,8 +29,28 @@ pub struct Job {
     pub scenario: Scenario,
 }
 
+impl Job {
+    /// Run the simulation; an error names the run.
+    pub fn run(&self) -> Result<Record> {
+        let k = &self.key;
+        self.scenario
+            .run(|_| {})
+            .map(|r| Record::new(k.clone(), &r))
+            .map_err(|e| {
+                anyhow!(
+                    "run {} / {} / {} / {} / {}: {e}",
+                    k.experiment,
+                    k.ssd,
+                    k.mesh,
+                    k.workload,
+                    k.design
+                )
+            })
+    }
+}
+
 /// The numbers the tables and figures use, from one run's report.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Record {
     #[serde(flatten)]
     pub key: RunKey,
@@ -174,20 +194,7 @@ pub fn run_all(jobs: Vec<Job>, threads: usize, quiet: bool) -> Result<Vec<Record
                 let job = &jobs[i];
                 let k = &job.key;
                 pb.set_message(format!("{} {} {} {}", k.ssd, k.mesh, k.workload, k.design));
-                let out = job
-                    .scenario
-                    .run(|_| {})
-                    .map(|r| Record::new(k.clone(), &r))
-                    .map_err(|e| {
-                        anyhow!(
-                            "run {} / {} / {} / {} / {}: {e}",
-                            k.experiment,
-                            k.ssd,
-                            k.mesh,
-                            k.workload,
-                            k.design
-                        )
-                    });
+                let out = job.run();
                 if out.is_err() {
                     failed.store(true, Ordering::Relaxed);
                 }
@@ -209,6 +216,27 @@ pub fn run_all(jobs: Vec<Job>, threads: usize, quiet: bool) -> Result<Vec<Record
         return Err(anyhow!("a run failed; {} of {n} finished", out.len()));
     }
     Ok(out)
+}
+
+/// Where a batch's runs execute: this machine's threads ([`Threads`], what the CLI uses) or
+/// elsewhere (the Python package sends them to Dask workers). Records come back in job order,
+/// so whatever executes them, the files written from them are the same.
+pub trait Executor: Send + Sync {
+    fn run(&self, jobs: Vec<Job>, quiet: bool) -> Result<Vec<Record>>;
+    /// How it runs, for the progress line ("on 2 threads").
+    fn describe(&self) -> String;
+}
+
+/// Runs on this many local threads ([`run_all`]).
+pub struct Threads(pub usize);
+
+impl Executor for Threads {
+    fn run(&self, jobs: Vec<Job>, quiet: bool) -> Result<Vec<Record>> {
+        run_all(jobs, self.0, quiet)
+    }
+    fn describe(&self) -> String {
+        format!("{} threads", self.0)
+    }
 }
 
 /// Threads to use by default: every core the machine offers.
