@@ -16,8 +16,10 @@ use pyo3::types::PyDict;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+// Named as `lagoon.LagoonError` (where the package exports it), so it pickles: an error on a
+// Dask worker reaches the client as itself.
 create_exception!(
-    _lagoon,
+    lagoon,
     LagoonError,
     PyException,
     "A simulation, configuration or import error, with the lagoon command's message."

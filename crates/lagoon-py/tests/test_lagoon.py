@@ -75,6 +75,9 @@ def test_results_pickle_and_come_back_intact_from_workers(client):
     pd.testing.assert_frame_equal(remote.latency_cdf(), local.latency_cdf())
     pd.testing.assert_frame_equal(remote.per_flow(), local.per_flow())
     assert pickle.loads(pickle.dumps(remote)) == remote
+    # An error on a worker comes back as itself.
+    with pytest.raises(lagoon.LagoonError, match="unknown SSD preset 'nope'"):
+        client.submit(lagoon.run, workload=SMALL, ssd="nope", pure=False).result()
 
 
 def test_reproduce_piq_quick_on_the_cluster_writes_the_cli_files(client, tmp_path):
