@@ -82,9 +82,18 @@ pub struct ControllerConfig {
     pub ecc_ns_per_page: f64,
     /// dSSD_b's dedicated bus between flash controllers, MB/s.
     pub dedicated_bus_mb_s: f64,
-    /// Decoupled buffer per FC, bytes (§6.5: two 32 KB dBUFs): global copyback pages read
-    /// and not yet at their destination FC; a GC read waits for room. At least one page.
+    /// Each of the two decoupled buffers of an FC, bytes (§6.5: "two 32KB dBUFs"; read as
+    /// one per direction, a documented choice): the source dBUF holds global copyback pages
+    /// read at this FC until they reach their destination FC (a GC read waits for room);
+    /// the destination dBUF holds pages arrived here until their program has moved them into
+    /// the chip (a page leaves its source only with a slot reserved here). At least one page.
     pub dbuf_bytes: u32,
+    /// Charge the DRAM for reading out data it has just stored, on its way on (a write or
+    /// conventional GC page to its program, a read-miss page to the host). false: SimpleSSD's
+    /// accounting, the simulator of the paper (§6.1): its cache layer charges a DRAM access
+    /// when a page is written into DRAM and when a host read hits, not when data is forwarded
+    /// (icl/generic_cache.cc), so the DRAM is crossed once per page and the system bus twice.
+    pub dram_forward_reads: bool,
 }
 
 impl Default for ControllerConfig {
@@ -97,7 +106,8 @@ impl Default for ControllerConfig {
             onchip_bandwidth_scale: 1.25,
             ecc_ns_per_page: 0.0,
             dedicated_bus_mb_s: 2000.0,
-            dbuf_bytes: 65536,
+            dbuf_bytes: 32768,
+            dram_forward_reads: false,
         }
     }
 }
@@ -110,7 +120,7 @@ impl Section for ControllerConfig {
         real!(onchip_bandwidth_scale, "x", Range::real(1.0, 64.0)),
         real!(ecc_ns_per_page, "ns", Range::real(0.0, 1e7)),
         real!(dedicated_bus_mb_s, "MB/s", Range::real(1.0, 1e8)),
-        int!(dbuf_bytes, "bytes per FC", 1, 1 << 30),
+        int!(dbuf_bytes, "bytes per dBUF (two per FC)", 1, 1 << 30),
     ];
 }
 

@@ -173,8 +173,10 @@ pub struct ControllerStats {
     pub gc_moves_copyback: u64,
     pub gc_moves_global_same_channel: u64,
     pub gc_moves_global_cross_channel: u64,
+    /// Global copyback pages that waited at their source for room in the destination dBUF.
+    pub dbuf_destination_waits: u64,
     /// Mean time a global copyback page spent between its source FC's ECC and its
-    /// destination FC, ns (fNoC or buses).
+    /// destination FC, ns (waiting for a destination dBUF slot, then fNoC or buses).
     pub mean_fc_link_ns: f64,
     pub latency_breakdown_ns: LatencyBreakdown,
 }
@@ -190,6 +192,10 @@ pub struct Controller {
     /// their GC read until they reach the destination FC.
     pub dbuf_pages: u32,
     pub dbuf_used: Vec<u32>,
+    /// Pages in each FC's destination dBUF, or on their way to it with a slot reserved.
+    pub dbuf_in: Vec<u32>,
+    /// `controller.dram_forward_reads`.
+    pub dram_forward_reads: bool,
     pub stats: ControllerStats,
     pub link_time: Ps,
     /// Breakdown sums, ps, by class and component, and pages by class.
@@ -220,6 +226,8 @@ impl Controller {
             ecc_page: ns(c.ecc_ns_per_page),
             dbuf_pages: (c.dbuf_bytes / cfg.flash.page_bytes).max(1),
             dbuf_used: vec![0; cfg.flash.channels as usize],
+            dbuf_in: vec![0; cfg.flash.channels as usize],
+            dram_forward_reads: c.dram_forward_reads,
             header_bytes: cfg.fnoc.header_bytes,
             stats: ControllerStats {
                 design: c.design.to_string(),
