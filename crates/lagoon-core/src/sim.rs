@@ -92,6 +92,12 @@ const NQ: usize = 6;
 const ORDER_GC_FIRST: [usize; NQ] = [Q_MAP_READ, Q_GC_READ, Q_GC_WRITE, Q_ERASE, Q_READ, Q_WRITE];
 /// User first (preemptible GC outside the hard threshold): reads before writes before GC.
 const ORDER_USER_FIRST: [usize; NQ] = [Q_MAP_READ, Q_READ, Q_WRITE, Q_GC_READ, Q_GC_WRITE, Q_ERASE];
+/// The same with GC writes before GC reads (`controller.dbuf_drain_first`, global copyback):
+/// a program empties a dBUF slot, a read fills one.
+const ORDER_GC_FIRST_DRAIN: [usize; NQ] =
+    [Q_MAP_READ, Q_GC_WRITE, Q_GC_READ, Q_ERASE, Q_READ, Q_WRITE];
+const ORDER_USER_FIRST_DRAIN: [usize; NQ] =
+    [Q_MAP_READ, Q_READ, Q_WRITE, Q_GC_WRITE, Q_GC_READ, Q_ERASE];
 /// How far down a queue the scheduler looks for out-of-order or multi-plane partners.
 const SCAN_LIMIT: usize = 64;
 const MAX_PLANES: usize = 16;
@@ -315,6 +321,8 @@ pub struct Simulator {
     fnoc_busy_seen: Ps,
     /// Global copyback pages waiting, per destination FC, for room in its destination dBUF.
     dbuf_wait: Vec<List>,
+    /// [`Simulator::set_stop_at_last_completion`].
+    stop_at_last_completion: bool,
     /// Controller model: when each transaction last entered a die queue, by slab index.
     queued_at: Vec<Ps>,
 }
@@ -502,6 +510,7 @@ impl Simulator {
             timeline: None,
             fnoc_busy_seen: 0,
             dbuf_wait: vec![List::EMPTY; cfg.flash.channels as usize],
+            stop_at_last_completion: false,
             queued_at: Vec::new(),
             cfg: cfg.clone(),
             ftl,
@@ -608,6 +617,13 @@ impl Simulator {
     /// Check the FTL mapping invariant (a full scan) when the run ends; see `Outcome::consistency`.
     pub fn set_verify(&mut self, on: bool) {
         self.verify = on;
+    }
+
+    /// Stop at the last host completion instead of letting background work (GC) drain:
+    /// for measurements of the host run only (the report's flash and FTL counters then stop
+    /// there too).
+    pub fn set_stop_at_last_completion(&mut self, on: bool) {
+        self.stop_at_last_completion = on;
     }
 
     /// Inject flash operations at time 0 straight into the die queues (no host, no mapping
@@ -765,7 +781,12 @@ impl Simulator {
                 Event::DramDone { req, pages } => self.request_pages_done(now, req, pages),
                 Event::TransferDone { die, conflict } => self.on_transfer_done(now, die, conflict),
                 Event::ArrayDone { die } => self.on_array_done(now, die),
-                Event::Completed { req } => self.on_completed(now, req),
+                Event::Completed { req } => {
+                    self.on_completed(now, req);
+                    if self.stop_at_last_completion && self.host_done() {
+                        break;
+                    }
+                }
                 Event::Net(e) => self.net.on_event(now, e, &mut self.q),
                 Event::StageDone { die } => self.submit_command(now, die as usize),
                 Event::MoveDone { txn } => self.move_done(now, txn),
@@ -812,6 +833,11 @@ impl Simulator {
             });
         }
         Ok(self.finish())
+    }
+
+    /// Every flow's requests have completed and none is left to come.
+    fn host_done(&self) -> bool {
+        self.in_device == 0 && self.flows.iter().all(|f| f.in_sq == 0 && f.next.is_none())
     }
 
     /// The watchdog's error: what was stuck, and where the requests were.
@@ -1014,6 +1040,10 @@ impl Simulator {
         fl.in_sq -= 1;
         self.in_device -= 1;
         self.last_completion = now;
+        if let Some(c) = &mut self.ctl {
+            // GC performance while host I/O runs (dSSD §6.1).
+            c.stats.gc_page_ops_during_io = self.flash.gc_reads + self.flash.gc_writes;
+        }
         if let Some(tl) = &mut self.timeline {
             add_at(&mut tl.io_bytes, (now / tl.window) as usize, r.size as u64);
         }
@@ -1346,12 +1376,14 @@ impl Simulator {
         // Block re-entry while scanning: dropping a stale GC move can enqueue an erase here.
         self.dies[die].phase = Phase::Dispatching;
         let mut dropped = false;
-        let order = if self.gc_first(die) {
-            ORDER_GC_FIRST
-        } else {
-            ORDER_USER_FIRST
+        let drain = self.ctl.as_ref().is_some_and(|c| c.dbuf_drain_first) && self.global_copyback();
+        let order = match (self.gc_first(die), drain) {
+            (true, false) => &ORDER_GC_FIRST,
+            (false, false) => &ORDER_USER_FIRST,
+            (true, true) => &ORDER_GC_FIRST_DRAIN,
+            (false, true) => &ORDER_USER_FIRST_DRAIN,
         };
-        for q in order {
+        for &q in order {
             if self.queues[die][q].head == NONE {
                 continue;
             }

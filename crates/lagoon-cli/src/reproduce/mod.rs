@@ -42,6 +42,9 @@ pub struct ReproduceArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Tests only (dssd): every figure on a drive with few, small blocks, in seconds.
+    #[arg(long, hide = true)]
+    pub tiny_drive: bool,
 }
 
 pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {

@@ -94,6 +94,11 @@ pub struct ControllerConfig {
     /// when a page is written into DRAM and when a host read hits, not when data is forwarded
     /// (icl/generic_cache.cc), so the DRAM is crossed once per page and the system bus twice.
     pub dram_forward_reads: bool,
+    /// Global copyback: a die runs its GC writes (pages waiting in the destination dBUF)
+    /// before its GC reads. A documented choice (the paper gives the command queue's stages,
+    /// §4.2, not its order): a read can only add to the bounded dBUFs, a program empties a
+    /// slot. false: GC reads first, as for conventional GC.
+    pub dbuf_drain_first: bool,
 }
 
 impl Default for ControllerConfig {
@@ -108,6 +113,7 @@ impl Default for ControllerConfig {
             dedicated_bus_mb_s: 2000.0,
             dbuf_bytes: 32768,
             dram_forward_reads: false,
+            dbuf_drain_first: true,
         }
     }
 }

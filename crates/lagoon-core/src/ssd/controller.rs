@@ -168,6 +168,11 @@ pub struct ControllerStats {
     pub ecc_utilization: Vec<f64>,
     /// Busy fraction of the FC-to-FC link: dedicated bus, or the fNoC's mean link direction.
     pub fc_link_utilization: f64,
+    /// GC page reads plus GC page programs finished by the last host completion (half of it
+    /// in page moves): GC work done while host I/O runs (dSSD §6.1 "we compare the
+    /// performance when GC is performed"). Reads and programs both count because a design
+    /// may read a GC batch before it programs any of it.
+    pub gc_page_ops_during_io: u64,
     /// GC page moves by path.
     pub gc_moves_through_dram: u64,
     pub gc_moves_copyback: u64,
@@ -194,8 +199,9 @@ pub struct Controller {
     pub dbuf_used: Vec<u32>,
     /// Pages in each FC's destination dBUF, or on their way to it with a slot reserved.
     pub dbuf_in: Vec<u32>,
-    /// `controller.dram_forward_reads`.
+    /// `controller.dram_forward_reads`, `controller.dbuf_drain_first`.
     pub dram_forward_reads: bool,
+    pub dbuf_drain_first: bool,
     pub stats: ControllerStats,
     pub link_time: Ps,
     /// Breakdown sums, ps, by class and component, and pages by class.
@@ -228,6 +234,7 @@ impl Controller {
             dbuf_used: vec![0; cfg.flash.channels as usize],
             dbuf_in: vec![0; cfg.flash.channels as usize],
             dram_forward_reads: c.dram_forward_reads,
+            dbuf_drain_first: c.dbuf_drain_first,
             header_bytes: cfg.fnoc.header_bytes,
             stats: ControllerStats {
                 design: c.design.to_string(),
