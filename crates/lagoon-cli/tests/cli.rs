@@ -1038,7 +1038,11 @@ fn reproduce_dssd_writes_figures_and_summary() {
     ] {
         assert!(out.join(f).exists(), "{f} missing");
     }
-    for csv in ["fig07_configurations.csv", "fig09_latency_breakdown.csv", "fig12_router_bandwidth.csv"] {
+    for csv in [
+        "fig07_configurations.csv",
+        "fig09_latency_breakdown.csv",
+        "fig12_router_bandwidth.csv",
+    ] {
         let t = std::fs::read_to_string(out.join(csv)).unwrap();
         assert!(t.lines().count() > 5 && !t.contains("NaN"), "{csv}: {t}");
     }
@@ -1051,7 +1055,10 @@ fn reproduce_dssd_writes_figures_and_summary() {
     assert!(s["p99_reduction_vs_baseline"]["dssd_f"].as_f64().unwrap() > 0.0);
     assert_eq!(s["paper"]["io_improvement"]["dssd"], 1.427);
     for c in s["comparisons"].as_array().unwrap() {
-        let (p, l) = (c["paper"].as_f64().unwrap(), c["lagoon"].as_f64().unwrap_or(f64::NAN));
+        let (p, l) = (
+            c["paper"].as_f64().unwrap(),
+            c["lagoon"].as_f64().unwrap_or(f64::NAN),
+        );
         let far = !((l / p - 1.0).abs() <= 0.25);
         assert_eq!(far, !c["reason"].as_str().unwrap().is_empty(), "{c}");
     }

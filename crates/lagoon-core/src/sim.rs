@@ -92,12 +92,6 @@ const NQ: usize = 6;
 const ORDER_GC_FIRST: [usize; NQ] = [Q_MAP_READ, Q_GC_READ, Q_GC_WRITE, Q_ERASE, Q_READ, Q_WRITE];
 /// User first (preemptible GC outside the hard threshold): reads before writes before GC.
 const ORDER_USER_FIRST: [usize; NQ] = [Q_MAP_READ, Q_READ, Q_WRITE, Q_GC_READ, Q_GC_WRITE, Q_ERASE];
-/// The same with GC writes before GC reads (`controller.dbuf_drain_first`, global copyback):
-/// a program empties a dBUF slot, a read fills one.
-const ORDER_GC_FIRST_DRAIN: [usize; NQ] =
-    [Q_MAP_READ, Q_GC_WRITE, Q_GC_READ, Q_ERASE, Q_READ, Q_WRITE];
-const ORDER_USER_FIRST_DRAIN: [usize; NQ] =
-    [Q_MAP_READ, Q_READ, Q_WRITE, Q_GC_WRITE, Q_GC_READ, Q_ERASE];
 /// How far down a queue the scheduler looks for out-of-order or multi-plane partners.
 const SCAN_LIMIT: usize = 64;
 const MAX_PLANES: usize = 16;
@@ -1191,7 +1185,7 @@ impl Simulator {
             return now;
         };
         let e = ctl.bus.reserve(now, now, bytes as u64);
-        ctl.sums[class][C_BUS] += e - now;
+        ctl.add(class, C_BUS, e - now);
         e
     }
 
@@ -1376,14 +1370,12 @@ impl Simulator {
         // Block re-entry while scanning: dropping a stale GC move can enqueue an erase here.
         self.dies[die].phase = Phase::Dispatching;
         let mut dropped = false;
-        let drain = self.ctl.as_ref().is_some_and(|c| c.dbuf_drain_first) && self.global_copyback();
-        let order = match (self.gc_first(die), drain) {
-            (true, false) => &ORDER_GC_FIRST,
-            (false, false) => &ORDER_USER_FIRST,
-            (true, true) => &ORDER_GC_FIRST_DRAIN,
-            (false, true) => &ORDER_USER_FIRST_DRAIN,
+        let order = if self.gc_first(die) {
+            ORDER_GC_FIRST
+        } else {
+            ORDER_USER_FIRST
         };
-        for &q in order {
+        for q in order {
             if self.queues[die][q].head == NONE {
                 continue;
             }
@@ -1597,7 +1589,7 @@ impl Simulator {
                 let x = &self.txns[t as usize];
                 if let Some(c) = breakdown_class(x.kind) {
                     let q = self.queued_at.get(t as usize).copied().unwrap_or(now);
-                    ctl.sums[c][C_QUEUE] += now.saturating_sub(q);
+                    ctl.add(c, C_QUEUE, now.saturating_sub(q));
                 }
             }
         }
@@ -1618,8 +1610,8 @@ impl Simulator {
                         };
                         let e = ctl.bus.reserve(now, d, b);
                         if let Some(c) = breakdown_class(x.kind) {
-                            ctl.sums[c][C_DRAM] += d - now;
-                            ctl.sums[c][C_BUS] += e - d;
+                            ctl.add(c, C_DRAM, d - now);
+                            ctl.add(c, C_BUS, e - d);
                         }
                         end = end.max(e);
                     }
@@ -1705,7 +1697,9 @@ impl Simulator {
     /// The controller model moves GC pages by global copyback (dSSD, dSSD_b, dSSD_f).
     #[inline]
     fn global_copyback(&self) -> bool {
-        self.ctl.as_ref().is_some_and(|c| c.design.global_copyback())
+        self.ctl
+            .as_ref()
+            .is_some_and(|c| c.design.global_copyback())
     }
 
     /// A program's data is in its chip: its global copyback pages leave the destination dBUF.
@@ -1760,7 +1754,7 @@ impl Simulator {
             for &t in &d.txns[..d.n as usize] {
                 let k = self.txns[t as usize].kind;
                 if let Some(c) = breakdown_class(k) {
-                    ctl.sums[c][C_FLASH] += now - d.stage_end;
+                    ctl.add(c, C_FLASH, now - d.stage_end);
                     if matches!(k, TxnKind::UserWrite | TxnKind::GcWrite | TxnKind::Copyback) {
                         ctl.pages[c] += 1;
                     }
@@ -2008,7 +2002,7 @@ impl Simulator {
         let e = ctl.ecc(fc, now);
         let class = breakdown_class(x.kind);
         if let Some(c) = class {
-            ctl.sums[c][C_ECC] += e - now;
+            ctl.add(c, C_ECC, e - now);
             if c == CLASS_READ {
                 ctl.pages[c] += 1;
             }
@@ -2022,8 +2016,8 @@ impl Simulator {
                 end = self.dram.reserve(now, end, bytes);
             }
             if let Some(c) = class {
-                ctl.sums[c][C_BUS] += b - e;
-                ctl.sums[c][C_DRAM] += end - b;
+                ctl.add(c, C_BUS, b - e);
+                ctl.add(c, C_DRAM, end - b);
             }
             if x.kind == TxnKind::GcRead {
                 ctl.stats.gc_moves_through_dram += 1;
@@ -2054,7 +2048,7 @@ impl Simulator {
     fn dbuf_depart(&mut self, now: Ps, t: u32) {
         let dst = self.fc_of_plane(self.txns[t as usize].link) as usize;
         let ctl = self.ctl.as_mut().expect("controller model on");
-        if ctl.dbuf_in[dst] < ctl.dbuf_pages {
+        if ctl.dbuf_in[dst] < ctl.dbuf_in_pages {
             ctl.dbuf_in[dst] += 1;
             self.dbuf_go(now, t, now);
         } else {
@@ -2072,7 +2066,7 @@ impl Simulator {
         ctl.dbuf_in[fc] -= k;
         while self.dbuf_wait[fc].head != NONE {
             let ctl = self.ctl.as_mut().expect("controller model on");
-            if ctl.dbuf_in[fc] >= ctl.dbuf_pages {
+            if ctl.dbuf_in[fc] >= ctl.dbuf_in_pages {
                 break;
             }
             ctl.dbuf_in[fc] += 1;
@@ -2090,7 +2084,7 @@ impl Simulator {
         let (fc, dst) = (self.fc_of_plane(x.plane), self.fc_of_plane(x.link));
         let ctl = self.ctl.as_mut().expect("controller model on");
         ctl.link_time += now - ready;
-        ctl.sums[CLASS_GC][C_LINK] += now - ready;
+        ctl.add(CLASS_GC, C_LINK, now - ready);
         if fc == dst {
             self.q.schedule(now, Event::MoveDone { txn: t });
             return;
@@ -2100,12 +2094,12 @@ impl Simulator {
             FcLink::None => unreachable!("global copyback needs an FC link"),
             FcLink::SystemBus => {
                 let b = ctl.bus.reserve(now, now, bytes);
-                ctl.sums[CLASS_GC][C_BUS] += b - now;
+                ctl.add(CLASS_GC, C_BUS, b - now);
                 b
             }
             FcLink::Dedicated(r) => {
                 let b = r.reserve(now, now, bytes);
-                ctl.sums[CLASS_GC][C_LINK] += b - now;
+                ctl.add(CLASS_GC, C_LINK, b - now);
                 b
             }
             FcLink::Fnoc(net) => {
@@ -2178,12 +2172,14 @@ impl Simulator {
             tl.link_busy[i] += busy - self.fnoc_busy_seen;
             self.fnoc_busy_seen = busy;
         }
-        for d in ctl.deliveries.drain(..) {
+        let mut deliveries = std::mem::take(&mut ctl.deliveries);
+        for d in deliveries.drain(..) {
             ctl.link_time += d.delivered - d.sent;
-            ctl.sums[CLASS_GC][C_LINK] += d.delivered - d.sent;
+            ctl.add(CLASS_GC, C_LINK, d.delivered - d.sent);
             self.q
                 .schedule(d.delivered, Event::MoveDone { txn: d.tag as u32 });
         }
+        ctl.deliveries = deliveries;
         self.fnoc_arm();
     }
 

@@ -9,6 +9,8 @@
 //! - Fig. 8: Baseline with the system bus x1..x4 and dSSD_f with the total on-chip bandwidth
 //!   x1.25..x4 (the extra as fNoC links), low and high, DRAM hit.
 //! - Fig. 9: latency breakdown of user writes and GC page moves against planes per die.
+//!   Figures 8-13 use DRAM-hit 128 KB writes (4 KB too for Fig. 8), where I/O and GC run
+//!   together in Lagoon.
 //! - Fig. 10: DRAM-hit writes with GC (Fig. 7's high runs): bandwidth and p99.
 //! - Fig. 11 (stand-ins): p99 of Baseline, BW, PreemptiveGC, Tiny-Tail and dSSD_f on `syn:`
 //!   stand-ins of MSR workloads (the paper's traces are not in ../shared).
@@ -83,10 +85,7 @@ impl Sizes {
     }
     /// Sequential writes that all go to the flash (write cache off: "DRAM miss", §6.1).
     fn miss(&self, size: &str) -> String {
-        format!(
-            "syn:read=0,size={size},addr=seq,count={}",
-            self.count(size)
-        )
+        format!("syn:read=0,size={size},addr=seq,count={}", self.count(size))
     }
     /// Sequential writes of no more than the 256 MB write cache holds: every write lands in
     /// DRAM and completes there while GC runs ("DRAM hit", §6.1, Fig. 7(b), Fig. 10).
@@ -198,28 +197,61 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     for (level, size) in SIZES {
         for d in Design::ALL {
             let c = drive_with(&drive, d, GcMode::Parallel, true);
-            p.push("fig07", &format!("hit/{level}/{d}"), c, &sz.hit(size), closed);
-            let c = drive_with(&drive, d, GcMode::Parallel, false);
-            p.push("fig07", &format!("miss/{level}/{d}"), c, &sz.miss(size), closed);
+            p.push(
+                "fig07",
+                &format!("hit/{level}/{d}"),
+                c,
+                &sz.hit(size),
+                closed,
+            );
+            // DRAM miss: the Baseline's run is its whole GC backlog; --quick keeps the high case.
+            if !a.quick || level == "high" {
+                let c = drive_with(&drive, d, GcMode::Parallel, false);
+                p.push(
+                    "fig07",
+                    &format!("miss/{level}/{d}"),
+                    c,
+                    &sz.miss(size),
+                    closed,
+                );
+            }
         }
     }
     // Fig. 8: on-chip bandwidth.
     for (level, size) in SIZES {
         for s in FIG8_SCALES {
-            p.push("fig08", &format!("{level}/baseline/x{s}"), baseline_bus(&drive, s), &sz.hit(size), closed);
-            p.push("fig08", &format!("{level}/dssd_f/x{s}"), dssd_f_total(&drive, s), &sz.hit(size), closed);
+            p.push(
+                "fig08",
+                &format!("{level}/baseline/x{s}"),
+                baseline_bus(&drive, s),
+                &sz.hit(size),
+                closed,
+            );
+            p.push(
+                "fig08",
+                &format!("{level}/dssd_f/x{s}"),
+                dssd_f_total(&drive, s),
+                &sz.hit(size),
+                closed,
+            );
         }
     }
     // Fig. 9: planes per die (8 is Fig. 7's high runs).
     for planes in FIG9_PLANES {
         for d in [Design::Baseline, Design::DssdF] {
-            let mut c = drive_with(&drive, d, GcMode::Parallel, false);
+            let mut c = drive_with(&drive, d, GcMode::Parallel, true);
             c.flash.planes_per_die = planes;
-            p.push("fig09", &format!("{d}/{planes}"), c, &sz.miss("128k"), closed);
+            p.push(
+                "fig09",
+                &format!("{d}/{planes}"),
+                c,
+                &sz.hit("128k"),
+                closed,
+            );
         }
     }
     // Fig. 11 stand-ins.
-    let m = (sz.n / 8).max(500);
+    let m = (sz.n / 8).max(250);
     for s in STAND_INS {
         let w = format!("syn:{s},count={m}");
         for (name, d, mode) in [
@@ -229,7 +261,13 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
             ("tiny-tail", Design::Baseline, GcMode::TinyTail),
             ("dssd_f", Design::DssdF, GcMode::Parallel),
         ] {
-            p.push("fig11", &format!("{s}/{name}"), drive_with(&drive, d, mode, true), &w, None);
+            p.push(
+                "fig11",
+                &format!("{s}/{name}"),
+                drive_with(&drive, d, mode, true),
+                &w,
+                None,
+            );
         }
     }
     // Fig. 12: router bandwidth against channels (one way) and ways (8 channels).
@@ -239,29 +277,29 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         .collect();
     for (shape, ch, ways) in &fig12_shapes {
         for r in FIG12_RATIOS {
-            let mut c = drive_with(&drive, Design::DssdF, GcMode::Parallel, false);
+            let mut c = drive_with(&drive, Design::DssdF, GcMode::Parallel, true);
             c.flash.channels = *ch;
             c.flash.chips_per_channel = *ways;
             c.fnoc.link_mb_s = r * c.flash.channel_mb_s;
-            p.push("fig12", &format!("{shape}/{r}"), c, &sz.miss("128k"), closed);
+            p.push("fig12", &format!("{shape}/{r}"), c, &sz.hit("128k"), closed);
         }
     }
     // Fig. 13: topologies at equal bisection bandwidth; router buffers.
     for (t, kind) in TOPOLOGIES {
         for b in FIG13_BISECTION {
-            let mut c = drive_with(&drive, Design::DssdF, GcMode::Parallel, false);
+            let mut c = drive_with(&drive, Design::DssdF, GcMode::Parallel, true);
             c.fnoc.topology = kind;
             c.fnoc.link_mb_s = b / bisection_links(kind, c.flash.channels);
-            p.push("fig13", &format!("{t}/{b}"), c, &sz.miss("128k"), closed);
+            p.push("fig13", &format!("{t}/{b}"), c, &sz.hit("128k"), closed);
         }
     }
     for b in [FIG13_BISECTION[0], FIG13_BISECTION[2]] {
         for buf in FIG13_BUFFERS {
-            let mut c = drive_with(&drive, Design::DssdF, GcMode::Parallel, false);
+            let mut c = drive_with(&drive, Design::DssdF, GcMode::Parallel, true);
             c.fnoc.link_mb_s = b;
             c.fnoc.input_buffer_bytes = buf;
             c.fnoc.output_buffer_bytes = buf;
-            p.push("fig13b", &format!("{b}/{buf}"), c, &sz.miss("128k"), closed);
+            p.push("fig13b", &format!("{b}/{buf}"), c, &sz.hit("128k"), closed);
         }
     }
     let (recs, wall) = a.run_jobs(
@@ -270,14 +308,14 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     )?;
     let r = Results { recs: &recs };
     let out = a.out_dir();
-    fig02(&r, &out)?;
-    let (io_ratio, gc_ratio, fig7) = fig07(&r, &out)?;
-    let fig8 = fig08(&r, &out)?;
-    fig09(&r, &out)?;
-    let fig10 = fig10(&r, &out)?;
-    let p99_red = fig11(&r, &out)?;
-    fig12(&r, &out, &fig12_shapes)?;
-    fig13(&r, &out)?;
+    fig02(&r, out)?;
+    let (io_ratio, gc_ratio, fig7) = fig07(&r, out)?;
+    let fig8 = fig08(&r, out)?;
+    fig09(&r, out)?;
+    let fig10 = fig10(&r, out)?;
+    let p99_red = fig11(&r, out)?;
+    fig12(&r, out, &fig12_shapes)?;
+    fig13(&r, out)?;
     summary(a, &r, wall, io_ratio, gc_ratio, p99_red, fig7, fig8, fig10)
 }
 
@@ -308,6 +346,7 @@ impl Results<'_> {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn svg_bars(
     out: &std::path::Path,
     file: &str,
@@ -358,7 +397,9 @@ fn fig02(r: &Results, out: &std::path::Path) -> Result<()> {
         svg_lines(
             out,
             &format!("fig02_{size}_io_bandwidth.svg"),
-            &format!("Fig. 2 (dssd-ull Baseline, {size} sequential writes, QD 64): I/O and GC bandwidth"),
+            &format!(
+                "Fig. 2 (dssd-ull Baseline, {size} sequential writes, QD 64): I/O and GC bandwidth"
+            ),
             "time (ms)",
             "bandwidth (GB/s)",
             &[("I/O".into(), io), ("GC".into(), gc)],
@@ -388,8 +429,10 @@ fn fig07(r: &Results, out: &std::path::Path) -> Result<(Ratios, Ratios, Value)> 
     let (mut io_ratio, mut gc_ratio) = (Map::new(), Map::new());
     let mut extra = Map::new();
     for regime in ["hit", "miss"] {
-        let mut io_s: Vec<(String, Vec<f64>)> =
-            Design::ALL.iter().map(|d| (d.name().to_string(), vec![])).collect();
+        let mut io_s: Vec<(String, Vec<f64>)> = Design::ALL
+            .iter()
+            .map(|d| (d.name().to_string(), vec![]))
+            .collect();
         let mut gc_s = io_s.clone();
         let (mut io_m, mut gc_m) = (Map::new(), Map::new());
         for (level, _) in SIZES {
@@ -418,9 +461,33 @@ fn fig07(r: &Results, out: &std::path::Path) -> Result<(Ratios, Ratios, Value)> 
             }
         }
         let groups: Vec<String> = SIZES.iter().map(|(l, s)| format!("{l} ({s})")).collect();
-        let what = if regime == "hit" { "DRAM-hit" } else { "DRAM-miss" };
-        svg_bars(out, &format!("fig07a_io_{regime}.svg"), &format!("Fig. 7a (dssd-ull, {what} sequential writes, QD 64): I/O performance / Baseline"), "request size", "I/O bandwidth / Baseline (x)", &groups, &io_s, Some(1.0))?;
-        svg_bars(out, &format!("fig07a_gc_{regime}.svg"), &format!("Fig. 7a ({what} writes): GC performance while I/O runs / Baseline"), "request size", "GC bandwidth / Baseline (x)", &groups, &gc_s, Some(1.0))?;
+        let what = if regime == "hit" {
+            "DRAM-hit"
+        } else {
+            "DRAM-miss"
+        };
+        svg_bars(
+            out,
+            &format!("fig07a_io_{regime}.svg"),
+            &format!(
+                "Fig. 7a (dssd-ull, {what} sequential writes, QD 64): I/O performance / Baseline"
+            ),
+            "request size",
+            "I/O bandwidth / Baseline (x)",
+            &groups,
+            &io_s,
+            Some(1.0),
+        )?;
+        svg_bars(
+            out,
+            &format!("fig07a_gc_{regime}.svg"),
+            &format!("Fig. 7a ({what} writes): GC performance while I/O runs / Baseline"),
+            "request size",
+            "GC bandwidth / Baseline (x)",
+            &groups,
+            &gc_s,
+            Some(1.0),
+        )?;
         if regime == "hit" {
             io_ratio = io_m;
             gc_ratio = gc_m;
@@ -434,13 +501,25 @@ fn fig07(r: &Results, out: &std::path::Path) -> Result<(Ratios, Ratios, Value)> 
     let bus_s: Vec<(String, Vec<f64>)> = Design::ALL
         .iter()
         .map(|d| {
-            let (h, m) = (r.bus("fig07", &format!("hit/high/{d}")), r.bus("fig07", &format!("miss/high/{d}")));
+            let (h, m) = (
+                r.bus("fig07", &format!("hit/high/{d}")),
+                r.bus("fig07", &format!("miss/high/{d}")),
+            );
             bus.insert(d.name().into(), json!({"dram_hit": h, "dram_miss": m}));
             (d.name().to_string(), vec![h, m])
         })
         .collect();
     extra.insert("bus_utilization".into(), Value::Object(bus));
-    svg_bars(out, "fig07b_bus.svg", "Fig. 7b (128 KB writes with GC): system-bus utilization", "writes", "utilization (fraction of time busy)", &["DRAM write (hit)".into(), "flash write (miss)".into()], &bus_s, None)?;
+    svg_bars(
+        out,
+        "fig07b_bus.svg",
+        "Fig. 7b (128 KB writes with GC): system-bus utilization",
+        "writes",
+        "utilization (fraction of time busy)",
+        &["DRAM write (hit)".into(), "flash write (miss)".into()],
+        &bus_s,
+        None,
+    )?;
     Ok((io_ratio, gc_ratio, Value::Object(extra)))
 }
 
@@ -474,7 +553,7 @@ fn fig08(r: &Results, out: &std::path::Path) -> Result<Value> {
         svg_lines(
             out,
             &format!("fig08_{level}.svg"),
-            &format!("Fig. 8 ({level}: {size} DRAM-hit writes): performance / Baseline x1 against on-chip bandwidth"),
+            &format!("Fig. 8 ({level}, {size} DRAM-hit writes): performance / Baseline x1"),
             "total on-chip bandwidth (x Baseline's 8 GB/s bus)",
             "performance / Baseline x1 (x)",
             &io_lines,
@@ -487,9 +566,11 @@ fn fig08(r: &Results, out: &std::path::Path) -> Result<Value> {
 
 const COMPONENTS: [&str; 6] = ["queue", "flash", "ecc", "system_bus", "dram", "fc_link"];
 
-/// Fig. 9: mean time per page in each stage against planes per die.
+/// Fig. 9: mean time of one passage through each stage against planes per die.
 fn fig09(r: &Results, out: &std::path::Path) -> Result<()> {
-    let mut csv = String::from("design,planes,class,pages,queue_us,flash_us,ecc_us,system_bus_us,dram_us,fc_link_us\n");
+    let mut csv = String::from(
+        "design,planes,class,pages,queue_us,flash_us,ecc_us,system_bus_us,dram_us,fc_link_us\n",
+    );
     let planes: Vec<u32> = FIG9_PLANES.iter().copied().chain([8]).collect();
     for d in [Design::Baseline, Design::DssdF] {
         for (class, file, title) in [
@@ -500,13 +581,17 @@ fn fig09(r: &Results, out: &std::path::Path) -> Result<()> {
                 COMPONENTS.iter().map(|c| (c.to_string(), vec![])).collect();
             for &pl in &planes {
                 let rec = if pl == 8 {
-                    r.get("fig07", &format!("miss/high/{d}"))
+                    r.get("fig07", &format!("hit/high/{d}"))
                 } else {
                     r.get("fig09", &format!("{d}/{pl}"))
                 };
                 let b = rec.and_then(|x| x.controller.as_ref()).map(|c| {
-                    let l = &c.latency_breakdown_ns;
-                    if class == "user_write" { l.user_write.clone() } else { l.gc_move.clone() }
+                    let l = &c.stage_passage_ns;
+                    if class == "user_write" {
+                        l.user_write.clone()
+                    } else {
+                        l.gc_move.clone()
+                    }
                 });
                 let v = b.as_ref().map_or([f64::NAN; 6], |b| {
                     [b.queue, b.flash, b.ecc, b.system_bus, b.dram, b.fc_link].map(|x| x / 1e3)
@@ -515,7 +600,12 @@ fn fig09(r: &Results, out: &std::path::Path) -> Result<()> {
                     csv,
                     "{d},{pl},{class},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3}",
                     b.as_ref().map_or(0, |b| b.pages),
-                    v[0], v[1], v[2], v[3], v[4], v[5]
+                    v[0],
+                    v[1],
+                    v[2],
+                    v[3],
+                    v[4],
+                    v[5]
                 );
                 for (k, x) in v.iter().enumerate() {
                     series[k].1.push(*x);
@@ -527,9 +617,9 @@ fn fig09(r: &Results, out: &std::path::Path) -> Result<()> {
             svg_bars(
                 out,
                 &format!("fig09_{file}_{d}.svg"),
-                &format!("Fig. 9 ({d}, 128 KB DRAM-miss writes): time per page of {title} by stage"),
+                &format!("Fig. 9 ({d}, 128 KB DRAM-hit writes): time per stage of {title}"),
                 "planes per die",
-                "mean time per page (us)",
+                "mean time per passage (us)",
                 &groups,
                 &series,
                 None,
@@ -547,15 +637,37 @@ fn fig10(r: &Results, out: &std::path::Path) -> Result<Value> {
     let mut p99 = Vec::new();
     let l = |d: &str| format!("hit/high/{d}");
     for d in Design::ALL {
-        let (b, p, u) = (r.io("fig07", &l(d.name())), r.p99("fig07", &l(d.name())), r.bus("fig07", &l(d.name())));
+        let (b, p, u) = (
+            r.io("fig07", &l(d.name())),
+            r.p99("fig07", &l(d.name())),
+            r.bus("fig07", &l(d.name())),
+        );
         let _ = writeln!(csv, "{d},{b:.3},{p:.3},{u:.4}");
         bw.push((d.name().to_string(), vec![b / 1e3]));
         p99.push((d.name().to_string(), vec![p]));
     }
     write(&out.join("fig10_dram_hit.csv"), &csv)?;
     let g = ["128 KB DRAM-hit writes".to_string()];
-    svg_bars(out, "fig10_bandwidth.svg", "Fig. 10a (dssd-ull, DRAM-hit writes with GC): I/O bandwidth", "", "I/O bandwidth (GB/s)", &g, &bw, None)?;
-    svg_bars(out, "fig10_p99.svg", "Fig. 10a: p99 latency of DRAM-hit writes with GC", "", "p99 latency (us)", &g, &p99, None)?;
+    svg_bars(
+        out,
+        "fig10_bandwidth.svg",
+        "Fig. 10a (dssd-ull, DRAM-hit writes with GC): I/O bandwidth",
+        "",
+        "I/O bandwidth (GB/s)",
+        &g,
+        &bw,
+        None,
+    )?;
+    svg_bars(
+        out,
+        "fig10_p99.svg",
+        "Fig. 10a: p99 latency of DRAM-hit writes with GC",
+        "",
+        "p99 latency (us)",
+        &g,
+        &p99,
+        None,
+    )?;
     let f = r.p99("fig07", &l("dssd_f"));
     Ok(json!({
         "p99_bw_over_dssd_f": r.p99("fig07", &l("bw")) / f,
@@ -567,7 +679,8 @@ fn fig11(r: &Results, out: &std::path::Path) -> Result<f64> {
     let mut csv = String::from("workload,design,p99_latency_us,p99_vs_dssd_f\n");
     let mut reductions = Vec::new();
     let designs = ["baseline", "bw", "preemptive", "tiny-tail", "dssd_f"];
-    let mut series: Vec<(String, Vec<f64>)> = designs.iter().map(|d| (d.to_string(), vec![])).collect();
+    let mut series: Vec<(String, Vec<f64>)> =
+        designs.iter().map(|d| (d.to_string(), vec![])).collect();
     for s in STAND_INS {
         let f = r.p99("fig11", &format!("{s}/dssd_f"));
         for (k, d) in designs.iter().enumerate() {
@@ -581,7 +694,16 @@ fn fig11(r: &Results, out: &std::path::Path) -> Result<f64> {
     }
     write(&out.join("fig11_p99.csv"), &csv)?;
     let groups: Vec<String> = STAND_INS.iter().map(|s| format!("syn:{s}")).collect();
-    svg_bars(out, "fig11_p99.svg", "Fig. 11 (stand-ins for the MSR traces, dssd-ull): p99 latency", "workload", "p99 latency (ms)", &groups, &series, None)?;
+    svg_bars(
+        out,
+        "fig11_p99.svg",
+        "Fig. 11 (stand-ins for the MSR traces, dssd-ull): p99 latency",
+        "workload",
+        "p99 latency (ms)",
+        &groups,
+        &series,
+        None,
+    )?;
     Ok(reductions.iter().sum::<f64>() / reductions.len().max(1) as f64)
 }
 
@@ -589,7 +711,10 @@ fn fig12(r: &Results, out: &std::path::Path, shapes: &[(String, u32, u32)]) -> R
     let mut csv = String::from("channels,ways,router_over_flash_bandwidth,gc_mb_s,gc_vs_ratio_4\n");
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for (shape, ch, ways) in shapes {
-        let top = r.gc("fig12", &format!("{shape}/{}", FIG12_RATIOS[FIG12_RATIOS.len() - 1]));
+        let top = r.gc(
+            "fig12",
+            &format!("{shape}/{}", FIG12_RATIOS[FIG12_RATIOS.len() - 1]),
+        );
         let mut line = Vec::new();
         for x in FIG12_RATIOS {
             let g = r.gc("fig12", &format!("{shape}/{x}"));
@@ -600,15 +725,34 @@ fn fig12(r: &Results, out: &std::path::Path, shapes: &[(String, u32, u32)]) -> R
             a.push((format!("{ch} channels, 1 way"), line.clone()));
         }
         if *ch == 8 {
-            b.push((format!("8 channels, {ways} way{}", if *ways > 1 { "s" } else { "" }), line));
+            b.push((
+                format!("8 channels, {ways} way{}", if *ways > 1 { "s" } else { "" }),
+                line,
+            ));
         }
     }
     write(&out.join("fig12_router_bandwidth.csv"), &csv)?;
     for (file, title, s) in [
-        ("fig12a_channels.svg", "Fig. 12a (dSSD_f, 128 KB DRAM-miss writes): GC against router bandwidth, channels", &a),
-        ("fig12b_ways.svg", "Fig. 12b: GC against router bandwidth, ways per channel", &b),
+        (
+            "fig12a_channels.svg",
+            "Fig. 12a (dSSD_f, 128 KB DRAM hit): GC against router bandwidth",
+            &a,
+        ),
+        (
+            "fig12b_ways.svg",
+            "Fig. 12b: GC against router bandwidth, ways per channel",
+            &b,
+        ),
     ] {
-        svg_lines(out, file, title, "router channel / flash channel bandwidth (x)", "GC bandwidth (GB/s)", s, true)?;
+        svg_lines(
+            out,
+            file,
+            title,
+            "router channel / flash channel bandwidth (x)",
+            "GC bandwidth (GB/s)",
+            s,
+            true,
+        )?;
     }
     Ok(())
 }
@@ -636,8 +780,24 @@ fn fig13(r: &Results, out: &std::path::Path) -> Result<()> {
         bl.push((format!("line, {:.1} GB/s bisection", b / 1e3), line));
     }
     write(&out.join("fig13_topology_buffers.csv"), &csv)?;
-    svg_lines(out, "fig13a_topology.svg", "Fig. 13a (dSSD_f, 128 KB DRAM-miss writes): GC against fNoC bisection bandwidth", "bisection bandwidth per direction (GB/s)", "GC bandwidth (GB/s)", &a, true)?;
-    svg_lines(out, "fig13b_buffers.svg", "Fig. 13b: GC against router buffer size", "input and output buffer per port (bytes)", "GC bandwidth (GB/s)", &bl, true)?;
+    svg_lines(
+        out,
+        "fig13a_topology.svg",
+        "Fig. 13a (dSSD_f, 128 KB DRAM hit): GC against bisection bandwidth",
+        "bisection bandwidth per direction (GB/s)",
+        "GC bandwidth (GB/s)",
+        &a,
+        true,
+    )?;
+    svg_lines(
+        out,
+        "fig13b_buffers.svg",
+        "Fig. 13b: GC against router buffer size",
+        "input and output buffer per port (bytes)",
+        "GC bandwidth (GB/s)",
+        &bl,
+        true,
+    )?;
     Ok(())
 }
 
@@ -651,11 +811,11 @@ struct Line {
 }
 
 const WHY_IO: &str = "DRAM hit: the Baseline's system bus is full (fig07 CSV: utilization 1.0): every conventional GC page crosses it twice at Lagoon's GC rate (about 3 GB/s of moves, 6 GB/s of bus), so host writes into DRAM get what is left; the decoupled designs take GC off the bus and host writes reach PCIe speed. Lagoon's Baseline spends more bus on GC than the paper's: its PaGC with GC-first dies works off the aged drive's whole GC backlog at once, where SimpleSSD reclaims one block per trigger and books GC and I/O in issue order.";
-const WHY_GC: &str = "dSSD's GC is bound by its 32 KB dBUFs (§6.5): a page holds a source slot until it reaches its destination FC and a destination slot until its program moves it into the chip, 8 pages each per FC, while the Baseline stages GC pages in DRAM without limit (dbuf_destination_waits in fig07 CSV). With 4 MB dBUFs dSSD's GC is 1.10x Baseline on the same run (docs/results/dssd/notes.md).";
+const WHY_GC: &str = "dSSD moves GC pages FC to FC over the system bus itself, which host writes fill at PCIe speed once GC no longer crosses DRAM, so its GC gets less bus than the Baseline's (0.24x); over a link of their own, dSSD_f's GC is 1.2-1.3x and saturates there (fig08: the flash side, not the fNoC, then bounds it), dSSD_b's 0.7x (2 GB/s bus).";
 const WHY_MISS: &str = "DRAM miss: with PaGC and GC-first dies the Baseline's host writes wait until the aged drive's GC backlog is done, so its run is GC with a short I/O tail, while the decoupled designs' GC is held back by their dBUFs and host writes get the dies early.";
 const WHY_BUS_SCALE: &str = "Lagoon's Baseline is bus-bound in the DRAM-hit runs (bus utilization 1.0), so bus bandwidth buys host I/O directly; the paper's low-bandwidth case does not fill the bus.";
 const WHY_FIG10: &str = "In Lagoon a DRAM-hit write's tail is its wait for the system bus. dSSD_f removes the GC pages from it, but host writes still queue behind each other at PCIe rate, so the ratio is the ratio of bus queueing. dSSD_b and dSSD_f both keep the x1 bus free of GC (GC goes over the side link), so they tie; the paper's dSSD_b tail implies its dedicated bus still interfered with host I/O, which Table 2 does not describe.";
-const WHY_P99: &str = "Synthetic stand-ins for the MSR traces. The Baseline's tail is set by host I/O waiting for dies under the aged drive's GC backlog (PaGC, GC-first); dSSD_f's GC is held back by its dBUFs, so its I/O gets the dies: the ratio measures die starvation more than bus interference.";
+const WHY_P99: &str = "Synthetic stand-ins for the MSR traces. Host I/O waits for dies held by the aged drive's GC backlog (PaGC, GC-first) in every PaGC design alike; dSSD_f takes GC off the bus, not off the dies, so its p99 is the Baseline's. PreemptiveGC and Tiny-Tail, which change die priority, are 100-500x lower.";
 
 #[allow(clippy::too_many_arguments)]
 fn summary(
@@ -672,38 +832,112 @@ fn summary(
     let out = a.out_dir();
     let ratio = |m: &Ratios, d: &str| m.get(d).and_then(|v| v.as_f64()).unwrap_or(f64::NAN);
     let f8 = |k: &str, m: &str| fig8[k][m].as_f64().unwrap_or(f64::NAN);
-    let bus = |d: &str, k: &str| fig7_bus["bus_utilization"][d][k].as_f64().unwrap_or(f64::NAN);
+    let bus = |d: &str, k: &str| {
+        fig7_bus["bus_utilization"][d][k]
+            .as_f64()
+            .unwrap_or(f64::NAN)
+    };
     let mut lines = Vec::new();
     for ((d, pio), (_, pgc)) in PAPER_IO.iter().zip(PAPER_GC.iter()) {
-        for (kind, p, m, why) in [("I/O", pio, &io_ratio, WHY_IO), ("GC", pgc, &gc_ratio, WHY_GC)] {
+        for (kind, p, m, why) in [
+            ("I/O", pio, &io_ratio, WHY_IO),
+            ("GC", pgc, &gc_ratio, WHY_GC),
+        ] {
             if let Some(p) = p {
                 let why = if *d == "bw" { WHY_BUS_SCALE } else { why };
-                lines.push(Line { what: format!("Fig. 7a {kind}, {d} / Baseline (high)"), paper: *p, lagoon: ratio(m, d), reason: why });
+                lines.push(Line {
+                    what: format!("Fig. 7a {kind}, {d} / Baseline (high)"),
+                    paper: *p,
+                    lagoon: ratio(m, d),
+                    reason: why,
+                });
             }
         }
     }
     for (what, paper, lagoon, reason) in [
-        ("Fig. 7b dSSD_f / Baseline bus utilization, DRAM hit", 1.181, bus("dssd_f", "dram_hit") / bus("baseline", "dram_hit"), WHY_IO),
-        ("Fig. 7b dSSD_f / Baseline bus utilization, DRAM miss", 1.669, bus("dssd_f", "dram_miss") / bus("baseline", "dram_miss"), WHY_MISS),
-        ("Fig. 8a Baseline x2 I/O (low)", 1.046, f8("low/baseline/x2", "io"), WHY_BUS_SCALE),
-        ("Fig. 8a Baseline x2 GC (low)", 1.136, f8("low/baseline/x2", "gc"), WHY_BUS_SCALE),
-        ("Fig. 8b Baseline x1.5 I/O (high)", 1.135, f8("high/baseline/x1.5", "io"), WHY_BUS_SCALE),
-        ("Fig. 8b Baseline x1.5 GC (high)", 1.199, f8("high/baseline/x1.5", "gc"), WHY_BUS_SCALE),
-        ("Fig. 8b dSSD_f x1.5 I/O (high)", 1.394, f8("high/dssd_f/x1.5", "io"), WHY_IO),
-        ("Fig. 8b dSSD_f x1.5 GC (high)", 1.68, f8("high/dssd_f/x1.5", "gc"), WHY_GC),
-        ("Fig. 10a p99 BW / dSSD_f (DRAM hit)", 77.0, fig10["p99_bw_over_dssd_f"].as_f64().unwrap_or(f64::NAN), WHY_FIG10),
-        ("Fig. 10a p99 dSSD_b / dSSD_f (DRAM hit)", 39.0, fig10["p99_dssd_b_over_dssd_f"].as_f64().unwrap_or(f64::NAN), WHY_FIG10),
-        ("Fig. 11 p99 Baseline / dSSD_f (mean)", PAPER_P99, p99_red, WHY_P99),
+        (
+            "Fig. 7b dSSD_f / Baseline bus utilization, DRAM hit",
+            1.181,
+            bus("dssd_f", "dram_hit") / bus("baseline", "dram_hit"),
+            WHY_IO,
+        ),
+        (
+            "Fig. 7b dSSD_f / Baseline bus utilization, DRAM miss",
+            1.669,
+            bus("dssd_f", "dram_miss") / bus("baseline", "dram_miss"),
+            WHY_MISS,
+        ),
+        (
+            "Fig. 8a Baseline x2 I/O (low)",
+            1.046,
+            f8("low/baseline/x2", "io"),
+            WHY_BUS_SCALE,
+        ),
+        (
+            "Fig. 8a Baseline x2 GC (low)",
+            1.136,
+            f8("low/baseline/x2", "gc"),
+            WHY_BUS_SCALE,
+        ),
+        (
+            "Fig. 8b Baseline x1.5 I/O (high)",
+            1.135,
+            f8("high/baseline/x1.5", "io"),
+            WHY_BUS_SCALE,
+        ),
+        (
+            "Fig. 8b Baseline x1.5 GC (high)",
+            1.199,
+            f8("high/baseline/x1.5", "gc"),
+            WHY_BUS_SCALE,
+        ),
+        (
+            "Fig. 8b dSSD_f x1.5 I/O (high)",
+            1.394,
+            f8("high/dssd_f/x1.5", "io"),
+            WHY_IO,
+        ),
+        (
+            "Fig. 8b dSSD_f x1.5 GC (high)",
+            1.68,
+            f8("high/dssd_f/x1.5", "gc"),
+            WHY_GC,
+        ),
+        (
+            "Fig. 10a p99 BW / dSSD_f (DRAM hit)",
+            77.0,
+            fig10["p99_bw_over_dssd_f"].as_f64().unwrap_or(f64::NAN),
+            WHY_FIG10,
+        ),
+        (
+            "Fig. 10a p99 dSSD_b / dSSD_f (DRAM hit)",
+            39.0,
+            fig10["p99_dssd_b_over_dssd_f"].as_f64().unwrap_or(f64::NAN),
+            WHY_FIG10,
+        ),
+        (
+            "Fig. 11 p99 Baseline / dSSD_f (mean)",
+            PAPER_P99,
+            p99_red,
+            WHY_P99,
+        ),
     ] {
-        lines.push(Line { what: what.into(), paper, lagoon, reason });
+        lines.push(Line {
+            what: what.into(),
+            paper,
+            lagoon,
+            reason,
+        });
     }
     let mut md = format!(
         "# Decoupled SSD (ISCA 2023) reproduced by Lagoon\n\n`{}` — {} runs in {wall:.1} s.\n\n",
         a.command_line(),
         r.recs.len()
     );
-    md.push_str("Drive: `dssd-ull` (Table 1; chosen values in docs/MODEL.md), aged preconditioning, GC from the start, runs stopped at the last host completion. I/O performance is host bandwidth over the run; GC performance is GC page reads and programs (as page moves) per second over the same time. Headline (Fig. 7a, `io_improvement`, `gc_improvement`): DRAM-hit writes (write cache on, no more bytes than it holds), 128 KB at QD 64 (the paper's high case): the one regime in which Lagoon's Baseline serves I/O while GC runs. DRAM-miss ratios (write cache off) are in summary.json (`fig07`) and fig07 CSV. Fig. 8 uses DRAM-hit writes; Fig. 9, 12, 13 DRAM-miss ones.\n\n");
-    md.push_str("| comparison | paper | Lagoon | within 25 %? | reason if not |\n|---|---|---|---|---|\n");
+    md.push_str("Drive: `dssd-ull` (Table 1; chosen values in docs/MODEL.md), aged preconditioning, GC from the start, runs stopped at the last host completion. I/O performance is host bandwidth over the run; GC performance is GC page reads and programs (as page moves) per second over the same time. Headline (Fig. 7a, `io_improvement`, `gc_improvement`): DRAM-hit writes (write cache on, no more bytes than it holds), 128 KB at QD 64 (the paper's high case): the one regime in which Lagoon's Baseline serves I/O while GC runs. DRAM-miss ratios (write cache off) are in summary.json (`fig07`) and fig07 CSV. Fig. 8, 9, 10, 12 and 13 use DRAM-hit writes.\n\n");
+    md.push_str(
+        "| comparison | paper | Lagoon | within 25 %? | reason if not |\n|---|---|---|---|---|\n",
+    );
     let mut far = Vec::new();
     for l in &lines {
         let ok = (l.lagoon / l.paper - 1.0).abs() <= 0.25;
@@ -721,7 +955,11 @@ fn summary(
         );
     }
     md.push_str("\nOrdering BW < dSSD (I/O): ");
-    md.push_str(if ratio(&io_ratio, "bw") < ratio(&io_ratio, "dssd") { "holds.\n" } else { "does not hold.\n" });
+    md.push_str(if ratio(&io_ratio, "bw") < ratio(&io_ratio, "dssd") {
+        "holds.\n"
+    } else {
+        "does not hold.\n"
+    });
     md.push_str("\nThe model choices behind these numbers (DRAM charged once per page as SimpleSSD does, host data on the system bus, bounded dBUFs) are in docs/MODEL.md (Decoupled SSD). The notes below (given with --notes) say what the runs show.\n");
     if let Some(p) = &a.notes {
         md.push_str(&std::fs::read_to_string(p)?);
@@ -748,7 +986,10 @@ fn summary(
         "fig08": fig8,
         "fig10": fig10,
     });
-    write(&out.join("summary.json"), &serde_json::to_string_pretty(&summary)?)?;
+    write(
+        &out.join("summary.json"),
+        &serde_json::to_string_pretty(&summary)?,
+    )?;
     if !a.quiet {
         eprint!("{md}");
     }

@@ -141,7 +141,7 @@ fn global_copyback_on_the_same_channel_skips_the_link() {
     assert_eq!(t[0], READ_OUT + 100 * NS + PROGRAM);
 }
 
-/// The destination dBUF is bounded (§6.5: 32 KB each): two global copyback pages read at
+/// A bounded destination dBUF (`dbuf_destination_bytes`): two global copyback pages read at
 /// the same time on channels 1 and 2, both headed for channel 0 (planes 0 and 1), over
 /// dSSD's system bus (10 GB/s: 409.6 ns a page). With room for two pages there, the second
 /// page follows the first on the bus; with room for one, it leaves its source only when the
@@ -153,7 +153,7 @@ fn a_full_destination_dbuf_holds_pages_at_their_source() {
     for (pages, second_start) in [(2, ready + bus), (1, ready + bus + (10 + 4_096) * NS)] {
         let mut c = drive(Design::Dssd);
         c.flash.channels = 4;
-        c.controller.dbuf_bytes = pages * 4096;
+        c.controller.dbuf_destination_bytes = pages * 4096;
         c.validate().unwrap();
         let (_, x) = Simulator::probe_flash_at(
             &c,
@@ -168,7 +168,11 @@ fn a_full_destination_dbuf_holds_pages_at_their_source() {
         assert_eq!(dest, vec![0, 1], "both to channel 0");
         assert_eq!(x.bus_grants.len(), 2, "{:?}", x.bus_grants);
         assert_eq!(x.bus_grants[0], (ready, ready + bus), "dbuf {pages} pages");
-        assert_eq!(x.bus_grants[1], (second_start, second_start + bus), "dbuf {pages} pages");
+        assert_eq!(
+            x.bus_grants[1],
+            (second_start, second_start + bus),
+            "dbuf {pages} pages"
+        );
     }
 }
 
@@ -222,9 +226,9 @@ fn verified(c: &SsdConfig, w: &str, seed: u64) -> lagoon_core::sim::Outcome {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(ProptestConfig::with_cases(64))]
 
-    /// Random overwrites on an aged drive, every design and GC mode, dBUFs of 1-8 pages:
+    /// Random overwrites on an aged drive, every design and GC mode, source dBUFs of 2-8 pages:
     /// every request completes (no dBUF deadlock), no logical page is lost (FTL scan), and
     /// the bus, DRAM and dedicated bus were never granted to two movements at once.
     #[test]
@@ -234,7 +238,7 @@ proptest! {
         cache in any::<bool>(),
         copyback in any::<bool>(),
         occupancy in 0.5f64..=1.0,
-        dbuf_pages in 1u32..=8,
+        dbuf_pages in 2u32..=8,
         forward in any::<bool>(),
         seed in 0u64..1000,
     ) {
@@ -326,6 +330,10 @@ fn bad_controller_and_fnoc_keys_are_named() {
             "fnoc.routing",
         ),
         ("[fnoc]\nlink_mb_s = -1.0\n", "fnoc.link_mb_s"),
+        (
+            "[controller]\nenabled = true\ndesign = \"dssd\"\ndbuf_bytes = 4096\n",
+            "controller.dbuf_bytes",
+        ),
         (
             "[precondition]\nmode = \"aged\"\nfree_blocks = 100\n",
             "precondition.free_blocks",
