@@ -446,12 +446,14 @@ fn fig07(r: &Results, out: &std::path::Path) -> Result<(Ratios, Ratios, Value)> 
                 let waits = rec
                     .and_then(|x| x.controller.as_ref())
                     .map_or(0, |c| c.dbuf_destination_waits);
-                let _ = writeln!(
-                    csv,
-                    "{regime},{level},{d},{io:.3},{gc:.3},{:.4},{:.4},{bus:.4},{chips:.2},{waits}",
-                    io / bio,
-                    gc / bgc
-                );
+                if rec.is_some() {
+                    let _ = writeln!(
+                        csv,
+                        "{regime},{level},{d},{io:.3},{gc:.3},{:.4},{:.4},{bus:.4},{chips:.2},{waits}",
+                        io / bio,
+                        gc / bgc
+                    );
+                }
                 io_s[k].1.push(io / bio);
                 gc_s[k].1.push(gc / bgc);
                 if level == "high" && *d != Design::Baseline {
