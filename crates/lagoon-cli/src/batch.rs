@@ -79,7 +79,8 @@ pub struct Record {
     pub network_latency_ns: Option<f64>,
     pub energy_mj: Option<f64>,
     pub average_power_mw: Option<f64>,
-    /// Controller model (dSSD): GC page moves per second of the busy span, MB/s.
+    /// Controller model (dSSD): GC page moves per second while host I/O runs (up to the
+    /// last completion), MB/s.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gc_mb_s: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -91,6 +92,9 @@ pub struct Record {
     /// `--timeline` CSV, when the run recorded one.
     #[serde(skip)]
     pub timeline_csv: Option<String>,
+    /// Controller model counters (dSSD figures: latency breakdown, dBUF waits).
+    #[serde(skip)]
+    pub controller: Option<lagoon_core::ssd::controller::ControllerStats>,
 }
 
 impl Record {
@@ -126,15 +130,16 @@ impl Record {
             network_latency_ns: r.interconnect.network.as_ref().map(|n| n.mean_latency_ns),
             energy_mj: r.energy.as_ref().map(|e| e.total_mj),
             average_power_mw: r.energy.as_ref().map(|e| e.average_power_mw),
-            gc_mb_s: r.controller.as_ref().map(|_| {
-                r.ftl.gc_page_moves as f64 * r.config_page_bytes as f64
-                    / (r.utilization_span_ns * 1e-9).max(1e-12)
+            gc_mb_s: r.controller.as_ref().map(|c| {
+                c.gc_page_ops_during_io as f64 / 2.0 * r.config_page_bytes as f64
+                    / (r.sim_time_ns * 1e-9).max(1e-12)
                     / 1e6
             }),
             system_bus_utilization: r.controller.as_ref().map(|c| c.system_bus_utilization),
             bandwidth_mb_s: r.controller.as_ref().map(|_| r.bandwidth_mb_s),
             cdf: r.latency_cdf.all.clone(),
             timeline_csv: r.timeline.as_ref().map(|t| t.csv()),
+            controller: r.controller.clone(),
         }
     }
 }

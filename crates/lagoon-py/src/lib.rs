@@ -113,6 +113,7 @@ fn reproduce(
         seed,
         quiet,
         executor: executor.map(|f| Arc::new(job::PyExecutor(f)) as _),
+        tiny_drive: false,
     };
     py.detach(|| lagoon_cli::reproduce::reproduce(a))
         .map_err(err)

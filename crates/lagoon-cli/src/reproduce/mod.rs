@@ -46,6 +46,9 @@ pub struct ReproduceArgs {
     /// spread a reproduction over Dask workers.
     #[arg(skip)]
     pub executor: Option<std::sync::Arc<dyn Executor>>,
+    /// Tests only (dssd): every figure on a drive with few, small blocks, in seconds.
+    #[arg(long, hide = true)]
+    pub tiny_drive: bool,
 }
 
 pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
