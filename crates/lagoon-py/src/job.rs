@@ -27,6 +27,8 @@ struct Wire {
     repeat: u32,
     host_scheduler: Option<(String, u32)>,
     timeline_window: Option<u64>,
+    #[serde(default)]
+    stop_at_last_completion: bool,
 }
 
 pub fn to_wire(job: &Job) -> Result<String> {
@@ -43,6 +45,7 @@ pub fn to_wire(job: &Job) -> Result<String> {
         repeat,
         host_scheduler,
         timeline_window,
+        stop_at_last_completion,
     } = &job.scenario;
     let w = Wire {
         key: job.key.clone(),
@@ -58,6 +61,7 @@ pub fn to_wire(job: &Job) -> Result<String> {
         repeat: *repeat,
         host_scheduler: host_scheduler.map(|(s, q)| (s.to_string(), q)),
         timeline_window: *timeline_window,
+        stop_at_last_completion: *stop_at_last_completion,
     };
     Ok(serde_json::to_string(&w)?)
 }
@@ -89,6 +93,7 @@ pub fn from_wire(text: &str) -> Result<Job> {
         None => None,
     };
     sc.timeline_window = w.timeline_window;
+    sc.stop_at_last_completion = w.stop_at_last_completion;
     Ok(Job {
         key: w.key,
         scenario: sc,
