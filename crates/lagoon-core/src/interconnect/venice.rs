@@ -135,19 +135,20 @@ pub struct Venice {
     /// One 16-bit maximal-length Galois LFSR per router for Algorithm 1's random choices.
     lfsr: Vec<u16>,
     stats: VeniceStats,
-    /// Events produced while handling one call, handed to the queue at its end.
-    pending: Vec<(Ps, Event)>,
     /// When each controller's current scout left (for the conflict wait).
     launched: Vec<Ps>,
     retry: ScoutRetry,
     /// Per direction: routers whose link that way exists and is free.
     free_dir: [Bits; 4],
+    /// The same per router: a mask of its ports whose link is free (Algorithm 1 reads it).
+    free_ports: Vec<u8>,
     bfs_seen: Bits,
     bfs_front: Bits,
     bfs_next: Bits,
     /// With `lookahead`, Venice's own events wait here under keys reserved from the engine's
     /// queue, which holds one `Wake` proxy per earliest pending key (`proxies`, ascending).
     local: KeyedHeap<NetEvent>,
+    hops: VecDeque<(Key, NetEvent)>,
     proxies: Vec<Key>,
     local_events: u64,
     lookahead: bool,
@@ -220,7 +221,6 @@ impl Venice {
             waiting: VecDeque::new(),
             lfsr,
             stats: VeniceStats::default(),
-            pending: Vec::with_capacity(64),
             launched: vec![0; mesh.fc_router.len()],
             retry: n.scout_retry,
             free_dir: {
@@ -232,10 +232,12 @@ impl Venice {
                 }
                 f
             },
+            free_ports: (0..routers as u32).map(|r| mesh.port_mask(r)).collect(),
             bfs_seen: Bits::new(routers as u32),
             bfs_front: Bits::new(routers as u32),
             bfs_next: Bits::new(routers as u32),
             local: KeyedHeap::with_capacity(64),
+            hops: VecDeque::with_capacity(4 * mesh.fc_router.len()),
             proxies: Vec::with_capacity(8),
             local_events: 0,
             lookahead: n.lookahead,
@@ -272,54 +274,32 @@ impl Venice {
         }
     }
 
-    #[inline]
-    fn port_free(&self, fc: usize, r: u32, p: Port) -> bool {
-        self.free_dir[p as usize].get(r) && self.fcs[fc].tried[r as usize] & (1 << p) == 0
-    }
-
     /// Venice Algorithm 1 at router `r` for the scout of controller `fc`: the output port,
     /// or `None` to backtrack (line 48). Ejection (line 25) is handled by the caller.
+    /// A port is free if its link exists, is reserved by no one, and this scout has not
+    /// left `r` by it before (each output port is reserved once per router, §4.3).
     pub fn choose_port(&mut self, fc: usize, r: u32, dest: u32, in_port: Port) -> Option<Port> {
-        let (cx, cy) = self.mesh.xy(r);
-        let (dx, dy) = self.mesh.xy(dest);
-        let diff_x = dx as i64 - cx as i64; // line 2
-        let diff_y = dy as i64 - cy as i64; // line 3
-        let mut list = [0 as Port; 4];
-        let mut n = 0;
-        // lines 5-26: minimal directions that are free
-        let horizontal = match diff_x.signum() {
-            1 => Some(RIGHT),
-            -1 => Some(LEFT),
-            _ => None,
-        };
-        let vertical = match diff_y.signum() {
-            1 => Some(UP),
-            -1 => Some(DOWN),
-            _ => None,
-        };
-        for p in [horizontal, vertical].into_iter().flatten() {
-            if self.port_free(fc, r, p) {
-                list[n] = p;
-                n += 1;
-            }
-        }
-        match n {
-            2 => return Some(list[self.random(r, 2)]), // lines 28-30
-            1 => return Some(list[0]),                 // lines 31-33
+        let free = self.free_ports[r as usize] & !self.fcs[fc].tried[r as usize];
+        // lines 2-26: the minimal directions (horizontal, then vertical) that are free
+        let (h, v) = self.mesh.minimal_ports(r, dest);
+        let (h_ok, v_ok) = (free >> h & 1 == 1, free >> v & 1 == 1);
+        match (h_ok, v_ok) {
+            (true, true) => return Some([h, v][self.random(r, 2)]), // lines 28-30
+            (true, false) => return Some(h),                      // lines 31-33
+            (false, true) => return Some(v),
             _ => {}
         }
-        // lines 34-43: misroute over any free port but the input
-        for p in MESH_PORTS {
-            if p != in_port && self.port_free(fc, r, p) {
-                list[n] = p;
-                n += 1;
-            }
+        // lines 34-43: misroute over any free port but the input, in Up, Down, Right, Left
+        // order (the port numbers' order)
+        let mut list = free & !(1u8 << in_port);
+        let n = list.count_ones() as usize;
+        if n == 0 {
+            return None; // lines 47-48: back to the upstream router
         }
-        if n > 0 {
-            Some(list[self.random(r, n)]) // lines 44-46
-        } else {
-            None // lines 47-48: back to the upstream router
+        for _ in 0..self.random(r, n) {
+            list &= list - 1;
         }
+        Some(list.trailing_zeros() as Port) // lines 44-46
     }
 
     fn pick_controller(&self, chip: u32) -> Option<usize> {
@@ -330,7 +310,7 @@ impl Venice {
             .map(|f| f as usize)
     }
 
-    fn assign(&mut self, now: Ps, fc: usize, ready: Ps, t: Transfer) {
+    fn assign(&mut self, now: Ps, fc: usize, ready: Ps, t: Transfer, q: &mut EventQueue<Event>) {
         self.chip_busy[t.chip as usize] = true;
         let c = &mut self.fcs[fc];
         c.active = true;
@@ -339,7 +319,7 @@ impl Venice {
         c.assigned = now;
         c.dest = self.mesh.chip_router[t.chip as usize];
         c.attempts = 0;
-        self.launch(now, fc);
+        self.launch(now, fc, q);
     }
 
     /// Whether a path of free links joins controller `fc`'s router to its destination:
@@ -406,7 +386,7 @@ impl Venice {
     }
 
     /// Send a fresh scout from the controller into its edge router.
-    fn launch(&mut self, now: Ps, fc: usize) {
+    fn launch(&mut self, now: Ps, fc: usize, q: &mut EventQueue<Event>) {
         // OnRelease: a scout sent while no free path exists would fail (its search covers every
         // reachable free link); count it as a failed scout and wait for the next circuit release
         // instead of simulating its hops. Held circuits guarantee that release comes.
@@ -435,14 +415,55 @@ impl Venice {
         self.stats.scouts += 1;
         self.launched[fc] = now;
         self.launched_epoch[fc] = self.releases;
-        self.schedule(now + self.hop, NetEvent::ScoutArrive { fc: fc as u32 });
+        self.schedule_hop(now, NetEvent::ScoutArrive { fc: fc as u32 }, q);
     }
 
-    fn schedule(&mut self, t: Ps, ev: NetEvent) {
-        self.pending.push((t, Event::Net(ev)));
+    /// Schedule one of Venice's own events under the next key from the queue; with
+    /// `lookahead` it waits in the local heap instead of the queue.
+    fn schedule(&mut self, t: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
+        let key = (t, q.reserve_seq());
+        if self.lookahead {
+            self.local.push(key, ev);
+        } else {
+            q.schedule_keyed(key, Event::Net(ev));
+        }
     }
 
-    fn route(&mut self, now: Ps, fc: usize) {
+    /// [`Self::schedule`] for an event one scout hop after `now`. These are produced in key
+    /// order (time never goes back and every delay is the same), so with `lookahead` a FIFO
+    /// holds them sorted and the local heap keeps only the rest.
+    #[inline]
+    fn schedule_hop(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
+        let key = (now + self.hop, q.reserve_seq());
+        if self.lookahead {
+            debug_assert!(self.hops.back().is_none_or(|b| b.0 < key));
+            self.hops.push_back((key, ev));
+        } else {
+            q.schedule_keyed(key, Event::Net(ev));
+        }
+    }
+
+    /// Key of the earliest local event.
+    #[inline]
+    fn next_local(&self) -> Option<Key> {
+        match (self.hops.front(), self.local.peek_key()) {
+            (Some(h), Some(k)) => Some(h.0.min(k)),
+            (Some(h), None) => Some(h.0),
+            (None, k) => k,
+        }
+    }
+
+    /// Take the earliest local event (keys are unique, so the two never tie).
+    #[inline]
+    fn pop_local(&mut self) -> Option<(Key, NetEvent)> {
+        match (self.hops.front(), self.local.peek_key()) {
+            (Some(h), Some(k)) if k < h.0 => self.local.pop(),
+            (Some(_), _) => self.hops.pop_front(),
+            (None, _) => self.local.pop(),
+        }
+    }
+
+    fn route(&mut self, now: Ps, fc: usize, q: &mut EventQueue<Event>) {
         let (r, dest, in_port) = (self.fcs[fc].router, self.fcs[fc].dest, self.fcs[fc].in_port);
         if r == dest {
             // Case 9: eject. The scout returns to the controller over the reserved circuit.
@@ -454,6 +475,7 @@ impl Venice {
                     fc: fc as u32,
                     reserved: true,
                 },
+                q,
             );
             return;
         }
@@ -463,8 +485,7 @@ impl Venice {
                 self.owner[link] = fc as u32;
                 self.reserved_at[link] = now;
                 let next = self.mesh.neighbor(r, p).expect("free port has a neighbor");
-                self.free_dir[p as usize].set(r, false);
-                self.free_dir[opposite(p) as usize].set(next, false);
+                self.set_free(r, p, next, false);
                 let c = &mut self.fcs[fc];
                 c.tried[r as usize] |= 1 << p;
                 c.path.push(Hop {
@@ -474,30 +495,46 @@ impl Venice {
                 });
                 c.router = next;
                 c.in_port = opposite(p);
-                self.schedule(now + self.hop, NetEvent::ScoutArrive { fc: fc as u32 });
+                self.schedule_hop(now, NetEvent::ScoutArrive { fc: fc as u32 }, q);
             }
-            None => self.backtrack(now, fc),
+            None => self.backtrack(now, fc, q),
         }
     }
 
     /// Cancel mode: clear the link into this router and return upstream (or to the FC).
-    fn backtrack(&mut self, now: Ps, fc: usize) {
+    fn backtrack(&mut self, now: Ps, fc: usize, q: &mut EventQueue<Event>) {
         self.stats.backtracks += 1;
         match self.fcs[fc].path.pop() {
-            None => self.schedule(
-                now + self.hop,
+            None => self.schedule_hop(
+                now,
                 NetEvent::ScoutHome {
                     fc: fc as u32,
                     reserved: false,
                 },
+                q,
             ),
             Some(h) => {
                 self.release(now, h.router, h.out_port);
                 let c = &mut self.fcs[fc];
                 c.router = h.router;
                 c.in_port = h.in_port;
-                self.schedule(now + self.hop, NetEvent::ScoutReturn { fc: fc as u32 });
+                self.schedule_hop(now, NetEvent::ScoutReturn { fc: fc as u32 }, q);
             }
+        }
+    }
+
+    /// Mark the link between `r` (its port `p`) and `next` free or reserved, in both views.
+    #[inline]
+    fn set_free(&mut self, r: u32, p: Port, next: u32, free: bool) {
+        let q = opposite(p);
+        self.free_dir[p as usize].set(r, free);
+        self.free_dir[q as usize].set(next, free);
+        if free {
+            self.free_ports[r as usize] |= 1 << p;
+            self.free_ports[next as usize] |= 1 << q;
+        } else {
+            self.free_ports[r as usize] &= !(1 << p);
+            self.free_ports[next as usize] &= !(1 << q);
         }
     }
 
@@ -507,23 +544,22 @@ impl Venice {
             .mesh
             .neighbor(router, port)
             .expect("a reserved link has two ends");
-        self.free_dir[port as usize].set(router, true);
-        self.free_dir[opposite(port) as usize].set(next, true);
+        self.set_free(router, port, next, true);
         debug_assert_ne!(self.owner[link], FREE);
         self.owner[link] = FREE;
         self.link_busy[link] += now - self.reserved_at[link];
     }
 
     /// Re-send the scouts of controllers that were waiting for the network to change.
-    fn wake_parked(&mut self, now: Ps) {
+    fn wake_parked(&mut self, now: Ps, q: &mut EventQueue<Event>) {
         let n = self.parked.len();
         for _ in 0..n {
             let fc = self.parked.remove(0);
-            self.launch(now, fc as usize);
+            self.launch(now, fc as usize, q);
         }
     }
 
-    fn serve_waiting(&mut self, now: Ps) {
+    fn serve_waiting(&mut self, now: Ps, q: &mut EventQueue<Event>) {
         let mut i = 0;
         while i < self.waiting.len() {
             let (ready, t) = self.waiting[i];
@@ -535,7 +571,7 @@ impl Venice {
                 return;
             };
             self.waiting.remove(i);
-            self.assign(now, fc, ready, t);
+            self.assign(now, fc, ready, t, q);
         }
     }
 
@@ -566,21 +602,9 @@ impl Venice {
         Ok(())
     }
 
-    /// Hand this call's events to the queue in production order (that order is their
-    /// sequence order); with `lookahead`, Venice's own events go to the local heap instead.
-    fn flush(&mut self, q: &mut EventQueue<Event>) {
-        for (t, ev) in self.pending.drain(..) {
-            let key = (t, q.reserve_seq());
-            match ev {
-                Event::Net(n) if self.lookahead => self.local.push(key, n),
-                _ => q.schedule_keyed(key, ev),
-            }
-        }
-    }
-
     /// Make sure a `Wake` proxy in the queue precedes the earliest local event.
     fn arm(&mut self, q: &mut EventQueue<Event>) {
-        if let Some(k) = self.local.peek_key() {
+        if let Some(k) = self.next_local() {
             if self.proxies.first().is_none_or(|&p| k < p) {
                 q.schedule_keyed(k, Event::Net(NetEvent::Wake));
                 self.proxies.insert(0, k);
@@ -596,20 +620,19 @@ impl Venice {
     /// the queue (same order), so the engine's watchdog sees a search that never ends.
     fn run_local(&mut self, q: &mut EventQueue<Event>) {
         let mut budget = LOCAL_BUDGET;
-        while let Some(k) = self.local.peek_key() {
+        while let Some(k) = self.next_local() {
             if q.peek_key().is_some_and(|g| g < k) || budget == 0 {
                 break;
             }
             budget -= 1;
-            let (k, ev) = self.local.pop().expect("peeked");
+            let (k, ev) = self.pop_local().expect("peeked");
             self.local_events += 1;
-            self.handle(k.0, ev);
-            self.flush(q);
+            self.handle(k.0, ev, q);
         }
         self.arm(q);
     }
 
-    fn handle(&mut self, now: Ps, ev: NetEvent) {
+    fn handle(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
         match ev {
             NetEvent::ScoutArrive { fc } => {
                 let fc = fc as usize;
@@ -621,21 +644,21 @@ impl Venice {
                 c.visits[r] += 1;
                 // §4.3 livelock bound: a router visited too often sends the scout back.
                 if c.visits[r] > self.max_visits {
-                    self.backtrack(now, fc);
+                    self.backtrack(now, fc, q);
                 } else {
-                    self.route(now, fc);
+                    self.route(now, fc, q);
                 }
             }
-            NetEvent::ScoutReturn { fc } => self.route(now, fc as usize),
-            NetEvent::ScoutHome { fc, reserved } => self.on_scout_home(now, fc as usize, reserved),
-            NetEvent::TransferEnd { fc } => self.on_transfer_end(now, fc as usize),
+            NetEvent::ScoutReturn { fc } => self.route(now, fc as usize, q),
+            NetEvent::ScoutHome { fc, reserved } => self.on_scout_home(now, fc as usize, reserved, q),
+            NetEvent::TransferEnd { fc } => self.on_transfer_end(now, fc as usize, q),
             other => {
                 unreachable!("not a Venice event: {other:?}")
             }
         }
     }
 
-    fn on_scout_home(&mut self, now: Ps, fc: usize, reserved: bool) {
+    fn on_scout_home(&mut self, now: Ps, fc: usize, reserved: bool, q: &mut EventQueue<Event>) {
         if !reserved {
             // §4.2: back at the controller in cancel mode: re-send at once (or, OnRelease,
             // once a link was freed since this scout left).
@@ -645,7 +668,7 @@ impl Venice {
                 || !circuits
                 || self.releases > self.launched_epoch[fc]
             {
-                self.launch(now, fc);
+                self.launch(now, fc, q);
             } else {
                 self.parked.push(fc as u32);
             }
@@ -664,10 +687,10 @@ impl Venice {
         let size = c.xfer.commands * self.command_bytes + c.xfer.bytes;
         let t = self.eq1(distance, size);
         self.fcs[fc].circuit = true;
-        self.schedule(now + t, NetEvent::TransferEnd { fc: fc as u32 });
+        self.schedule(now + t, NetEvent::TransferEnd { fc: fc as u32 }, q);
     }
 
-    fn on_transfer_end(&mut self, now: Ps, fc: usize) {
+    fn on_transfer_end(&mut self, now: Ps, fc: usize, q: &mut EventQueue<Event>) {
         self.hops_total += self.fcs[fc].path.len() as u64;
         self.latency_total += now - self.fcs[fc].ready;
         while let Some(h) = self.fcs[fc].path.pop() {
@@ -686,15 +709,15 @@ impl Venice {
             self.conflicted += 1;
             self.wait += self.launched[fc] - c.ready;
         }
-        self.pending.push((
+        q.schedule(
             now,
             Event::TransferDone {
                 die: t.die,
                 conflict,
             },
-        ));
-        self.wake_parked(now);
-        self.serve_waiting(now);
+        );
+        self.wake_parked(now, q);
+        self.serve_waiting(now, q);
     }
 }
 
@@ -706,8 +729,7 @@ impl Interconnect for Venice {
     fn submit(&mut self, now: Ps, t: Transfer, q: &mut EventQueue<Event>) {
         // FIFO among waiting transfers; ones whose chip is busy do not block the others.
         self.waiting.push_back((now, t));
-        self.serve_waiting(now);
-        self.flush(q);
+        self.serve_waiting(now, q);
         // No local run here: the caller may still schedule earlier events in this handler.
         self.arm(q);
     }
@@ -718,8 +740,7 @@ impl Interconnect for Venice {
             self.proxies.remove(0);
             self.run_local(q);
         } else {
-            self.handle(now, ev);
-            self.flush(q);
+            self.handle(now, ev, q);
         }
     }
 
@@ -816,8 +837,7 @@ mod tests {
             let l = v.mesh.link(w[0], p) as usize;
             assert_eq!(v.owner[l], FREE);
             v.owner[l] = fc as u32;
-            v.free_dir[p as usize].set(w[0], false);
-            v.free_dir[opposite(p) as usize].set(w[1], false);
+            v.set_free(w[0], p, w[1], false);
             v.fcs[fc].path.push(Hop {
                 router: w[0],
                 in_port: INJECT,

@@ -19,6 +19,8 @@ pub const LEFT: Port = 3;
 pub const MESH_PORTS: [Port; 4] = [UP, DOWN, RIGHT, LEFT];
 /// The port by which a controller injects into its edge router (not a mesh link).
 pub const INJECT: Port = 4;
+/// No port: a zero difference in Algorithm 1's comparison (never a bit of a port mask).
+pub const NO_PORT: Port = 7;
 
 #[inline]
 pub fn opposite(p: Port) -> Port {
@@ -46,6 +48,9 @@ pub struct Mesh {
     coords: Vec<(u32, u32)>,
     /// The layer's undirected links: the routers each joins, by link id.
     link_ends: Vec<(u32, u32)>,
+    /// `fc_order[r * controllers..][..controllers]`: controllers by (distance to router `r`,
+    /// id), so the controller rule is the first free one in this list.
+    fc_order: Vec<u32>,
 }
 
 impl Mesh {
@@ -87,7 +92,7 @@ impl Mesh {
                 (n, l)
             })
             .collect();
-        Ok(Self {
+        let mut mesh = Self {
             rows,
             cols,
             fc_router: (0..graph.endpoints() - chips)
@@ -99,7 +104,17 @@ impl Mesh {
                 .map(|r| (cube.coord(r, 0), cube.coord(r, 1)))
                 .collect(),
             link_ends,
-        })
+            fc_order: Vec::new(),
+        };
+        let n = mesh.fc_router.len() as u32;
+        mesh.fc_order = (0..graph.routers)
+            .flat_map(|r| {
+                let mut order: Vec<u32> = (0..n).collect();
+                order.sort_by_key(|&f| (mesh.fc_distance(f, r), f));
+                order
+            })
+            .collect();
+        Ok(mesh)
     }
 
     pub fn routers(&self) -> u32 {
@@ -140,13 +155,36 @@ impl Mesh {
     /// Venice §4.2's controller rule: the controller closest to `router` if it is free, else
     /// the nearest free one (ties to the lower id); `None` if none is.
     pub fn pick_controller(&self, router: u32, free: impl Fn(u32) -> bool) -> Option<u32> {
-        let n = self.fc_router.len() as u32;
-        let d = |f: u32| (self.fc_distance(f, router), f);
-        let closest = (0..n).min_by_key(|&f| d(f))?;
-        if free(closest) {
-            return Some(closest);
-        }
-        (0..n).filter(|&f| free(f)).min_by_key(|&f| d(f))
+        let n = self.fc_router.len();
+        let order = &self.fc_order[router as usize * n..][..n];
+        order.iter().copied().find(|&f| free(f))
+    }
+
+    /// Algorithm 1 lines 2-26: the minimal ports from `r` towards `dest`, horizontal first
+    /// (the list's order), `NO_PORT` where that difference is zero.
+    #[inline]
+    pub fn minimal_ports(&self, r: u32, dest: u32) -> (Port, Port) {
+        let (cx, cy) = self.xy(r);
+        let (dx, dy) = self.xy(dest);
+        let h = match dx.cmp(&cx) {
+            std::cmp::Ordering::Greater => RIGHT,
+            std::cmp::Ordering::Less => LEFT,
+            std::cmp::Ordering::Equal => NO_PORT,
+        };
+        let v = match dy.cmp(&cy) {
+            std::cmp::Ordering::Greater => UP,
+            std::cmp::Ordering::Less => DOWN,
+            std::cmp::Ordering::Equal => NO_PORT,
+        };
+        (h, v)
+    }
+
+    /// The mesh ports router `r` has (a 4-bit mask by port number).
+    pub fn port_mask(&self, r: u32) -> u8 {
+        MESH_PORTS
+            .into_iter()
+            .filter(|&p| self.neighbor(r, p).is_some())
+            .fold(0, |m, p| m | 1 << p)
     }
 
     /// The routers each link joins, by link id, and where the controllers attach: what a
@@ -191,5 +229,18 @@ mod tests {
         );
         assert_eq!(m.fc_router, vec![0, 16, 32, 48]);
         assert_eq!(m.fc_distance(1, 16 + 5), 6);
+    }
+
+    #[test]
+    fn controller_rule_closest_if_free_else_nearest_free() {
+        let mut c = SsdConfig::default();
+        c.network.rows = 4;
+        c.network.cols = 4;
+        let m = Mesh::new(&c).unwrap();
+        // Router 9 = (1, 2): FC2 (router 8) at 2 links, FC1 and FC3 at 3, FC0 at 4.
+        assert_eq!(m.pick_controller(9, |_| true), Some(2));
+        assert_eq!(m.pick_controller(9, |f| f != 2), Some(1), "tie to the lower id");
+        assert_eq!(m.pick_controller(9, |f| f == 0), Some(0));
+        assert_eq!(m.pick_controller(9, |_| false), None);
     }
 }
