@@ -12,7 +12,7 @@
 //! An FC owns at most one reservation (the packet ID is the FC ID), so at most
 //! `controllers` transfers run at once. Links are reserved whole (both directions).
 
-use super::venice_mesh::{opposite, Mesh, Port, DOWN, INJECT, LEFT, MESH_PORTS, RIGHT, UP};
+use super::venice_mesh::{opposite, Mesh, Port, INJECT, LEFT, RIGHT, UP};
 use super::{Interconnect, InterconnectStats, NetEvent, Transfer, VeniceStats};
 use crate::config::{ConfigError, ScoutRetry, SsdConfig};
 use crate::engine::{EventQueue, Key, KeyedHeap};
@@ -30,7 +30,7 @@ impl Bits {
     fn new(n: u32) -> Self {
         Bits(vec![0; (n as usize).div_ceil(64)])
     }
-    #[inline]
+    #[inline(always)]
     fn set(&mut self, i: u32, on: bool) {
         let (w, b) = ((i / 64) as usize, i % 64);
         if on {
@@ -43,12 +43,13 @@ impl Bits {
     fn get(&self, i: u32) -> bool {
         self.0[(i / 64) as usize] >> (i % 64) & 1 == 1
     }
-    /// `out |= (self & mask) << k` (towards higher router numbers), or `>> k` if `!up`.
+    /// `out |= (self & mask) << k` (towards higher router numbers) if `up`, else
+    /// `out |= (self >> k) & mask`.
     fn shifted_into(&self, mask: &Bits, k: u32, up: bool, out: &mut Bits) {
         let n = self.0.len();
         let (ws, bs) = ((k / 64) as usize, k % 64);
         for i in 0..n {
-            let word = |j: usize| self.0[j] & mask.0[j];
+            let word = |j: usize| if up { self.0[j] & mask.0[j] } else { self.0[j] };
             let v = if up {
                 let lo = if i >= ws { word(i - ws) << bs } else { 0 };
                 let carry = if bs > 0 && i > ws {
@@ -64,7 +65,7 @@ impl Bits {
                 } else {
                     0
                 };
-                hi | carry
+                (hi | carry) & mask.0[i]
             };
             out.0[i] |= v;
         }
@@ -138,8 +139,10 @@ pub struct Venice {
     /// When each controller's current scout left (for the conflict wait).
     launched: Vec<Ps>,
     retry: ScoutRetry,
-    /// Per direction: routers whose link that way exists and is free.
-    free_dir: [Bits; 4],
+    /// Free links as router bits: `free_h` bit `r` for the link from `r` to its Right
+    /// neighbour `r + 1`, `free_v` for the one to its Up neighbour `r + cols`.
+    free_h: Bits,
+    free_v: Bits,
     /// The same per router: a mask of its ports whose link is free (Algorithm 1 reads it).
     free_ports: Vec<u8>,
     bfs_seen: Bits,
@@ -157,6 +160,8 @@ pub struct Venice {
     releases: u64,
     launched_epoch: Vec<u64>,
     parked: Vec<u32>,
+    /// Controllers holding a circuit (their transfer running).
+    circuits: u32,
     transfers: u64,
     conflicted: u64,
     wait: Ps,
@@ -223,15 +228,8 @@ impl Venice {
             stats: VeniceStats::default(),
             launched: vec![0; mesh.fc_router.len()],
             retry: n.scout_retry,
-            free_dir: {
-                let mut f = [(); 4].map(|_| Bits::new(routers as u32));
-                for r in 0..routers as u32 {
-                    for p in MESH_PORTS {
-                        f[p as usize].set(r, mesh.neighbor(r, p).is_some());
-                    }
-                }
-                f
-            },
+            free_h: Self::links_from(&mesh, RIGHT),
+            free_v: Self::links_from(&mesh, UP),
             free_ports: (0..routers as u32).map(|r| mesh.port_mask(r)).collect(),
             bfs_seen: Bits::new(routers as u32),
             bfs_front: Bits::new(routers as u32),
@@ -244,6 +242,7 @@ impl Venice {
             releases: 0,
             launched_epoch: vec![0; mesh.fc_router.len()],
             parked: Vec::with_capacity(mesh.fc_router.len()),
+            circuits: 0,
             transfers: 0,
             conflicted: 0,
             wait: 0,
@@ -253,12 +252,21 @@ impl Venice {
         })
     }
 
+    /// Routers that have a link leaving by `p`.
+    fn links_from(mesh: &Mesh, p: Port) -> Bits {
+        let mut b = Bits::new(mesh.routers());
+        for r in 0..mesh.routers() {
+            b.set(r, mesh.neighbor(r, p).is_some());
+        }
+        b
+    }
+
     /// Eq. 1: T = (distance + transfer_size / link_width) × link_latency.
     pub fn eq1(&self, distance: u32, bytes: u32) -> Ps {
         (distance as Ps + bytes.div_ceil(self.width) as Ps) * self.cycle
     }
 
-    #[inline]
+    #[inline(always)]
     fn random(&mut self, router: u32, n: usize) -> usize {
         // x^16 + x^14 + x^13 + x^11 + 1 (maximal length)
         let l = &mut self.lfsr[router as usize];
@@ -339,15 +347,11 @@ impl Venice {
                 return true;
             }
             self.bfs_next.0.fill(0);
-            let f = &self.free_dir;
-            self.bfs_front
-                .shifted_into(&f[RIGHT as usize], 1, true, &mut self.bfs_next);
-            self.bfs_front
-                .shifted_into(&f[LEFT as usize], 1, false, &mut self.bfs_next);
-            self.bfs_front
-                .shifted_into(&f[UP as usize], cols, true, &mut self.bfs_next);
-            self.bfs_front
-                .shifted_into(&f[DOWN as usize], cols, false, &mut self.bfs_next);
+            let (h, v) = (&self.free_h, &self.free_v);
+            self.bfs_front.shifted_into(h, 1, true, &mut self.bfs_next);
+            self.bfs_front.shifted_into(h, 1, false, &mut self.bfs_next);
+            self.bfs_front.shifted_into(v, cols, true, &mut self.bfs_next);
+            self.bfs_front.shifted_into(v, cols, false, &mut self.bfs_next);
             let mut any = 0;
             for (n, seen) in self.bfs_next.0.iter_mut().zip(self.bfs_seen.0.iter_mut()) {
                 *n &= !*seen;
@@ -363,8 +367,7 @@ impl Venice {
 
     /// [`Self::reachable`] for meshes of at most 64 routers: each layer is a few shifts.
     fn reachable_one_word(&self, start: u32, dest: u32, cols: u32) -> bool {
-        let f = |p: Port| self.free_dir[p as usize].0[0];
-        let (right, left, up, down) = (f(RIGHT), f(LEFT), f(UP), f(DOWN));
+        let (h, v) = (self.free_h.0[0], self.free_v.0[0]);
         let (mut seen, mut front) = (1u64 << start, 1u64 << start);
         let target = 1u64 << dest;
         loop {
@@ -372,10 +375,10 @@ impl Venice {
                 return true;
             }
             // A 1×64 mesh has no vertical links; `checked_sh*` keeps the shift by 64 defined.
-            let next = (((front & right) << 1)
-                | ((front & left) >> 1)
-                | (front & up).checked_shl(cols).unwrap_or(0)
-                | (front & down).checked_shr(cols).unwrap_or(0))
+            let next = (((front & h) << 1)
+                | ((front >> 1) & h)
+                | (front & v).checked_shl(cols).unwrap_or(0)
+                | (front.checked_shr(cols).unwrap_or(0) & v))
                 & !seen;
             if next == 0 {
                 return false;
@@ -392,7 +395,7 @@ impl Venice {
         // instead of simulating its hops. Held circuits guarantee that release comes.
         if self.retry == ScoutRetry::OnRelease
             && !self.reachable(fc)
-            && self.fcs.iter().any(|c| c.active && c.circuit)
+            && self.circuits > 0
         {
             self.stats.scouts += 1;
             self.stats.scout_retries += 1;
@@ -432,7 +435,7 @@ impl Venice {
     /// [`Self::schedule`] for an event one scout hop after `now`. These are produced in key
     /// order (time never goes back and every delay is the same), so with `lookahead` a FIFO
     /// holds them sorted and the local heap keeps only the rest.
-    #[inline]
+    #[inline(always)]
     fn schedule_hop(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
         let key = (now + self.hop, q.reserve_seq());
         if self.lookahead {
@@ -444,7 +447,7 @@ impl Venice {
     }
 
     /// Key of the earliest local event.
-    #[inline]
+    #[inline(always)]
     fn next_local(&self) -> Option<Key> {
         match (self.hops.front(), self.local.peek_key()) {
             (Some(h), Some(k)) => Some(h.0.min(k)),
@@ -454,7 +457,7 @@ impl Venice {
     }
 
     /// Take the earliest local event (keys are unique, so the two never tie).
-    #[inline]
+    #[inline(always)]
     fn pop_local(&mut self) -> Option<(Key, NetEvent)> {
         match (self.hops.front(), self.local.peek_key()) {
             (Some(h), Some(k)) if k < h.0 => self.local.pop(),
@@ -524,11 +527,15 @@ impl Venice {
     }
 
     /// Mark the link between `r` (its port `p`) and `next` free or reserved, in both views.
-    #[inline]
+    #[inline(always)]
     fn set_free(&mut self, r: u32, p: Port, next: u32, free: bool) {
         let q = opposite(p);
-        self.free_dir[p as usize].set(r, free);
-        self.free_dir[q as usize].set(next, free);
+        let low = r.min(next);
+        if p == RIGHT || p == LEFT {
+            self.free_h.set(low, free);
+        } else {
+            self.free_v.set(low, free);
+        }
         if free {
             self.free_ports[r as usize] |= 1 << p;
             self.free_ports[next as usize] |= 1 << q;
@@ -663,9 +670,8 @@ impl Venice {
             // §4.2: back at the controller in cancel mode: re-send at once (or, OnRelease,
             // once a link was freed since this scout left).
             self.stats.scout_retries += 1;
-            let circuits = self.fcs.iter().any(|c| c.active && c.circuit);
             if self.retry == ScoutRetry::Immediate
-                || !circuits
+                || self.circuits == 0
                 || self.releases > self.launched_epoch[fc]
             {
                 self.launch(now, fc, q);
@@ -687,6 +693,7 @@ impl Venice {
         let size = c.xfer.commands * self.command_bytes + c.xfer.bytes;
         let t = self.eq1(distance, size);
         self.fcs[fc].circuit = true;
+        self.circuits += 1;
         self.schedule(now + t, NetEvent::TransferEnd { fc: fc as u32 }, q);
     }
 
@@ -700,6 +707,7 @@ impl Venice {
         let c = &mut self.fcs[fc];
         c.active = false;
         c.circuit = false;
+        self.circuits -= 1;
         c.busy_time += now - c.assigned;
         let t = c.xfer;
         self.chip_busy[t.chip as usize] = false;
@@ -815,6 +823,7 @@ impl Interconnect for Venice {
 
 #[cfg(test)]
 mod tests {
+    use super::super::venice_mesh::{DOWN, MESH_PORTS};
     use super::*;
     use proptest::prelude::*;
 
@@ -846,6 +855,7 @@ mod tests {
         }
         v.fcs[fc].active = true;
         v.fcs[fc].circuit = true;
+        v.circuits += 1;
     }
 
     /// Run the interconnect alone until no event is left, checking the reservations after
