@@ -105,23 +105,65 @@ fn several_flows_each_complete() {
     assert_eq!(r.requests, 800);
 }
 
-/// Venice's lookahead (its own events in a local heap, ordered by keys from the queue) is a
-/// speed switch only: everything but the event counters is identical.
-#[test]
-fn venice_lookahead_does_not_change_results() {
-    let w = "syn:read=80,size=choice:4k@70/16k@30,addr=uniform,arrival=qd:48,count=6000";
-    let mut c = lagoon_core::config::SsdConfig::default();
-    let with = run(&c, Arch::Venice, &[w], 11).deterministic_json();
-    c.network.lookahead = false;
-    let without = run(&c, Arch::Venice, &[w], 11).deterministic_json();
-    let strip = |s: &str| {
+/// Reports of a Venice run with lookahead on and off, without the event counters (the
+/// `Wake` proxies are queue events only with lookahead).
+fn venice_with_and_without_lookahead(
+    c: &lagoon_core::config::SsdConfig,
+    w: &str,
+    seed: u64,
+) -> (String, String) {
+    let strip = |s: String| {
         s.lines()
             .filter(|l| !l.contains("\"events\"") && !l.contains("\"local_events\""))
             .collect::<Vec<_>>()
             .join("\n")
     };
-    assert_eq!(strip(&with), strip(&without));
+    let with = run(c, Arch::Venice, &[w], seed).deterministic_json();
+    let mut off = c.clone();
+    off.network.lookahead = false;
+    let without = run(&off, Arch::Venice, &[w], seed).deterministic_json();
     assert!(with.contains("\"venice\""));
+    (strip(with), strip(without))
+}
+
+/// Venice's lookahead (its own events handled locally, scout hops in a FIFO, under keys
+/// from the queue) is a speed switch only: everything but the event counters is identical.
+#[test]
+fn venice_lookahead_does_not_change_results() {
+    let w = "syn:read=80,size=choice:4k@70/16k@30,addr=uniform,arrival=qd:48,count=6000";
+    let c = lagoon_core::config::SsdConfig::default();
+    let (with, without) = venice_with_and_without_lookahead(&c, w, 11);
+    assert_eq!(with, without);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// The same on random meshes (up to 9 x 9, so reachability spans several words) and
+    /// loads (issue 15): every scout hop through the engine's queue, or the fast path's
+    /// local FIFO and heap, give the same report.
+    #[test]
+    fn venice_fast_path_equals_event_per_hop(
+        rows in 2u32..10, cols in 2u32..10, fc_frac in 1u32..=4,
+        read in 0u32..=100,
+        size_kb in prop::sample::select(vec![1u32, 4, 16, 64]),
+        qd in 1u32..96,
+        count in 50u32..1200,
+        immediate in any::<bool>(),
+        seed in 0u64..1000,
+    ) {
+        let mut c = lagoon_core::config::SsdConfig::default();
+        c.flash.channels = rows;
+        c.flash.chips_per_channel = cols;
+        c.network.controllers = (rows * fc_frac / 4).max(1);
+        if immediate {
+            c.network.scout_retry = lagoon_core::config::ScoutRetry::Immediate;
+        }
+        c.validate().unwrap();
+        let w = format!("syn:read={read},size={size_kb}k,addr=uniform,arrival=qd:{qd},count={count}");
+        let (with, without) = venice_with_and_without_lookahead(&c, &w, seed);
+        prop_assert!(with == without, "reports differ for {w} on {rows}x{cols}");
+    }
 }
 
 /// In-order dies (`die_scheduling = "fifo"`): every request still completes, and reads no
