@@ -92,8 +92,63 @@ pub fn venice_layer(cfg: &SsdConfig) -> SsdConfig {
 #[derive(Clone, Copy, Debug)]
 struct Hop {
     router: u32,
+    /// The router across `out_port`, and the link's id.
+    next: u32,
+    link: u32,
     in_port: Port,
     out_port: Port,
+}
+
+/// Venice's events due one scout hop after they were produced, in key order: a ring of at
+/// least one slot per controller (each has at most one such event pending).
+struct HopFifo {
+    buf: Vec<(Key, NetEvent)>,
+    head: usize,
+    len: usize,
+}
+
+impl HopFifo {
+    fn new(controllers: usize) -> Self {
+        let n = controllers.next_power_of_two().max(2);
+        Self {
+            buf: vec![((0, 0), NetEvent::Wake); n],
+            head: 0,
+            len: 0,
+        }
+    }
+    #[inline(always)]
+    fn front(&self) -> Option<&(Key, NetEvent)> {
+        (self.len > 0).then(|| &self.buf[self.head])
+    }
+    #[inline(always)]
+    fn push_back(&mut self, e: (Key, NetEvent)) {
+        if self.len == self.buf.len() {
+            self.grow();
+        }
+        let mask = self.buf.len() - 1;
+        debug_assert!(self.len == 0 || self.buf[(self.head + self.len - 1) & mask].0 < e.0);
+        self.buf[(self.head + self.len) & mask] = e;
+        self.len += 1;
+    }
+    #[inline(always)]
+    fn pop_front(&mut self) -> Option<(Key, NetEvent)> {
+        if self.len == 0 {
+            return None;
+        }
+        let e = self.buf[self.head];
+        self.head = (self.head + 1) & (self.buf.len() - 1);
+        self.len -= 1;
+        Some(e)
+    }
+    #[cold]
+    fn grow(&mut self) {
+        let n = self.buf.len();
+        let mut b = Vec::with_capacity(2 * n);
+        b.extend((0..n).map(|i| self.buf[(self.head + i) & (n - 1)]));
+        b.resize(2 * n, ((0, 0), NetEvent::Wake));
+        self.buf = b;
+        self.head = 0;
+    }
 }
 
 struct Controller {
@@ -151,7 +206,7 @@ pub struct Venice {
     /// With `lookahead`, Venice's own events wait here under keys reserved from the engine's
     /// queue, which holds one `Wake` proxy per earliest pending key (`proxies`, ascending).
     local: KeyedHeap<NetEvent>,
-    hops: VecDeque<(Key, NetEvent)>,
+    hops: HopFifo,
     proxies: Vec<Key>,
     local_events: u64,
     lookahead: bool,
@@ -235,7 +290,7 @@ impl Venice {
             bfs_front: Bits::new(routers as u32),
             bfs_next: Bits::new(routers as u32),
             local: KeyedHeap::with_capacity(64),
-            hops: VecDeque::with_capacity(4 * mesh.fc_router.len()),
+            hops: HopFifo::new(mesh.fc_router.len()),
             proxies: Vec::with_capacity(8),
             local_events: 0,
             lookahead: n.lookahead,
@@ -286,6 +341,7 @@ impl Venice {
     /// or `None` to backtrack (line 48). Ejection (line 25) is handled by the caller.
     /// A port is free if its link exists, is reserved by no one, and this scout has not
     /// left `r` by it before (each output port is reserved once per router, §4.3).
+    #[inline(always)]
     pub fn choose_port(&mut self, fc: usize, r: u32, dest: u32, in_port: Port) -> Option<Port> {
         let free = self.free_ports[r as usize] & !self.fcs[fc].tried[r as usize];
         // lines 2-26: the minimal directions (horizontal, then vertical) that are free
@@ -439,7 +495,6 @@ impl Venice {
     fn schedule_hop(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
         let key = (now + self.hop, q.reserve_seq());
         if self.lookahead {
-            debug_assert!(self.hops.back().is_none_or(|b| b.0 < key));
             self.hops.push_back((key, ev));
         } else {
             q.schedule_keyed(key, Event::Net(ev));
@@ -466,6 +521,7 @@ impl Venice {
         }
     }
 
+    #[inline(always)]
     fn route(&mut self, now: Ps, fc: usize, q: &mut EventQueue<Event>) {
         let (r, dest, in_port) = (self.fcs[fc].router, self.fcs[fc].dest, self.fcs[fc].in_port);
         if r == dest {
@@ -484,15 +540,16 @@ impl Venice {
         }
         match self.choose_port(fc, r, dest, in_port) {
             Some(p) => {
-                let link = self.mesh.link(r, p) as usize;
-                self.owner[link] = fc as u32;
-                self.reserved_at[link] = now;
-                let next = self.mesh.neighbor(r, p).expect("free port has a neighbor");
+                let (next, link) = self.mesh.across(r, p);
+                self.owner[link as usize] = fc as u32;
+                self.reserved_at[link as usize] = now;
                 self.set_free(r, p, next, false);
                 let c = &mut self.fcs[fc];
                 c.tried[r as usize] |= 1 << p;
                 c.path.push(Hop {
                     router: r,
+                    next,
+                    link,
                     in_port,
                     out_port: p,
                 });
@@ -505,6 +562,7 @@ impl Venice {
     }
 
     /// Cancel mode: clear the link into this router and return upstream (or to the FC).
+    #[inline(always)]
     fn backtrack(&mut self, now: Ps, fc: usize, q: &mut EventQueue<Event>) {
         self.stats.backtracks += 1;
         match self.fcs[fc].path.pop() {
@@ -517,7 +575,7 @@ impl Venice {
                 q,
             ),
             Some(h) => {
-                self.release(now, h.router, h.out_port);
+                self.release(now, &h);
                 let c = &mut self.fcs[fc];
                 c.router = h.router;
                 c.in_port = h.in_port;
@@ -545,13 +603,10 @@ impl Venice {
         }
     }
 
-    fn release(&mut self, now: Ps, router: u32, port: Port) {
-        let link = self.mesh.link(router, port) as usize;
-        let next = self
-            .mesh
-            .neighbor(router, port)
-            .expect("a reserved link has two ends");
-        self.set_free(router, port, next, true);
+    #[inline(always)]
+    fn release(&mut self, now: Ps, h: &Hop) {
+        let link = h.link as usize;
+        self.set_free(h.router, h.out_port, h.next, true);
         debug_assert_ne!(self.owner[link], FREE);
         self.owner[link] = FREE;
         self.link_busy[link] += now - self.reserved_at[link];
@@ -639,6 +694,7 @@ impl Venice {
         self.arm(q);
     }
 
+    #[inline(always)]
     fn handle(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
         match ev {
             NetEvent::ScoutArrive { fc } => {
@@ -701,7 +757,7 @@ impl Venice {
         self.hops_total += self.fcs[fc].path.len() as u64;
         self.latency_total += now - self.fcs[fc].ready;
         while let Some(h) = self.fcs[fc].path.pop() {
-            self.release(now, h.router, h.out_port);
+            self.release(now, &h);
         }
         self.releases += 1;
         let c = &mut self.fcs[fc];
@@ -849,6 +905,8 @@ mod tests {
             v.set_free(w[0], p, w[1], false);
             v.fcs[fc].path.push(Hop {
                 router: w[0],
+                next: w[1],
+                link: l as u32,
                 in_port: INJECT,
                 out_port: p,
             });

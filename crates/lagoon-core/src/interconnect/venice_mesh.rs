@@ -138,6 +138,12 @@ impl Mesh {
         (n != NONE).then_some(n)
     }
 
+    /// The router across `port` of `r` and the link's id (caller checked it exists).
+    #[inline]
+    pub fn across(&self, r: u32, port: Port) -> (u32, u32) {
+        self.adj[(r * 4 + port as u32) as usize]
+    }
+
     /// Id of the link leaving `r` by `port` (caller checked it exists).
     #[inline]
     pub fn link(&self, r: u32, port: Port) -> u32 {
