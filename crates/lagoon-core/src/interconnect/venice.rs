@@ -21,6 +21,9 @@ use crate::time::{ns, Ps};
 use std::collections::VecDeque;
 
 const FREE: u32 = u32::MAX;
+/// One forward visit in `Controller::seen` (the low four bits are the tried ports; the
+/// schema bounds `max_router_visits` to 255, so visits fit the other 12).
+const VISIT: u16 = 1 << 4;
 
 /// Routers as bits, for whole-mesh reachability in a few word operations per BFS layer.
 #[derive(Clone)]
@@ -161,9 +164,9 @@ struct Controller {
     router: u32,
     in_port: Port,
     path: Vec<Hop>,
-    /// Per router: forward visits and output ports already tried by the current scout.
-    visits: Vec<u8>,
-    tried: Vec<u8>,
+    /// Per router, for the current scout: output ports already tried (bits 0-3, by port)
+    /// and forward visits (the bits above, in units of `VISIT`).
+    seen: Vec<u16>,
     touched: Vec<u32>,
     attempts: u32,
     busy_time: Ps,
@@ -181,7 +184,7 @@ pub struct Venice {
     flits: u32,
     hop: Ps,
     command_bytes: u32,
-    max_visits: u8,
+    max_visits: u16,
     owner: Vec<u32>,
     reserved_at: Vec<Ps>,
     link_busy: Vec<Ps>,
@@ -249,8 +252,7 @@ impl Venice {
                 router: 0,
                 in_port: INJECT,
                 path: Vec::with_capacity(4 * routers),
-                visits: vec![0; routers],
-                tried: vec![0; routers],
+                seen: vec![0; routers],
                 touched: Vec::with_capacity(routers),
                 attempts: 0,
                 busy_time: 0,
@@ -272,7 +274,7 @@ impl Venice {
             flits: n.scout_flits,
             hop: (n.router_delay_cycles + n.scout_flits) as Ps * cycle,
             command_bytes: n.command_bytes,
-            max_visits: n.max_router_visits.min(255) as u8,
+            max_visits: n.max_router_visits.min(255) as u16,
             owner: vec![FREE; mesh.links() as usize],
             reserved_at: vec![0; mesh.links() as usize],
             link_busy: vec![0; mesh.links() as usize],
@@ -343,7 +345,7 @@ impl Venice {
     /// left `r` by it before (each output port is reserved once per router, §4.3).
     #[inline(always)]
     pub fn choose_port(&mut self, fc: usize, r: u32, dest: u32, in_port: Port) -> Option<Port> {
-        let free = self.free_ports[r as usize] & !self.fcs[fc].tried[r as usize];
+        let free = self.free_ports[r as usize] & !(self.fcs[fc].seen[r as usize] as u8 & 0xf);
         // lines 2-26: the minimal directions (horizontal, then vertical) that are free
         let (h, v) = self.mesh.minimal_ports(r, dest);
         let (h_ok, v_ok) = (free >> h & 1 == 1, free >> v & 1 == 1);
@@ -463,8 +465,7 @@ impl Venice {
         }
         let c = &mut self.fcs[fc];
         for &r in &c.touched {
-            c.visits[r as usize] = 0;
-            c.tried[r as usize] = 0;
+            c.seen[r as usize] = 0;
         }
         c.touched.clear();
         c.path.clear();
@@ -511,13 +512,14 @@ impl Venice {
         }
     }
 
-    /// Take the earliest local event (keys are unique, so the two never tie).
+    /// Whether the earliest local event is in the heap rather than the hop FIFO, and its
+    /// key (keys are unique, so the two never tie).
     #[inline(always)]
-    fn pop_local(&mut self) -> Option<(Key, NetEvent)> {
+    fn earliest_local(&self) -> Option<(bool, Key)> {
         match (self.hops.front(), self.local.peek_key()) {
-            (Some(h), Some(k)) if k < h.0 => self.local.pop(),
-            (Some(_), _) => self.hops.pop_front(),
-            (None, _) => self.local.pop(),
+            (Some(h), Some(k)) if k < h.0 => Some((true, k)),
+            (Some(h), _) => Some((false, h.0)),
+            (None, k) => k.map(|k| (true, k)),
         }
     }
 
@@ -545,7 +547,7 @@ impl Venice {
                 self.reserved_at[link as usize] = now;
                 self.set_free(r, p, next, false);
                 let c = &mut self.fcs[fc];
-                c.tried[r as usize] |= 1 << p;
+                c.seen[r as usize] |= 1 << p;
                 c.path.push(Hop {
                     router: r,
                     next,
@@ -680,16 +682,26 @@ impl Venice {
     /// search is tens of hops, and scouts re-sent together move in lockstep).
     /// At most `LOCAL_BUDGET` events per call, then a `Wake` proxy resumes the rest through
     /// the queue (same order), so the engine's watchdog sees a search that never ends.
+    /// Hop events put nothing in the queue (their seq numbers come from it), so its head is
+    /// read again only after a heap event.
     fn run_local(&mut self, q: &mut EventQueue<Event>) {
         let mut budget = LOCAL_BUDGET;
-        while let Some(k) = self.next_local() {
-            if q.peek_key().is_some_and(|g| g < k) || budget == 0 {
+        let mut limit = q.peek_key();
+        while let Some((in_heap, k)) = self.earliest_local() {
+            if limit.is_some_and(|g| g < k) || budget == 0 {
                 break;
             }
             budget -= 1;
-            let (k, ev) = self.pop_local().expect("peeked");
             self.local_events += 1;
-            self.handle(k.0, ev, q);
+            if in_heap {
+                let (k, ev) = self.local.pop().expect("peeked");
+                self.handle(k.0, ev, q);
+                limit = q.peek_key();
+            } else {
+                let (k, ev) = self.hops.pop_front().expect("peeked");
+                self.handle(k.0, ev, q);
+                debug_assert_eq!(q.peek_key(), limit, "a hop event queued an event");
+            }
         }
         self.arm(q);
     }
@@ -701,12 +713,13 @@ impl Venice {
                 let fc = fc as usize;
                 let r = self.fcs[fc].router as usize;
                 let c = &mut self.fcs[fc];
-                if c.visits[r] == 0 && c.tried[r] == 0 {
+                let seen = &mut c.seen[r];
+                if *seen == 0 {
                     c.touched.push(r as u32);
                 }
-                c.visits[r] += 1;
+                *seen += VISIT;
                 // §4.3 livelock bound: a router visited too often sends the scout back.
-                if c.visits[r] > self.max_visits {
+                if *seen >> 4 > self.max_visits {
                     self.backtrack(now, fc, q);
                 } else {
                     self.route(now, fc, q);
@@ -1093,7 +1106,7 @@ mod tests {
                 // §4.3 livelock bound: no scout enters a router more than three times (the
                 // fourth entry is turned back at once).
                 let bound = v.max_visits + 1;
-                prop_assert!(v.fcs.iter().all(|c| c.visits.iter().all(|&n| n <= bound)));
+                prop_assert!(v.fcs.iter().all(|c| c.seen.iter().all(|&n| n / VISIT <= bound)));
                 prop_assert!(q.events_processed() < 5_000_000, "no progress: livelock");
             }
             prop_assert!(done.iter().all(|&n| n == 1), "every transfer completes once: {:?}", done);
