@@ -42,37 +42,6 @@ impl Bits {
             self.0[w] &= !(1 << b);
         }
     }
-    #[inline]
-    fn get(&self, i: u32) -> bool {
-        self.0[(i / 64) as usize] >> (i % 64) & 1 == 1
-    }
-    /// `out |= (self & mask) << k` (towards higher router numbers) if `up`, else
-    /// `out |= (self >> k) & mask`.
-    fn shifted_into(&self, mask: &Bits, k: u32, up: bool, out: &mut Bits) {
-        let n = self.0.len();
-        let (ws, bs) = ((k / 64) as usize, k % 64);
-        for i in 0..n {
-            let word = |j: usize| if up { self.0[j] & mask.0[j] } else { self.0[j] };
-            let v = if up {
-                let lo = if i >= ws { word(i - ws) << bs } else { 0 };
-                let carry = if bs > 0 && i > ws {
-                    word(i - ws - 1) >> (64 - bs)
-                } else {
-                    0
-                };
-                lo | carry
-            } else {
-                let hi = if i + ws < n { word(i + ws) >> bs } else { 0 };
-                let carry = if bs > 0 && i + ws + 1 < n {
-                    word(i + ws + 1) << (64 - bs)
-                } else {
-                    0
-                };
-                (hi | carry) & mask.0[i]
-            };
-            out.0[i] |= v;
-        }
-    }
 }
 
 /// The drive's `[network]` as Venice builds it (`--arch venice`): the layer's 2D mesh of
@@ -391,35 +360,77 @@ impl Venice {
     /// Whether a path of free links joins controller `fc`'s router to its destination:
     /// breadth-first over bitsets, one layer per iteration.
     fn reachable(&mut self, fc: usize) -> bool {
-        let (start, dest) = (self.mesh.fc_router[fc], self.fcs[fc].dest);
+        self.path_exists(self.mesh.fc_router[fc], self.fcs[fc].dest)
+    }
+
+    /// Whether a path of free links joins routers `start` and `dest`.
+    fn path_exists(&mut self, start: u32, dest: u32) -> bool {
         let cols = self.mesh.cols;
         if self.bfs_seen.0.len() == 1 {
             return self.reachable_one_word(start, dest, cols);
         }
-        self.bfs_seen.0.fill(0);
-        self.bfs_front.0.fill(0);
-        self.bfs_seen.set(start, true);
-        self.bfs_front.set(start, true);
+        let n = self.bfs_seen.0.len();
+        let (seen, front, next) = (
+            &mut self.bfs_seen.0,
+            &mut self.bfs_front.0,
+            &mut self.bfs_next.0,
+        );
+        seen.fill(0);
+        front.fill(0);
+        next.fill(0);
+        let bit = |r: u32| ((r / 64) as usize, 1u64 << (r % 64));
+        let (w, b) = bit(start);
+        seen[w] |= b;
+        front[w] |= b;
+        let (dw, db) = bit(dest);
+        let (h, v) = (&self.free_h.0, &self.free_v.0);
+        // A vertical hop shifts by `cols` bits: `ws` words and `bs` bits.
+        let (ws, bs) = ((cols / 64) as usize, cols % 64);
+        // The words where the frontier has routers.
+        let (mut lo, mut hi) = (w, w);
         loop {
-            if self.bfs_front.get(dest) {
+            if front[dw] & db != 0 {
                 return true;
             }
-            self.bfs_next.0.fill(0);
-            let (h, v) = (&self.free_h, &self.free_v);
-            self.bfs_front.shifted_into(h, 1, true, &mut self.bfs_next);
-            self.bfs_front.shifted_into(h, 1, false, &mut self.bfs_next);
-            self.bfs_front.shifted_into(v, cols, true, &mut self.bfs_next);
-            self.bfs_front.shifted_into(v, cols, false, &mut self.bfs_next);
-            let mut any = 0;
-            for (n, seen) in self.bfs_next.0.iter_mut().zip(self.bfs_seen.0.iter_mut()) {
-                *n &= !*seen;
-                *seen |= *n;
-                any |= *n;
+            // Routers one free link away can only be in these words.
+            let (a, z) = (lo.saturating_sub(ws + 1), (hi + ws + 1).min(n - 1));
+            let (mut nlo, mut nhi) = (usize::MAX, 0);
+            for i in a..=z {
+                let fh = |j: usize| front[j] & h[j];
+                let fv = |j: usize| front[j] & v[j];
+                // right: (front & h) << 1; left: (front >> 1) & h
+                let mut x = fh(i) << 1 | if i > 0 { fh(i - 1) >> 63 } else { 0 };
+                x |= (front[i] >> 1 | if i + 1 < n { front[i + 1] << 63 } else { 0 }) & h[i];
+                // up: (front & v) << cols; down: (front >> cols) & v
+                if i >= ws {
+                    x |= fv(i - ws) << bs;
+                    if bs > 0 && i > ws {
+                        x |= fv(i - ws - 1) >> (64 - bs);
+                    }
+                }
+                let mut down = 0;
+                if i + ws < n {
+                    down |= front[i + ws] >> bs;
+                    if bs > 0 && i + ws + 1 < n {
+                        down |= front[i + ws + 1] << (64 - bs);
+                    }
+                }
+                x |= down & v[i];
+                x &= !seen[i];
+                seen[i] |= x;
+                next[i] = x;
+                if x != 0 {
+                    nlo = nlo.min(i);
+                    nhi = i;
+                }
             }
-            if any == 0 {
+            if nlo == usize::MAX {
                 return false;
             }
-            std::mem::swap(&mut self.bfs_front, &mut self.bfs_next);
+            // `next` becomes the frontier; the old one, cleared, the next scratch.
+            front[lo..=hi].fill(0);
+            std::mem::swap(front, next);
+            (lo, hi) = (nlo, nhi);
         }
     }
 
@@ -1048,6 +1059,63 @@ mod tests {
         // With UP and DOWN taken too, only the input is left: backtrack (line 48).
         hold(&mut v, 1, &[1, 4, 7]);
         assert_eq!(v.choose_port(0, 4, 5, LEFT), None);
+    }
+
+    /// The word-parallel reachability (one word, and several with vertical shifts of under,
+    /// exactly and over 64 bits) against a plain breadth-first search over free ports.
+    #[test]
+    fn reachability_matches_a_plain_search() {
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut rand = |n: u32| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng % n as u64) as u32
+        };
+        for (rows, cols) in [(4, 4), (8, 8), (9, 9), (3, 70), (2, 64), (2, 130), (32, 32)] {
+            let c = config(rows, cols, rows);
+            for _ in 0..400 {
+                let mut v = Venice::new(&c, 1).unwrap();
+                let n = rows * cols;
+                // Every link reserved but those of a random walk, so each link of the walk
+                // (word boundaries included) matters.
+                for r in 0..n {
+                    for p in [UP, RIGHT] {
+                        if let Some(next) = v.mesh.neighbor(r, p) {
+                            v.set_free(r, p, next, false);
+                        }
+                    }
+                }
+                let start = rand(n);
+                let mut at = start;
+                for _ in 0..rand(3 * n) {
+                    let p = MESH_PORTS[rand(4) as usize];
+                    if let Some(next) = v.mesh.neighbor(at, p) {
+                        if v.free_ports[at as usize] & 1 << p == 0 {
+                            v.set_free(at, p, next, true);
+                        }
+                        at = next;
+                    }
+                }
+                let dest = if rand(2) == 0 { at } else { rand(n) };
+                let mut seen = vec![false; n as usize];
+                let mut todo = vec![start];
+                seen[start as usize] = true;
+                while let Some(r) = todo.pop() {
+                    for p in MESH_PORTS {
+                        if v.free_ports[r as usize] & 1 << p != 0 {
+                            let next = v.mesh.neighbor(r, p).unwrap();
+                            if !seen[next as usize] {
+                                seen[next as usize] = true;
+                                todo.push(next);
+                            }
+                        }
+                    }
+                }
+                let want = seen[dest as usize];
+                assert_eq!(v.path_exists(start, dest), want, "{rows}x{cols} {start}->{dest}");
+            }
+        }
     }
 
     #[test]
