@@ -12,7 +12,7 @@
 //! An FC owns at most one reservation (the packet ID is the FC ID), so at most
 //! `controllers` transfers run at once. Links are reserved whole (both directions).
 
-use super::venice_mesh::{opposite, Mesh, Port, INJECT, LEFT, RIGHT, UP};
+use super::venice_mesh::{opposite, Mesh, Port, INJECT, LEFT, NO_PORT, RIGHT, UP};
 use super::{Interconnect, InterconnectStats, NetEvent, Transfer, VeniceStats};
 use crate::config::{ConfigError, ScoutRetry, SsdConfig};
 use crate::engine::{EventQueue, Key, KeyedHeap};
@@ -369,6 +369,11 @@ impl Venice {
         if self.bfs_seen.0.len() == 1 {
             return self.reachable_one_word(start, dest, cols);
         }
+        // On a larger mesh most searches end on one of the two minimal L-shaped paths, a
+        // few lookups; the breadth-first search over all words settles the rest.
+        if self.l_path_free(start, dest, true) || self.l_path_free(start, dest, false) {
+            return true;
+        }
         let n = self.bfs_seen.0.len();
         let (seen, front, next) = (
             &mut self.bfs_seen.0,
@@ -432,6 +437,28 @@ impl Venice {
             std::mem::swap(front, next);
             (lo, hi) = (nlo, nhi);
         }
+    }
+
+    /// Whether every link of the minimal path from `start` to `dest` that runs along the
+    /// row first (`row_first`) or the column first is free.
+    fn l_path_free(&self, start: u32, dest: u32, row_first: bool) -> bool {
+        let (h, v) = self.mesh.minimal_ports(start, dest);
+        let mut r = start;
+        for p in if row_first { [h, v] } else { [v, h] } {
+            if p == NO_PORT {
+                continue;
+            }
+            let (sx, sy) = self.mesh.xy(r);
+            let (dx, dy) = self.mesh.xy(dest);
+            let steps = if p == RIGHT || p == LEFT { sx.abs_diff(dx) } else { sy.abs_diff(dy) };
+            for _ in 0..steps {
+                if self.free_ports[r as usize] & 1 << p == 0 {
+                    return false;
+                }
+                r = self.mesh.across(r, p).0;
+            }
+        }
+        true
     }
 
     /// [`Self::reachable`] for meshes of at most 64 routers: each layer is a few shifts.
