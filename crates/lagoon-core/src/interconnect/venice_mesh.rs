@@ -172,17 +172,12 @@ impl Mesh {
     pub fn minimal_ports(&self, r: u32, dest: u32) -> (Port, Port) {
         let (cx, cy) = self.xy(r);
         let (dx, dy) = self.xy(dest);
-        let h = match dx.cmp(&cx) {
-            std::cmp::Ordering::Greater => RIGHT,
-            std::cmp::Ordering::Less => LEFT,
+        let towards = |from: u32, to: u32, up: Port, down: Port| match to.cmp(&from) {
+            std::cmp::Ordering::Greater => up,
+            std::cmp::Ordering::Less => down,
             std::cmp::Ordering::Equal => NO_PORT,
         };
-        let v = match dy.cmp(&cy) {
-            std::cmp::Ordering::Greater => UP,
-            std::cmp::Ordering::Less => DOWN,
-            std::cmp::Ordering::Equal => NO_PORT,
-        };
-        (h, v)
+        (towards(cx, dx, RIGHT, LEFT), towards(cy, dy, UP, DOWN))
     }
 
     /// The mesh ports router `r` has (a 4-bit mask by port number).
@@ -214,12 +209,16 @@ impl Mesh {
 mod tests {
     use super::*;
 
+    fn mesh(rows: u32, cols: u32) -> Mesh {
+        let mut c = SsdConfig::default();
+        c.network.rows = rows;
+        c.network.cols = cols;
+        Mesh::new(&c).unwrap()
+    }
+
     #[test]
     fn links_are_shared_by_both_ends_and_unique() {
-        let mut c = SsdConfig::default();
-        c.network.rows = 4;
-        c.network.cols = 16;
-        let m = Mesh::new(&c).unwrap();
+        let m = mesh(4, 16);
         let mut seen = vec![0; m.links() as usize];
         for r in 0..m.routers() {
             for p in MESH_PORTS {
@@ -239,10 +238,7 @@ mod tests {
 
     #[test]
     fn controller_rule_closest_if_free_else_nearest_free() {
-        let mut c = SsdConfig::default();
-        c.network.rows = 4;
-        c.network.cols = 4;
-        let m = Mesh::new(&c).unwrap();
+        let m = mesh(4, 4);
         // Router 9 = (1, 2): FC2 (router 8) at 2 links, FC1 and FC3 at 3, FC0 at 4.
         assert_eq!(m.pick_controller(9, |_| true), Some(2));
         assert_eq!(m.pick_controller(9, |f| f != 2), Some(1), "tie to the lower id");
