@@ -178,6 +178,8 @@ pub struct Venice {
     /// With `lookahead`, Venice's own events wait here under keys reserved from the engine's
     /// queue, which holds one `Wake` proxy per earliest pending key (`proxies`, ascending).
     local: KeyedHeap<NetEvent>,
+    /// The local events due one scout hop after they were made (most of them); the heap
+    /// keeps the others (a scout back over its circuit, a transfer's end).
     hops: HopFifo,
     proxies: Vec<Key>,
     local_events: u64,
