@@ -322,7 +322,7 @@ impl Venice {
         let (h_ok, v_ok) = (free >> h & 1 == 1, free >> v & 1 == 1);
         match (h_ok, v_ok) {
             (true, true) => return Some([h, v][self.random(r, 2)]), // lines 28-30
-            (true, false) => return Some(h),                      // lines 31-33
+            (true, false) => return Some(h),                        // lines 31-33
             (false, true) => return Some(v),
             _ => {}
         }
@@ -452,7 +452,11 @@ impl Venice {
             }
             let (sx, sy) = self.mesh.xy(r);
             let (dx, dy) = self.mesh.xy(dest);
-            let steps = if p == RIGHT || p == LEFT { sx.abs_diff(dx) } else { sy.abs_diff(dy) };
+            let steps = if p == RIGHT || p == LEFT {
+                sx.abs_diff(dx)
+            } else {
+                sy.abs_diff(dy)
+            };
             for _ in 0..steps {
                 if self.free_ports[r as usize] & 1 << p == 0 {
                     return false;
@@ -491,10 +495,7 @@ impl Venice {
         // OnRelease: a scout sent while no free path exists would fail (its search covers every
         // reachable free link); count it as a failed scout and wait for the next circuit release
         // instead of simulating its hops. Held circuits guarantee that release comes.
-        if self.retry == ScoutRetry::OnRelease
-            && !self.reachable(fc)
-            && self.circuits > 0
-        {
+        if self.retry == ScoutRetry::OnRelease && !self.reachable(fc) && self.circuits > 0 {
             self.stats.scouts += 1;
             self.stats.scout_retries += 1;
             self.fcs[fc].attempts += 1;
@@ -766,7 +767,9 @@ impl Venice {
                 }
             }
             NetEvent::ScoutReturn { fc } => self.route(now, fc as usize, q),
-            NetEvent::ScoutHome { fc, reserved } => self.on_scout_home(now, fc as usize, reserved, q),
+            NetEvent::ScoutHome { fc, reserved } => {
+                self.on_scout_home(now, fc as usize, reserved, q)
+            }
             NetEvent::TransferEnd { fc } => self.on_transfer_end(now, fc as usize, q),
             other => {
                 unreachable!("not a Venice event: {other:?}")
@@ -1142,7 +1145,11 @@ mod tests {
                     }
                 }
                 let want = seen[dest as usize];
-                assert_eq!(v.path_exists(start, dest), want, "{rows}x{cols} {start}->{dest}");
+                assert_eq!(
+                    v.path_exists(start, dest),
+                    want,
+                    "{rows}x{cols} {start}->{dest}"
+                );
             }
         }
     }

@@ -68,7 +68,10 @@ impl Mesh {
                     "Venice's scouts route on a 2D mesh (Algorithm 1 uses its coordinates)",
                 )
             })?;
-        let graph = Graph::new(topo.as_ref(), &topology::endpoint_routers(topo.as_ref(), cfg));
+        let graph = Graph::new(
+            topo.as_ref(),
+            &topology::endpoint_routers(topo.as_ref(), cfg),
+        );
         let (cols, rows) = (cube.size(0), cube.size(1));
         let chips = cfg.network_chips();
         // Venice port -> the layer's port (cube port 2d + 0 is +d, 2d + 1 is -d).
@@ -241,7 +244,11 @@ mod tests {
         let m = mesh(4, 4);
         // Router 9 = (1, 2): FC2 (router 8) at 2 links, FC1 and FC3 at 3, FC0 at 4.
         assert_eq!(m.pick_controller(9, |_| true), Some(2));
-        assert_eq!(m.pick_controller(9, |f| f != 2), Some(1), "tie to the lower id");
+        assert_eq!(
+            m.pick_controller(9, |f| f != 2),
+            Some(1),
+            "tie to the lower id"
+        );
         assert_eq!(m.pick_controller(9, |f| f == 0), Some(0));
         assert_eq!(m.pick_controller(9, |_| false), None);
     }
