@@ -289,7 +289,6 @@ pub struct Simulator {
     scratch: Vec<(u32, u32)>,
     sectors_per_page: u32,
     flash: FlashCounters,
-    latency: FlowLatency,
     last_completion: Ps,
     error: Option<WorkloadError>,
     verify: bool,
@@ -487,7 +486,6 @@ impl Simulator {
             scratch: Vec::with_capacity(g.pages_per_block as usize),
             sectors_per_page: spp,
             flash: FlashCounters::default(),
-            latency: FlowLatency::default(),
             last_completion: 0,
             error: None,
             verify: false,
@@ -1018,7 +1016,6 @@ impl Simulator {
         let e2e = (now - r.arrival) / PS_PER_NS;
         let dev = (now - r.enqueued) / PS_PER_NS;
         let f = r.flow as usize;
-        self.latency.record(r.is_read, e2e, dev);
         let fl = &mut self.flows[f];
         fl.latency.record(r.is_read, e2e, dev);
         fl.completed += 1;
@@ -2281,6 +2278,11 @@ impl Simulator {
             *tl
         });
         let controller = self.ctl.as_mut().map(|c| c.finish(span, &self.dram));
+        let mut latency = FlowLatency::default();
+        for f in &mut self.flows {
+            f.latency.finish();
+            latency.merge(&f.latency);
+        }
         Outcome {
             controller,
             resource_audit,
@@ -2303,7 +2305,7 @@ impl Simulator {
                 + self.reqs.capacity() * std::mem::size_of::<Request>(),
             consistency: self.verify.then(|| self.ftl.check_consistency()),
             config: self.cfg,
-            latency: self.latency,
+            latency,
             flows: self
                 .flows
                 .into_iter()
