@@ -652,7 +652,10 @@ impl Simulator {
         }
         while let Some((now, ev)) = s.q.pop() {
             match ev {
-                Event::TransferDone { die, conflict } => s.on_transfer_done(now, die, conflict),
+                Event::TransferDone { die, conflict } => {
+                    s.on_transfer_done(now, die, conflict);
+                    s.net.transfer_done(now, die, &mut s.q);
+                }
                 Event::ArrayDone { die } => s.on_array_done(now, die),
                 Event::Net(e) => s.net.on_event(now, e, &mut s.q),
                 Event::StageDone { die } => s.submit_command(now, die as usize),
@@ -771,7 +774,10 @@ impl Simulator {
                 Event::Arrival { flow } => self.on_arrival(now, flow as usize),
                 Event::Fetched { req } => self.on_fetched(now, req),
                 Event::DramDone { req, pages } => self.request_pages_done(now, req, pages),
-                Event::TransferDone { die, conflict } => self.on_transfer_done(now, die, conflict),
+                Event::TransferDone { die, conflict } => {
+                    self.on_transfer_done(now, die, conflict);
+                    self.net.transfer_done(now, die, &mut self.q);
+                }
                 Event::ArrayDone { die } => self.on_array_done(now, die),
                 Event::Completed { req } => {
                     self.on_completed(now, req);
