@@ -32,7 +32,7 @@ use crate::ssd::hil::PcieLink;
 use crate::stats::FlowLatency;
 use crate::time::{Ps, PS_PER_NS, PS_PER_S};
 use lagoon_workload::{IoRequest, Op, WorkloadError};
-use std::collections::HashMap;
+use crate::ssd::lru::IntMap;
 
 /// Everything that can happen. Small and `Copy`: ordered by (time, sequence) in the queue.
 #[derive(Clone, Copy, Debug)]
@@ -283,7 +283,7 @@ pub struct Simulator {
     /// Writes waiting for a free buffer slot.
     buffer_wait: List,
     /// Translation page → transactions waiting for its read.
-    map_waiters: HashMap<u32, List>,
+    map_waiters: IntMap<u32, List>,
     gc_moves: Vec<u32>,
     gc_victim: Vec<u32>,
     scratch: Vec<(u32, u32)>,
@@ -480,7 +480,7 @@ impl Simulator {
             in_device: 0,
             rr_flow: 0,
             buffer_wait: List::EMPTY,
-            map_waiters: HashMap::with_capacity(1024),
+            map_waiters: IntMap::with_capacity_and_hasher(1024, Default::default()),
             gc_moves: vec![0; g.planes as usize],
             gc_victim: vec![NONE; g.planes as usize],
             scratch: Vec::with_capacity(g.pages_per_block as usize),
