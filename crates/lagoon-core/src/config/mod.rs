@@ -105,6 +105,7 @@ pub struct NetworkConfig {
     /// Input buffer per router port, bytes, split evenly over its VCs (MQSimNet Table I: 6 KB).
     pub input_buffer_bytes: u32,
     /// Output buffer per router port, bytes, split evenly over its VCs (MQSimNet Table I: 8 KB).
+    /// 0: an input-queued router, the link taking flits straight from the input VC.
     pub output_buffer_bytes: u32,
     /// Propagation delay of a link (and of a credit coming back over it), ns (MQSimNet: 1 ns).
     pub link_latency_ns: f64,
@@ -151,7 +152,7 @@ impl Section for NetworkConfig {
         int!(flit_bytes, "bytes", 1, 65_536),
         int!(packet_flits, "flits", 1, 1 << 20),
         int!(input_buffer_bytes, "bytes per port", 1, 1 << 24),
-        int!(output_buffer_bytes, "bytes per port", 1, 1 << 24),
+        int!(output_buffer_bytes, "bytes per port (0: an input-queued router)", 0, 1 << 24),
         real!(link_latency_ns, "ns", Range::real(0.0, 1e6)),
         int!(dragonfly_a, "routers per group, 0 = sized", 0, 256),
         int!(dragonfly_h, "global links per router, 0 = sized", 0, 256),
