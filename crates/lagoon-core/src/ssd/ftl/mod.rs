@@ -8,6 +8,8 @@
 
 pub mod cmt;
 pub mod mapping;
+pub mod superblock;
+pub mod wear;
 
 use crate::config::{
     DynamicMapping, FtlConfig, GcPolicy, InvalidDistribution, PreconditionMode, SsdConfig,
