@@ -3,6 +3,7 @@
 mod batch;
 mod compare;
 mod help;
+mod lifetime;
 mod net;
 mod plot;
 mod reproduce;
@@ -41,6 +42,9 @@ enum Command {
     Compare(compare::CompareArgs),
     /// Regenerate a paper's evaluation: runs, CSV/JSON, SVG figures and a summary.
     Reproduce(reproduce::ReproduceArgs),
+    /// Write a fresh drive to death (functional: FTL, GC, wear, superblocks; no timing) and
+    /// report bad superblocks against data written (Decoupled SSD §5, §6.4).
+    Lifetime(lifetime::LifetimeArgs),
     /// The configured network alone under synthetic traffic: latency against offered load.
     Net(net::NetArgs),
     /// Show a preset's configuration as TOML, or every key with its unit and valid range.
@@ -135,6 +139,7 @@ fn main() {
         Command::Compare(a) => compare::compare(a),
         Command::Reproduce(a) => reproduce::reproduce(a),
         Command::Net(a) => net::net(a),
+        Command::Lifetime(a) => lifetime::run(a),
         Command::Trace { command } => trace::trace(command),
         Command::Config { preset, keys } => config(preset, keys),
         Command::Demo => demo(),
@@ -188,7 +193,7 @@ fn config(preset: Option<String>, keys: bool) -> Result<()> {
     }
 }
 
-fn write_out(target: &str, text: &str) -> Result<()> {
+pub(crate) fn write_out(target: &str, text: &str) -> Result<()> {
     if target == "-" {
         let mut out = std::io::stdout().lock();
         out.write_all(text.as_bytes())?;

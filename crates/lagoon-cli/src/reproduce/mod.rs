@@ -4,6 +4,7 @@
 pub mod dssd;
 pub mod mqsimnet;
 pub mod piq;
+pub mod superblocks;
 pub mod venice;
 
 use crate::batch::{Job, Record};
@@ -14,7 +15,8 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct ReproduceArgs {
-    /// The paper to reproduce: `venice`, `piq`, `mqsimnet` or `dssd`.
+    /// The paper to reproduce: `venice`, `piq`, `mqsimnet`, `dssd` or `superblocks` (the
+    /// Decoupled SSD's dynamic superblocks, §6.4, in the lifetime mode).
     pub paper: String,
     /// Fewer requests per run (every figure kept): about 22 s (venice) and 3 s (piq) on 2
     /// cores (docs/BENCHMARKS.md).
@@ -55,7 +57,10 @@ pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
         "piq" => piq::run(&a),
         "mqsimnet" => mqsimnet::run(&a),
         "dssd" => dssd::run(&a),
-        other => bail!("reproduce: unknown paper '{other}' (known: venice, piq, mqsimnet, dssd)"),
+        "superblocks" => superblocks::run(&a),
+        other => bail!(
+            "reproduce: unknown paper '{other}' (known: venice, piq, mqsimnet, dssd, superblocks)"
+        ),
     }
 }
 

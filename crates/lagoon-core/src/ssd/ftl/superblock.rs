@@ -505,6 +505,7 @@ mod tests {
             }
             prop_assert!(ftl.counters.bad_superblocks > 0);
             prop_assert!(ftl.wear.bad_blocks > 0);
+            prop_assert_eq!(ftl.ctl.remaps > 0, mode != 0, "remaps {}", ftl.ctl.remaps);
             prop_assert_eq!(ftl.check_consistency(), Ok(()));
             for (l, &w) in written.iter().enumerate() {
                 prop_assert_eq!(ftl.block_of(l as u64).is_some(), w);
