@@ -8,12 +8,12 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lagoon_core::config::SsdConfig;
 use lagoon_core::report::Report;
 use lagoon_core::scenario::Scenario;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// What a run is, as the figure and table code looks it up.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct RunKey {
     pub experiment: String,
     pub ssd: String,
@@ -29,8 +29,28 @@ pub struct Job {
     pub scenario: Scenario,
 }
 
+impl Job {
+    /// Run the simulation; an error names the run.
+    pub fn run(&self) -> Result<Record> {
+        let k = &self.key;
+        self.scenario
+            .run(|_| {})
+            .map(|r| Record::new(k.clone(), &r))
+            .map_err(|e| {
+                anyhow!(
+                    "run {} / {} / {} / {} / {}: {e}",
+                    k.experiment,
+                    k.ssd,
+                    k.mesh,
+                    k.workload,
+                    k.design
+                )
+            })
+    }
+}
+
 /// The numbers the tables and figures use, from one run's report.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Record {
     #[serde(flatten)]
     pub key: RunKey,
@@ -59,7 +79,8 @@ pub struct Record {
     pub network_latency_ns: Option<f64>,
     pub energy_mj: Option<f64>,
     pub average_power_mw: Option<f64>,
-    /// Controller model (dSSD): GC page moves per second of the busy span, MB/s.
+    /// Controller model (dSSD): GC page moves per second while host I/O runs (up to the
+    /// last completion), MB/s.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gc_mb_s: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -71,6 +92,9 @@ pub struct Record {
     /// `--timeline` CSV, when the run recorded one.
     #[serde(skip)]
     pub timeline_csv: Option<String>,
+    /// Controller model counters (dSSD figures: latency breakdown, dBUF waits).
+    #[serde(skip)]
+    pub controller: Option<lagoon_core::ssd::controller::ControllerStats>,
 }
 
 impl Record {
@@ -106,15 +130,16 @@ impl Record {
             network_latency_ns: r.interconnect.network.as_ref().map(|n| n.mean_latency_ns),
             energy_mj: r.energy.as_ref().map(|e| e.total_mj),
             average_power_mw: r.energy.as_ref().map(|e| e.average_power_mw),
-            gc_mb_s: r.controller.as_ref().map(|_| {
-                r.ftl.gc_page_moves as f64 * r.config_page_bytes as f64
-                    / (r.utilization_span_ns * 1e-9).max(1e-12)
+            gc_mb_s: r.controller.as_ref().map(|c| {
+                c.gc_page_ops_during_io as f64 / 2.0 * r.config_page_bytes as f64
+                    / (r.sim_time_ns * 1e-9).max(1e-12)
                     / 1e6
             }),
             system_bus_utilization: r.controller.as_ref().map(|c| c.system_bus_utilization),
             bandwidth_mb_s: r.controller.as_ref().map(|_| r.bandwidth_mb_s),
             cdf: r.latency_cdf.all.clone(),
             timeline_csv: r.timeline.as_ref().map(|t| t.csv()),
+            controller: r.controller.clone(),
         }
     }
 }
@@ -164,6 +189,7 @@ pub fn run_all(jobs: Vec<Job>, threads: usize, quiet: bool) -> Result<Vec<Record
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<Record>>>> = Mutex::new((0..n).map(|_| None).collect());
     let failed = std::sync::atomic::AtomicBool::new(false);
+    let walls: Mutex<Vec<f64>> = Mutex::new(vec![0.0; n]);
     std::thread::scope(|s| {
         for _ in 0..threads.clamp(1, n.max(1)) {
             s.spawn(|| loop {
@@ -174,20 +200,9 @@ pub fn run_all(jobs: Vec<Job>, threads: usize, quiet: bool) -> Result<Vec<Record
                 let job = &jobs[i];
                 let k = &job.key;
                 pb.set_message(format!("{} {} {} {}", k.ssd, k.mesh, k.workload, k.design));
-                let out = job
-                    .scenario
-                    .run(|_| {})
-                    .map(|r| Record::new(k.clone(), &r))
-                    .map_err(|e| {
-                        anyhow!(
-                            "run {} / {} / {} / {} / {}: {e}",
-                            k.experiment,
-                            k.ssd,
-                            k.mesh,
-                            k.workload,
-                            k.design
-                        )
-                    });
+                let t0 = std::time::Instant::now();
+                let out = job.run();
+                walls.lock().expect("no panics while holding")[i] = t0.elapsed().as_secs_f64();
                 if out.is_err() {
                     failed.store(true, Ordering::Relaxed);
                 }
@@ -197,6 +212,9 @@ pub fn run_all(jobs: Vec<Job>, threads: usize, quiet: bool) -> Result<Vec<Record
         }
     });
     pb.finish_and_clear();
+    if !quiet && n > 1 {
+        eprintln!("{}", slowest(&jobs, &walls.into_inner().expect("threads joined"), 5));
+    }
     let mut out = Vec::with_capacity(n);
     for r in results.into_inner().expect("threads joined") {
         match r {
@@ -209,6 +227,50 @@ pub fn run_all(jobs: Vec<Job>, threads: usize, quiet: bool) -> Result<Vec<Record
         return Err(anyhow!("a run failed; {} of {n} finished", out.len()));
     }
     Ok(out)
+}
+
+/// The `k` runs that took longest (wall clock), one line: where a batch spends its time.
+fn slowest(jobs: &[Job], walls: &[f64], k: usize) -> String {
+    let total: f64 = walls.iter().sum();
+    let mut idx: Vec<usize> = (0..jobs.len()).collect();
+    idx.sort_by(|&a, &b| walls[b].total_cmp(&walls[a]));
+    let list: Vec<String> = idx
+        .iter()
+        .take(k)
+        .map(|&i| {
+            let k = &jobs[i].key;
+            format!(
+                "{:.1} s {} {} {} {} {}",
+                walls[i], k.ssd, k.mesh, k.replay, k.workload, k.design
+            )
+        })
+        .collect();
+    format!(
+        "{} runs, {total:.1} s of run time; slowest: {}",
+        jobs.len(),
+        list.join("; ")
+    )
+}
+
+/// Where a batch's runs execute: this machine's threads ([`Threads`], what the CLI uses) or
+/// elsewhere (the Python package sends them to Dask workers). Records come back in job order,
+/// so whatever executes them, the files written from them are the same.
+pub trait Executor: Send + Sync {
+    fn run(&self, jobs: Vec<Job>, quiet: bool) -> Result<Vec<Record>>;
+    /// How it runs, for the progress line ("on 2 threads").
+    fn describe(&self) -> String;
+}
+
+/// Runs on this many local threads ([`run_all`]).
+pub struct Threads(pub usize);
+
+impl Executor for Threads {
+    fn run(&self, jobs: Vec<Job>, quiet: bool) -> Result<Vec<Record>> {
+        run_all(jobs, self.0, quiet)
+    }
+    fn describe(&self) -> String {
+        format!("{} threads", self.0)
+    }
 }
 
 /// Threads to use by default: every core the machine offers.

@@ -66,7 +66,11 @@ impl Axis {
                 .max(1e-12);
             // Room below the data, but never below zero for data that cannot be negative
             // (a bandwidth or utilization axis reaching -1 reads as a bug).
-            lo = if lo >= 0.0 { (lo - pad).max(0.0) } else { lo - pad };
+            lo = if lo >= 0.0 {
+                (lo - pad).max(0.0)
+            } else {
+                lo - pad
+            };
             hi += pad;
         }
         if hi - lo < 1e-12 {

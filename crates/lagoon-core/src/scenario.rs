@@ -33,6 +33,8 @@ pub struct Scenario {
     pub host_scheduler: Option<(crate::host::piq::Scheme, u32)>,
     /// Record a per-window timeline with windows of this length (`Report::timeline`).
     pub timeline_window: Option<crate::time::Ps>,
+    /// Stop at the last host completion; background GC is not drained.
+    pub stop_at_last_completion: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -62,6 +64,7 @@ impl Scenario {
             repeat: 1,
             host_scheduler: None,
             timeline_window: None,
+            stop_at_last_completion: false,
         }
     }
 
@@ -151,6 +154,7 @@ impl Scenario {
         if let Some(w) = self.timeline_window {
             sim.set_timeline(w);
         }
+        sim.set_stop_at_last_completion(self.stop_at_last_completion);
         let outcome = sim.run(progress)?;
         if outcome.flows.iter().all(|f| f.completed == 0) {
             return Err(ScenarioError::Invalid(format!(

@@ -32,7 +32,7 @@ use crate::ssd::hil::PcieLink;
 use crate::stats::FlowLatency;
 use crate::time::{Ps, PS_PER_NS, PS_PER_S};
 use lagoon_workload::{IoRequest, Op, WorkloadError};
-use std::collections::HashMap;
+use crate::ssd::lru::IntMap;
 
 /// Everything that can happen. Small and `Copy`: ordered by (time, sequence) in the queue.
 #[derive(Clone, Copy, Debug)]
@@ -55,8 +55,9 @@ pub enum Event {
     /// A page read reached its destination past the flash controller (DRAM, or a dBUF for
     /// global copyback): its transaction completes.
     MoveDone { txn: u32 },
-    /// A global copyback page leaves its source FC's ECC into the fNoC (dSSD_f).
-    FnocSend { txn: u32 },
+    /// A global copyback page is through its source FC's ECC: it leaves for its destination
+    /// FC once that FC's destination dBUF has room for it.
+    DbufDepart { txn: u32 },
     /// The fNoC has events due.
     FnocWake,
     /// A probe operation is injected (timing tests).
@@ -282,13 +283,12 @@ pub struct Simulator {
     /// Writes waiting for a free buffer slot.
     buffer_wait: List,
     /// Translation page → transactions waiting for its read.
-    map_waiters: HashMap<u32, List>,
+    map_waiters: IntMap<u32, List>,
     gc_moves: Vec<u32>,
     gc_victim: Vec<u32>,
     scratch: Vec<(u32, u32)>,
     sectors_per_page: u32,
     flash: FlashCounters,
-    latency: FlowLatency,
     last_completion: Ps,
     error: Option<WorkloadError>,
     verify: bool,
@@ -312,6 +312,10 @@ pub struct Simulator {
     timeline: Option<Box<Timeline>>,
     /// fNoC busy time already put into the timeline.
     fnoc_busy_seen: Ps,
+    /// Global copyback pages waiting, per destination FC, for room in its destination dBUF.
+    dbuf_wait: Vec<List>,
+    /// [`Simulator::set_stop_at_last_completion`].
+    stop_at_last_completion: bool,
     /// Controller model: when each transaction last entered a die queue, by slab index.
     queued_at: Vec<Ps>,
 }
@@ -476,13 +480,12 @@ impl Simulator {
             in_device: 0,
             rr_flow: 0,
             buffer_wait: List::EMPTY,
-            map_waiters: HashMap::with_capacity(1024),
+            map_waiters: IntMap::with_capacity_and_hasher(1024, Default::default()),
             gc_moves: vec![0; g.planes as usize],
             gc_victim: vec![NONE; g.planes as usize],
             scratch: Vec::with_capacity(g.pages_per_block as usize),
             sectors_per_page: spp,
             flash: FlashCounters::default(),
-            latency: FlowLatency::default(),
             last_completion: 0,
             error: None,
             verify: false,
@@ -498,6 +501,8 @@ impl Simulator {
             probe_gc_dest: Vec::new(),
             timeline: None,
             fnoc_busy_seen: 0,
+            dbuf_wait: vec![List::EMPTY; cfg.flash.channels as usize],
+            stop_at_last_completion: false,
             queued_at: Vec::new(),
             cfg: cfg.clone(),
             ftl,
@@ -606,6 +611,13 @@ impl Simulator {
         self.verify = on;
     }
 
+    /// Stop at the last host completion instead of letting background work (GC) drain:
+    /// for measurements of the host run only (the report's flash and FTL counters then stop
+    /// there too).
+    pub fn set_stop_at_last_completion(&mut self, on: bool) {
+        self.stop_at_last_completion = on;
+    }
+
     /// Inject flash operations at time 0 straight into the die queues (no host, no mapping
     /// lookups) and return each one's completion time in picoseconds, in input order.
     pub fn probe_flash(cfg: &SsdConfig, arch: Arch, ops: &[ProbeOp]) -> Vec<Ps> {
@@ -640,12 +652,15 @@ impl Simulator {
         }
         while let Some((now, ev)) = s.q.pop() {
             match ev {
-                Event::TransferDone { die, conflict } => s.on_transfer_done(now, die, conflict),
+                Event::TransferDone { die, conflict } => {
+                    s.on_transfer_done(now, die, conflict);
+                    s.net.transfer_done(now, die, &mut s.q);
+                }
                 Event::ArrayDone { die } => s.on_array_done(now, die),
                 Event::Net(e) => s.net.on_event(now, e, &mut s.q),
                 Event::StageDone { die } => s.submit_command(now, die as usize),
                 Event::MoveDone { txn } => s.move_done(now, txn),
-                Event::FnocSend { txn } => s.fnoc_send(now, txn),
+                Event::DbufDepart { txn } => s.dbuf_depart(now, txn),
                 Event::FnocWake => s.fnoc_wake(now),
                 Event::Probe { op } => {
                     s.probe_inject(now, op as usize);
@@ -759,13 +774,21 @@ impl Simulator {
                 Event::Arrival { flow } => self.on_arrival(now, flow as usize),
                 Event::Fetched { req } => self.on_fetched(now, req),
                 Event::DramDone { req, pages } => self.request_pages_done(now, req, pages),
-                Event::TransferDone { die, conflict } => self.on_transfer_done(now, die, conflict),
+                Event::TransferDone { die, conflict } => {
+                    self.on_transfer_done(now, die, conflict);
+                    self.net.transfer_done(now, die, &mut self.q);
+                }
                 Event::ArrayDone { die } => self.on_array_done(now, die),
-                Event::Completed { req } => self.on_completed(now, req),
+                Event::Completed { req } => {
+                    self.on_completed(now, req);
+                    if self.stop_at_last_completion && self.host_done() {
+                        break;
+                    }
+                }
                 Event::Net(e) => self.net.on_event(now, e, &mut self.q),
                 Event::StageDone { die } => self.submit_command(now, die as usize),
                 Event::MoveDone { txn } => self.move_done(now, txn),
-                Event::FnocSend { txn } => self.fnoc_send(now, txn),
+                Event::DbufDepart { txn } => self.dbuf_depart(now, txn),
                 Event::FnocWake => self.fnoc_wake(now),
                 Event::Probe { .. } => unreachable!("only probe runs inject operations"),
             }
@@ -808,6 +831,11 @@ impl Simulator {
             });
         }
         Ok(self.finish())
+    }
+
+    /// Every flow's requests have completed and none is left to come.
+    fn host_done(&self) -> bool {
+        self.in_device == 0 && self.flows.iter().all(|f| f.in_sq == 0 && f.next.is_none())
     }
 
     /// The watchdog's error: what was stuck, and where the requests were.
@@ -994,7 +1022,6 @@ impl Simulator {
         let e2e = (now - r.arrival) / PS_PER_NS;
         let dev = (now - r.enqueued) / PS_PER_NS;
         let f = r.flow as usize;
-        self.latency.record(r.is_read, e2e, dev);
         let fl = &mut self.flows[f];
         fl.latency.record(r.is_read, e2e, dev);
         fl.completed += 1;
@@ -1010,6 +1037,10 @@ impl Simulator {
         fl.in_sq -= 1;
         self.in_device -= 1;
         self.last_completion = now;
+        if let Some(c) = &mut self.ctl {
+            // GC performance while host I/O runs (dSSD §6.1).
+            c.stats.gc_page_ops_during_io = self.flash.gc_reads + self.flash.gc_writes;
+        }
         if let Some(tl) = &mut self.timeline {
             add_at(&mut tl.io_bytes, (now / tl.window) as usize, r.size as u64);
         }
@@ -1079,8 +1110,10 @@ impl Simulator {
             self.buffer_write(now, id);
         } else {
             if self.ctl.is_some() {
-                // dSSD §2.1: write data lands in DRAM before it goes to the flash controller.
-                self.dram.reserve(now, now, r.size as u64);
+                // dSSD §2.1: write data lands in DRAM (over the system bus) before it goes to
+                // the flash controller.
+                let b = self.host_bus(now, r.size, CLASS_WRITE);
+                self.dram.reserve(now, b, r.size as u64);
             }
             for i in 0..=(last - first) {
                 let (lpa, mask) = self.page_of(&r, first + i);
@@ -1141,8 +1174,22 @@ impl Simulator {
             k += 1;
         }
         self.reqs[id as usize].next_page = n;
-        let end = self.dram.reserve(now, now, r.size as u64);
+        let b = self.host_bus(now, r.size, CLASS_WRITE);
+        let end = self.dram.reserve(now, b, r.size as u64);
         self.q.schedule(end, Event::DramDone { req: id, pages: n });
+    }
+
+    /// Host data between the host interface and DRAM crosses the system bus (dSSD §2.1: "The
+    /// DRAM and system-bus are utilized if I/O requests result in a hit"; Fig. 1, Fig. 7(b)):
+    /// ready now, returns when it is across (`now` without the controller model). Its time
+    /// counts in the breakdown of `class`.
+    fn host_bus(&mut self, now: Ps, bytes: u32, class: usize) -> Ps {
+        let Some(ctl) = &mut self.ctl else {
+            return now;
+        };
+        let e = ctl.bus.reserve(now, now, bytes as u64);
+        ctl.add(class, C_BUS, e - now);
+        e
     }
 
     fn request_pages_done(&mut self, now: Ps, id: u32, pages: u32) {
@@ -1155,6 +1202,7 @@ impl Simulator {
         let (is_read, size) = (r.is_read, r.size);
         let mut t = now;
         if is_read {
+            t = self.host_bus(t, size, CLASS_READ);
             t = self.pcie.to_host(t, size);
         }
         t = self.pcie.to_host(t, self.cfg.host.cqe_bytes);
@@ -1278,16 +1326,22 @@ impl Simulator {
         };
         let die = self.ftl.geo.die_of_plane(self.txns[t as usize].plane) as usize;
         if self.ctl.is_some() {
-            // Latency breakdown: when each transaction entered its die queue (a side table,
-            // so that `Txn` and the other back ends' memory stay as they were).
-            if self.queued_at.len() <= t as usize {
-                self.queued_at
-                    .resize(self.txns.len().max(t as usize + 1), 0);
-            }
-            self.queued_at[t as usize] = now;
+            // Latency breakdown: when each transaction entered its die queue.
+            self.mark_queued(t, now);
         }
         push_back(&mut self.txns, &mut self.queues[die][q], t);
         self.try_dispatch(now, die);
+    }
+
+    /// When transaction `t` started waiting (a side table, so that `Txn` and the other back
+    /// ends' memory stay as they were; controller model only).
+    #[inline]
+    fn mark_queued(&mut self, t: u32, now: Ps) {
+        if self.queued_at.len() <= t as usize {
+            self.queued_at
+                .resize(self.txns.len().max(t as usize + 1), 0);
+        }
+        self.queued_at[t as usize] = now;
     }
 
     fn gc_first(&self, die: usize) -> bool {
@@ -1360,6 +1414,9 @@ impl Simulator {
                 {
                     // The page was overwritten since GC chose it: nothing to move.
                     remove_linked(&mut self.txns, &mut self.queues[die][q], prev, cur);
+                    if x.kind == TxnKind::GcWrite && self.global_copyback() {
+                        self.dbuf_release(now, self.fc_of_plane(x.plane), 1);
+                    }
                     self.free_txn(cur);
                     self.gc_arrived(&x);
                     self.gc_move_done(now, gc_source_plane(&x));
@@ -1535,7 +1592,7 @@ impl Simulator {
                 let x = &self.txns[t as usize];
                 if let Some(c) = breakdown_class(x.kind) {
                     let q = self.queued_at.get(t as usize).copied().unwrap_or(now);
-                    ctl.sums[c][C_QUEUE] += now.saturating_sub(q);
+                    ctl.add(c, C_QUEUE, now.saturating_sub(q));
                 }
             }
         }
@@ -1549,11 +1606,15 @@ impl Simulator {
                     for &t in picked {
                         let x = &self.txns[t as usize];
                         let b = x.bytes as u64;
-                        let d = self.dram.reserve(now, now, b);
+                        let d = if ctl.dram_forward_reads {
+                            self.dram.reserve(now, now, b)
+                        } else {
+                            now
+                        };
                         let e = ctl.bus.reserve(now, d, b);
                         if let Some(c) = breakdown_class(x.kind) {
-                            ctl.sums[c][C_DRAM] += d - now;
-                            ctl.sums[c][C_BUS] += e - d;
+                            ctl.add(c, C_DRAM, d - now);
+                            ctl.add(c, C_BUS, e - d);
                         }
                         end = end.max(e);
                     }
@@ -1609,6 +1670,9 @@ impl Simulator {
                 {
                     self.ack_writes(now, die);
                 }
+                if self.dies[die].op == FlashOp::Program {
+                    self.gc_writes_left_dbuf(now, die);
+                }
                 let d = &mut self.dies[die];
                 d.phase = Phase::Array;
                 let t = if self.timing.by_page_type() {
@@ -1630,6 +1694,30 @@ impl Simulator {
             }
             Phase::DataOut => self.finish_op(now, die),
             p => unreachable!("transfer done in phase {p:?}"),
+        }
+    }
+
+    /// The controller model moves GC pages by global copyback (dSSD, dSSD_b, dSSD_f).
+    #[inline]
+    fn global_copyback(&self) -> bool {
+        self.ctl
+            .as_ref()
+            .is_some_and(|c| c.design.global_copyback())
+    }
+
+    /// A program's data is in its chip: its global copyback pages leave the destination dBUF.
+    fn gc_writes_left_dbuf(&mut self, now: Ps, die: usize) {
+        if !self.global_copyback() {
+            return;
+        }
+        let d = &self.dies[die];
+        let k = d.txns[..d.n as usize]
+            .iter()
+            .filter(|&&t| self.txns[t as usize].kind == TxnKind::GcWrite)
+            .count() as u32;
+        if k > 0 {
+            let fc = self.ftl.geo.chip_of_die(die as u32) / self.cfg.flash.chips_per_channel;
+            self.dbuf_release(now, fc, k);
         }
     }
 
@@ -1669,7 +1757,7 @@ impl Simulator {
             for &t in &d.txns[..d.n as usize] {
                 let k = self.txns[t as usize].kind;
                 if let Some(c) = breakdown_class(k) {
-                    ctl.sums[c][C_FLASH] += now - d.stage_end;
+                    ctl.add(c, C_FLASH, now - d.stage_end);
                     if matches!(k, TxnKind::UserWrite | TxnKind::GcWrite | TxnKind::Copyback) {
                         ctl.pages[c] += 1;
                     }
@@ -1906,16 +1994,10 @@ impl Simulator {
             let ctl = self.ctl.as_ref().expect("controller model on");
             x.kind == TxnKind::GcRead && ctl.design.global_copyback()
         };
-        let dest = if global {
+        let dst_fc = if global {
             let d = self.gc_destination(x.plane);
             self.txns[t as usize].link = d;
-            d
-        } else {
-            NONE
-        };
-        let cpc = self.cfg.flash.chips_per_channel;
-        let dst_fc = if global {
-            self.ftl.geo.chip_of_die(self.ftl.geo.die_of_plane(dest)) / cpc
+            self.fc_of_plane(d)
         } else {
             NONE
         };
@@ -1923,18 +2005,22 @@ impl Simulator {
         let e = ctl.ecc(fc, now);
         let class = breakdown_class(x.kind);
         if let Some(c) = class {
-            ctl.sums[c][C_ECC] += e - now;
+            ctl.add(c, C_ECC, e - now);
             if c == CLASS_READ {
                 ctl.pages[c] += 1;
             }
         }
         if !global {
-            // dSSD §3, Fig. 1: FC → system bus → DRAM.
+            // dSSD §3, Fig. 1: FC → system bus → DRAM; a read miss is then read out of DRAM
+            // for the host (charged with `dram_forward_reads`).
             let b = ctl.bus.reserve(now, e, bytes);
-            let end = self.dram.reserve(now, b, bytes);
+            let mut end = self.dram.reserve(now, b, bytes);
+            if x.kind == TxnKind::UserRead && ctl.dram_forward_reads {
+                end = self.dram.reserve(now, end, bytes);
+            }
             if let Some(c) = class {
-                ctl.sums[c][C_BUS] += b - e;
-                ctl.sums[c][C_DRAM] += end - b;
+                ctl.add(c, C_BUS, b - e);
+                ctl.add(c, C_DRAM, end - b);
             }
             if x.kind == TxnKind::GcRead {
                 ctl.stats.gc_moves_through_dram += 1;
@@ -1942,31 +2028,92 @@ impl Simulator {
             self.q.schedule(end, Event::MoveDone { txn: t });
             return;
         }
-        // Global copyback (§4.2, Fig. 4): dBUF → [bus | dedicated bus | fNoC] → dBUF.
+        // Global copyback (§4.2, Fig. 4): dBUF → [bus | dedicated bus | fNoC] → dBUF, once the
+        // destination dBUF has room.
         if dst_fc == fc {
             ctl.stats.gc_moves_global_same_channel += 1;
-            self.q.schedule(e, Event::MoveDone { txn: t });
+        } else {
+            ctl.stats.gc_moves_global_cross_channel += 1;
+        }
+        self.q.schedule(e, Event::DbufDepart { txn: t });
+    }
+
+    /// FC of the die holding `plane`.
+    #[inline]
+    fn fc_of_plane(&self, plane: u32) -> u32 {
+        let g = &self.ftl.geo;
+        g.chip_of_die(g.die_of_plane(plane)) / self.cfg.flash.chips_per_channel
+    }
+
+    /// A global copyback page through its source ECC: take a slot in its destination FC's
+    /// dBUF and go, or wait there in arrival order (§4.2: the page is copied to the
+    /// destination's dBUF; §6.5: the dBUFs are 32 KB).
+    fn dbuf_depart(&mut self, now: Ps, t: u32) {
+        let dst = self.fc_of_plane(self.txns[t as usize].link) as usize;
+        let ctl = self.ctl.as_mut().expect("controller model on");
+        if ctl.dbuf_in[dst] < ctl.dbuf_in_pages {
+            ctl.dbuf_in[dst] += 1;
+            self.dbuf_go(now, t, now);
+        } else {
+            ctl.stats.dbuf_destination_waits += 1;
+            self.mark_queued(t, now);
+            push_back(&mut self.txns, &mut self.dbuf_wait[dst], t);
+        }
+    }
+
+    /// `k` pages left the destination dBUF of `fc` (their program moved them into the chip,
+    /// or they were dropped): waiting pages take the slots.
+    fn dbuf_release(&mut self, now: Ps, fc: u32, k: u32) {
+        let fc = fc as usize;
+        let ctl = self.ctl.as_mut().expect("controller model on");
+        ctl.dbuf_in[fc] -= k;
+        while self.dbuf_wait[fc].head != NONE {
+            let ctl = self.ctl.as_mut().expect("controller model on");
+            if ctl.dbuf_in[fc] >= ctl.dbuf_in_pages {
+                break;
+            }
+            ctl.dbuf_in[fc] += 1;
+            let t = pop_front(&mut self.txns, &mut self.dbuf_wait[fc]);
+            let ready = self.queued_at[t as usize];
+            self.dbuf_go(now, t, ready);
+        }
+    }
+
+    /// A global copyback page with its destination slot: to the destination FC over the
+    /// design's link (same channel: none). It was ready to leave at `ready`: the wait for
+    /// the slot counts as FC-link time.
+    fn dbuf_go(&mut self, now: Ps, t: u32, ready: Ps) {
+        let x = self.txns[t as usize];
+        let (fc, dst) = (self.fc_of_plane(x.plane), self.fc_of_plane(x.link));
+        let ctl = self.ctl.as_mut().expect("controller model on");
+        ctl.link_time += now - ready;
+        ctl.add(CLASS_GC, C_LINK, now - ready);
+        if fc == dst {
+            self.q.schedule(now, Event::MoveDone { txn: t });
             return;
         }
-        ctl.stats.gc_moves_global_cross_channel += 1;
+        let bytes = x.bytes as u64;
         let end = match &mut ctl.link {
             FcLink::None => unreachable!("global copyback needs an FC link"),
             FcLink::SystemBus => {
-                let b = ctl.bus.reserve(now, e, bytes);
-                ctl.sums[CLASS_GC][C_BUS] += b - e;
+                let b = ctl.bus.reserve(now, now, bytes);
+                ctl.add(CLASS_GC, C_BUS, b - now);
                 b
             }
             FcLink::Dedicated(r) => {
-                let b = r.reserve(now, e, bytes);
-                ctl.sums[CLASS_GC][C_LINK] += b - e;
+                let b = r.reserve(now, now, bytes);
+                ctl.add(CLASS_GC, C_LINK, b - now);
                 b
             }
-            FcLink::Fnoc(_) => {
-                self.q.schedule(e, Event::FnocSend { txn: t });
+            FcLink::Fnoc(net) => {
+                // The page enters the fNoC at its source FC (endpoint = FC index).
+                let bytes = bytes + ctl.header_bytes as u64;
+                net.send(now, fc, dst, bytes, t as u64);
+                self.fnoc_arm();
                 return;
             }
         };
-        ctl.link_time += end - e;
+        ctl.link_time += end - now;
         self.q.schedule(end, Event::MoveDone { txn: t });
     }
 
@@ -1995,21 +2142,6 @@ impl Simulator {
             }
         }
         self.complete_txn(now, t);
-    }
-
-    /// A global copyback page enters the fNoC at its source FC (endpoint = FC index).
-    fn fnoc_send(&mut self, now: Ps, t: u32) {
-        let x = self.txns[t as usize];
-        let g = &self.ftl.geo;
-        let cpc = self.cfg.flash.chips_per_channel;
-        let src = g.chip_of_die(g.die_of_plane(x.plane)) / cpc;
-        let dst = g.chip_of_die(g.die_of_plane(x.link)) / cpc;
-        let ctl = self.ctl.as_mut().expect("controller model on");
-        let bytes = x.bytes as u64 + ctl.header_bytes as u64;
-        if let FcLink::Fnoc(net) = &mut ctl.link {
-            net.send(now, src, dst, bytes, t as u64);
-        }
-        self.fnoc_arm();
     }
 
     /// Keep one `FnocWake` in the queue at or before the fNoC's next event.
@@ -2043,12 +2175,14 @@ impl Simulator {
             tl.link_busy[i] += busy - self.fnoc_busy_seen;
             self.fnoc_busy_seen = busy;
         }
-        for d in ctl.deliveries.drain(..) {
+        let mut deliveries = std::mem::take(&mut ctl.deliveries);
+        for d in deliveries.drain(..) {
             ctl.link_time += d.delivered - d.sent;
-            ctl.sums[CLASS_GC][C_LINK] += d.delivered - d.sent;
+            ctl.add(CLASS_GC, C_LINK, d.delivered - d.sent);
             self.q
                 .schedule(d.delivered, Event::MoveDone { txn: d.tag as u32 });
         }
+        ctl.deliveries = deliveries;
         self.fnoc_arm();
     }
 
@@ -2150,6 +2284,11 @@ impl Simulator {
             *tl
         });
         let controller = self.ctl.as_mut().map(|c| c.finish(span, &self.dram));
+        let mut latency = FlowLatency::default();
+        for f in &mut self.flows {
+            f.latency.finish();
+            latency.merge(&f.latency);
+        }
         Outcome {
             controller,
             resource_audit,
@@ -2172,7 +2311,7 @@ impl Simulator {
                 + self.reqs.capacity() * std::mem::size_of::<Request>(),
             consistency: self.verify.then(|| self.ftl.check_consistency()),
             config: self.cfg,
-            latency: self.latency,
+            latency,
             flows: self
                 .flows
                 .into_iter()

@@ -7,7 +7,7 @@ pub mod piq;
 pub mod superblocks;
 pub mod venice;
 
-use crate::batch::{Job, Record};
+use crate::batch::{Executor, Job, Record, Threads};
 use crate::plot;
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -44,6 +44,13 @@ pub struct ReproduceArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Where the runs execute; `None` = `--jobs` local threads. The Python package sets it to
+    /// spread a reproduction over Dask workers.
+    #[arg(skip)]
+    pub executor: Option<std::sync::Arc<dyn Executor>>,
+    /// Tests only (dssd): every figure on a drive with few, small blocks, in seconds.
+    #[arg(long, hide = true)]
+    pub tiny_drive: bool,
 }
 
 pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
@@ -69,20 +76,30 @@ impl ReproduceArgs {
         self.out.as_deref().expect("set by reproduce()")
     }
 
-    /// Run `jobs` (`what` they are, for the progress line) on `--jobs` threads and save every
+    /// The executor the runs go to: the one set by the caller, else `--jobs` local threads.
+    pub fn executor(&self) -> std::sync::Arc<dyn Executor> {
+        self.executor.clone().unwrap_or_else(|| {
+            std::sync::Arc::new(Threads(
+                self.jobs.unwrap_or_else(crate::batch::default_threads),
+            ))
+        })
+    }
+
+    /// Run `jobs` (`what` they are, for the progress line) on the executor and save every
     /// record as runs.csv and runs.json in the output directory; the records and wall seconds.
     pub(crate) fn run_jobs(&self, jobs: Vec<Job>, what: &str) -> Result<(Vec<Record>, f64)> {
-        let threads = self.jobs.unwrap_or_else(crate::batch::default_threads);
+        let executor = self.executor();
         if !self.quiet {
             eprintln!(
-                "reproduce {}: {} runs ({what}) on {threads} threads -> {}",
+                "reproduce {}: {} runs ({what}) on {} -> {}",
                 self.paper,
                 jobs.len(),
+                executor.describe(),
                 self.out_dir().display()
             );
         }
         let start = std::time::Instant::now();
-        let recs = crate::batch::run_all(jobs, threads, self.quiet)?;
+        let recs = executor.run(jobs, self.quiet)?;
         let wall = start.elapsed().as_secs_f64();
         let out = self.out_dir();
         std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;

@@ -171,21 +171,22 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
             }
         }
     }
-    let threads = a.jobs.unwrap_or_else(batch::default_threads);
+    let executor = a.executor();
     if !a.quiet {
         eprintln!(
-            "reproduce venice: {} runs of {} on {threads} threads -> {}",
+            "reproduce venice: {} runs of {} on {} -> {}",
             jobs.len(),
             if presets {
                 format!("{n} requests each (syn: presets of Venice Tables 2 and 3)")
             } else {
                 "the traces".into()
             },
+            executor.describe(),
             a.out_dir().display()
         );
     }
     let start = std::time::Instant::now();
-    let recs = batch::run_all(jobs, threads, a.quiet)?;
+    let recs = executor.run(jobs, a.quiet)?;
     let wall = start.elapsed().as_secs_f64();
     std::fs::create_dir_all(a.out_dir())
         .with_context(|| format!("cannot create {}", a.out_dir().display()))?;

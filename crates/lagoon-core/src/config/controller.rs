@@ -82,9 +82,22 @@ pub struct ControllerConfig {
     pub ecc_ns_per_page: f64,
     /// dSSD_b's dedicated bus between flash controllers, MB/s.
     pub dedicated_bus_mb_s: f64,
-    /// Decoupled buffer per FC, bytes (§6.5: two 32 KB dBUFs): global copyback pages read
-    /// and not yet at their destination FC; a GC read waits for room. At least one page.
+    /// The source dBUF of an FC, bytes (§6.5: "two 32KB dBUFs", read as one per direction,
+    /// a documented choice): global copyback pages read at this FC until they reach their
+    /// destination FC; a GC read waits for room. At least two pages (one page can stall GC).
     pub dbuf_bytes: u32,
+    /// The destination dBUF of an FC, bytes; 0 = unbounded (default). Pages arrived here
+    /// until their program has moved them into the chip; a page leaves its source only with
+    /// a slot reserved here. Bounded, GC can stall at high occupancy (slots held by pages
+    /// whose programs wait for their plane's GC; the property test finds it), reported as
+    /// an error, not a hang: docs/MODEL.md.
+    pub dbuf_destination_bytes: u32,
+    /// Charge the DRAM for reading out data it has just stored, on its way on (a write or
+    /// conventional GC page to its program, a read-miss page to the host). false: SimpleSSD's
+    /// accounting, the simulator of the paper (§6.1): its cache layer charges a DRAM access
+    /// when a page is written into DRAM and when a host read hits, not when data is forwarded
+    /// (icl/generic_cache.cc), so the DRAM is crossed once per page and the system bus twice.
+    pub dram_forward_reads: bool,
 }
 
 impl Default for ControllerConfig {
@@ -97,7 +110,9 @@ impl Default for ControllerConfig {
             onchip_bandwidth_scale: 1.25,
             ecc_ns_per_page: 0.0,
             dedicated_bus_mb_s: 2000.0,
-            dbuf_bytes: 65536,
+            dbuf_bytes: 32768,
+            dbuf_destination_bytes: 0,
+            dram_forward_reads: false,
         }
     }
 }
@@ -111,6 +126,12 @@ impl Section for ControllerConfig {
         real!(ecc_ns_per_page, "ns", Range::real(0.0, 1e7)),
         real!(dedicated_bus_mb_s, "MB/s", Range::real(1.0, 1e8)),
         int!(dbuf_bytes, "bytes per FC", 1, 1 << 30),
+        int!(
+            dbuf_destination_bytes,
+            "bytes per FC (0 = unbounded)",
+            0,
+            1 << 30
+        ),
     ];
 }
 
@@ -218,6 +239,17 @@ impl SsdConfig {
     /// `[controller]` and `[fnoc]` rules that tie keys together; the fNoC is checked as the
     /// network layer checks `[network]`, its errors renamed to `fnoc.*`.
     pub(super) fn check_controller(&self) -> Result<(), ConfigError> {
+        let c = &self.controller;
+        if c.enabled && c.design.global_copyback() && c.dbuf_bytes < 2 * self.flash.page_bytes {
+            return Err(invalid(
+                "controller.dbuf_bytes",
+                c.dbuf_bytes,
+                format!(
+                    "must hold at least two pages of flash.page_bytes = {} (one page can stall GC)",
+                    self.flash.page_bytes
+                ),
+            ));
+        }
         if !self.controller.enabled || self.controller.design != Design::DssdF {
             return Ok(());
         }

@@ -55,6 +55,10 @@ pub enum RoutingKind {
     Ugal,
     /// Shortest legal up*/down* paths from tables (any topology, custom ones included).
     Table,
+    /// Venice's Algorithm 1 as the circuit set-up: scouts reserve links hop by hop,
+    /// non-minimal and fully adaptive, backtracking when blocked (Venice §4.2-4.3). 2D mesh,
+    /// circuit switching.
+    Venice,
 }
 
 /// `network.switching`.
@@ -105,8 +109,16 @@ names!(TopologyKind { Line => "line", Ring => "ring", Mesh => "mesh", Torus => "
     Mesh3d => "mesh3d", Hypercube => "hypercube", Dragonfly => "dragonfly",
     Crossbar => "crossbar", Custom => "custom" });
 names!(RoutingKind { Dor => "dor", MinimalAdaptive => "minimal-adaptive", Duato => "duato",
-    Valiant => "valiant", Ugal => "ugal", Table => "table" });
+    Valiant => "valiant", Ugal => "ugal", Table => "table", Venice => "venice" });
 names!(Switching { Circuit => "circuit", Saf => "saf", Vct => "vct", Wormhole => "wormhole" });
+
+impl RoutingKind {
+    /// Whether the layer's packet and probe engine runs this function (`lagoon net`, the
+    /// router model); `venice` is instead the scout protocol of the Venice back end.
+    pub fn routes_packets(self) -> bool {
+        self != RoutingKind::Venice
+    }
+}
 
 /// A topology's size after defaults: what the topology module builds.
 #[derive(Clone, Debug, PartialEq)]
@@ -255,6 +267,11 @@ pub fn vc_plan(topology: TopologyKind, routing: RoutingKind, ndims: u32) -> Resu
     let wrap = matches!(topology, T::Ring | T::Torus);
     match (topology, routing) {
         (_, R::Table) => plan(1, false),
+        // Circuits hold whole links, so no VC classes are needed (Venice §4.2).
+        (T::Mesh, R::Venice) => plan(1, false),
+        (_, R::Venice) => Err(
+            "Venice's Algorithm 1 routes by a 2D mesh's coordinates; use network.topology = mesh".into(),
+        ),
         (T::Custom, _) => Err("a custom topology has no coordinates; use routing = table".into()),
         (T::Crossbar, R::Dor | R::MinimalAdaptive | R::Duato) => plan(1, false),
         // Dateline: class 0 before the wrap-around link, class 1 after it.
@@ -422,6 +439,13 @@ impl SsdConfig {
         };
         // Before the shape: a nonsense pair is named even if a custom file is missing.
         combination(0)?;
+        if n.routing == RoutingKind::Venice && n.switching != Switching::Circuit {
+            return Err(invalid(
+                "network.switching",
+                n.switching,
+                "network.routing = venice sets up circuits with scouts: use network.switching = circuit",
+            ));
+        }
         let shape = self.network_shape()?;
         let chips = self.network_chips() as u64;
         let routers = shape.routers();

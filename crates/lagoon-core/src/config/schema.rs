@@ -195,7 +195,7 @@ pub const CMT_ENTRY_BYTES: Range = Range::int(1, 64);
 /// per-router tables would not fit a laptop, before anything is allocated.
 pub const MODEL_STATE_LIMIT_BYTES: u64 = 4 << 30;
 
-pub(super) fn key_error(key: &str, v: impl ToString, reason: impl ToString) -> ConfigError {
+pub(crate) fn key_error(key: &str, v: impl ToString, reason: impl ToString) -> ConfigError {
     ConfigError::Invalid {
         key: key.to_string(),
         value: v.to_string(),

@@ -226,5 +226,24 @@ mod tests {
             expected.sort();
             prop_assert_eq!(out, expected);
         }
+
+        /// Pushes and pops interleaved (as a simulation does) against a sorted model.
+        #[test]
+        fn interleaved_ops_match_a_sorted_model(ops in proptest::collection::vec((any::<bool>(), 0u64..1000), 0..400)) {
+            let mut h = KeyedHeap::with_capacity(4);
+            let mut model = std::collections::BTreeSet::new();
+            for (seq, (push, t)) in ops.into_iter().enumerate() {
+                if push || model.is_empty() {
+                    h.push((t, seq as u64), seq);
+                    model.insert((t, seq as u64));
+                } else {
+                    let want = model.pop_first().unwrap();
+                    let (k, e) = h.pop().unwrap();
+                    prop_assert_eq!(k, want);
+                    prop_assert_eq!(e as u64, want.1);
+                }
+                prop_assert_eq!(h.peek_key(), model.first().copied());
+            }
+        }
     }
 }

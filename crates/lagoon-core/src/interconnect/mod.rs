@@ -13,7 +13,7 @@
 //! designs are built from and `lagoon net` drives alone: [`net::NetSsd`] is `--arch net`
 //! and, configured by [`net::nossd_layer`], `--arch nossd`.
 
-pub mod mesh;
+pub mod venice_mesh;
 pub mod net;
 pub mod network;
 pub mod pnssd;
@@ -43,8 +43,6 @@ pub struct Transfer {
 /// Events internal to an interconnect (scheduled through the shared event queue).
 #[derive(Clone, Copy, Debug)]
 pub enum NetEvent {
-    /// A channel finished a transfer and may start the next queued one.
-    ChannelFree { channel: u32 },
     /// pnSSD: a controller finished its transfer.
     ControllerFree { fc: u32 },
     /// Venice: a controller's scout reaches its next router in reserve mode.
@@ -120,7 +118,7 @@ pub struct InterconnectStats {
     pub network: Option<NetworkStats>,
 }
 
-/// The network layer under an SSD (`--arch net`).
+/// The network layer under an SSD (`--arch net`, and NoSSD and Venice, its configurations).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct NetworkStats {
     pub topology: String,
@@ -135,7 +133,7 @@ pub struct NetworkStats {
     pub mean_latency_ns: f64,
     /// Mean router-to-router hops per message.
     pub mean_hops: f64,
-    /// Circuit switching: probes cancelled and re-sent.
+    /// Circuit switching: probes cancelled and re-sent (Venice: scouts home in cancel mode).
     pub probe_retries: u64,
 }
 
@@ -177,6 +175,11 @@ pub trait Interconnect {
     /// `Event::TransferDone { die, conflict }` exactly once for it.
     fn submit(&mut self, now: Ps, t: Transfer, q: &mut EventQueue<Event>);
     fn on_event(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>);
+    /// Called right after the simulator handled `TransferDone` for `die`. A back end whose
+    /// resource frees when the transfer ends frees it here rather than scheduling its own
+    /// event at the same instant right after `TransferDone`: the order is the same (nothing
+    /// could fall between two consecutive sequence numbers), at one event per transfer.
+    fn transfer_done(&mut self, _now: Ps, _die: u32, _q: &mut EventQueue<Event>) {}
     fn stats(&self, sim_time: Ps) -> InterconnectStats;
     /// Events the back end handled from its own heap so far (the watchdog counts them as
     /// work done without progress, like queue events).
@@ -214,7 +217,10 @@ pub(crate) mod testutil {
         while let Some((now, ev)) = q.pop() {
             match ev {
                 Event::Net(e) => n.on_event(now, e, q),
-                Event::TransferDone { die, conflict } => done.push((now, die, conflict)),
+                Event::TransferDone { die, conflict } => {
+                    done.push((now, die, conflict));
+                    n.transfer_done(now, die, q);
+                }
                 _ => unreachable!("only interconnect events"),
             }
             after(n);
@@ -317,7 +323,13 @@ pub fn build(arch: Arch, cfg: &SsdConfig, seed: u64) -> Result<Box<dyn Interconn
         Arch::Pssd => Box::new(shared_bus::SharedBus::pssd(cfg)),
         Arch::Pnssd => Box::new(pnssd::PnSsd::new(cfg)),
         Arch::Nossd => Box::new(net::NetSsd::nossd(cfg, seed).map_err(|e| e.to_string())?),
-        Arch::Venice => Box::new(venice::Venice::new(cfg, seed)),
+        Arch::Venice => Box::new(
+            venice::Venice::new(&venice::venice_layer(cfg), seed).map_err(|e| e.to_string())?,
+        ),
+        // Venice's routing is its scout protocol: the circuit set-up of this back end.
+        Arch::Net if cfg.network.routing == crate::config::RoutingKind::Venice => {
+            Box::new(venice::Venice::new(cfg, seed).map_err(|e| e.to_string())?)
+        }
         Arch::Net => Box::new(net::NetSsd::new(cfg, seed).map_err(|e| e.to_string())?),
     })
 }

@@ -4,7 +4,6 @@
 //! or controller c over its column bus. Buses run at the packetized rate (2× the channel, as
 //! pSSD). The gain over pSSD is path choice only: still one transfer per controller.
 
-use super::mesh::Mesh;
 use super::shared_bus::bus_time;
 use super::{Interconnect, InterconnectStats, NetEvent, Transfer};
 use crate::config::SsdConfig;
@@ -27,10 +26,10 @@ pub struct PnSsd {
 
 impl PnSsd {
     pub fn new(cfg: &SsdConfig) -> Self {
-        let mesh = Mesh::new(cfg);
-        let fcs = mesh.rows.max(mesh.cols) as usize;
+        let (rows, cols) = cfg.mesh_dims();
+        let fcs = rows.max(cols) as usize;
         Self {
-            cols: mesh.cols,
+            cols,
             bytes_per_s: cfg.flash.channel_mb_s * 1e6 * 2.0,
             busy: vec![None; fcs],
             busy_time: vec![0; fcs],

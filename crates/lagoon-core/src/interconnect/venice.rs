@@ -12,9 +12,9 @@
 //! An FC owns at most one reservation (the packet ID is the FC ID), so at most
 //! `controllers` transfers run at once. Links are reserved whole (both directions).
 
-use super::mesh::{opposite, Mesh, Port, DOWN, INJECT, LEFT, MESH_PORTS, RIGHT, UP};
+use super::venice_mesh::{opposite, Mesh, Port, DOWN, INJECT, LEFT, MESH_PORTS, RIGHT, UP};
 use super::{Interconnect, InterconnectStats, NetEvent, Transfer, VeniceStats};
-use crate::config::{ScoutRetry, SsdConfig};
+use crate::config::{ConfigError, ScoutRetry, SsdConfig};
 use crate::engine::{EventQueue, Key, KeyedHeap};
 use crate::sim::Event;
 use crate::time::{ns, Ps};
@@ -69,6 +69,22 @@ impl Bits {
             out.0[i] |= v;
         }
     }
+}
+
+/// The drive's `[network]` as Venice builds it (`--arch venice`): the layer's 2D mesh of
+/// `rows` x `cols` routers, one controller per row on the west edge (Fig. 5), circuits set up
+/// by scouts routed with Algorithm 1 (`routing = venice`). Link rate, router delay and scout
+/// length are the section's own keys, as before.
+pub fn venice_layer(cfg: &SsdConfig) -> SsdConfig {
+    use crate::config::{ControllerAttach, RoutingKind, Switching, TopologyKind};
+    let mut c = cfg.clone();
+    let n = &mut c.network;
+    n.topology = TopologyKind::Mesh;
+    n.routing = RoutingKind::Venice;
+    n.switching = Switching::Circuit;
+    n.controller_attach = ControllerAttach::Edge;
+    n.dims.clear();
+    c
 }
 
 /// One reserved hop of a scout's path.
@@ -143,11 +159,16 @@ pub struct Venice {
     transfers: u64,
     conflicted: u64,
     wait: Ps,
+    /// Time from hand-over to the end of each transfer, and router-to-router hops of its
+    /// circuit: the layer's network counters.
+    latency_total: Ps,
+    hops_total: u64,
 }
 
 impl Venice {
-    pub fn new(cfg: &SsdConfig, seed: u64) -> Self {
-        let mesh = Mesh::new(cfg);
+    /// Venice on the drive's `[network]` 2D mesh (`--arch venice` passes [`venice_layer`]).
+    pub fn new(cfg: &SsdConfig, seed: u64) -> Result<Self, ConfigError> {
+        let mesh = Mesh::new(cfg)?;
         let n = &cfg.network;
         let cycle = ns(n.link_cycle_ns);
         let routers = mesh.routers() as usize;
@@ -184,7 +205,7 @@ impl Venice {
                 ((s >> 33) as u16) | 1
             })
             .collect();
-        Self {
+        Ok(Self {
             cycle,
             width: n.link_width_bytes,
             flits: n.scout_flits,
@@ -194,7 +215,7 @@ impl Venice {
             owner: vec![FREE; mesh.links() as usize],
             reserved_at: vec![0; mesh.links() as usize],
             link_busy: vec![0; mesh.links() as usize],
-            chip_busy: vec![false; routers],
+            chip_busy: vec![false; mesh.chip_router.len()],
             fcs,
             waiting: VecDeque::new(),
             lfsr,
@@ -224,8 +245,10 @@ impl Venice {
             transfers: 0,
             conflicted: 0,
             wait: 0,
+            latency_total: 0,
+            hops_total: 0,
             mesh,
-        }
+        })
     }
 
     /// Eq. 1: T = (distance + transfer_size / link_width) × link_latency.
@@ -301,7 +324,9 @@ impl Venice {
 
     fn pick_controller(&self, chip: u32) -> Option<usize> {
         self.mesh
-            .pick_controller(chip, |f| !self.fcs[f as usize].active)
+            .pick_controller(self.mesh.chip_router[chip as usize], |f| {
+                !self.fcs[f as usize].active
+            })
             .map(|f| f as usize)
     }
 
@@ -312,7 +337,7 @@ impl Venice {
         c.xfer = t;
         c.ready = ready;
         c.assigned = now;
-        c.dest = t.chip;
+        c.dest = self.mesh.chip_router[t.chip as usize];
         c.attempts = 0;
         self.launch(now, fc);
     }
@@ -643,6 +668,8 @@ impl Venice {
     }
 
     fn on_transfer_end(&mut self, now: Ps, fc: usize) {
+        self.hops_total += self.fcs[fc].path.len() as u64;
+        self.latency_total += now - self.fcs[fc].ready;
         while let Some(h) = self.fcs[fc].path.pop() {
             self.release(now, h.router, h.out_port);
         }
@@ -747,6 +774,17 @@ impl Interconnect for Venice {
             self.link_busy.iter().copied(),
             sim_time,
         );
+        let n = self.transfers.max(1) as f64;
+        s.network = Some(super::NetworkStats {
+            topology: crate::config::TopologyKind::Mesh.to_string(),
+            routers: self.mesh.routers(),
+            links: self.mesh.links(),
+            messages: self.transfers,
+            packets: self.transfers,
+            mean_latency_ns: crate::time::to_ns_f64(self.latency_total) / n,
+            mean_hops: self.hops_total as f64 / n,
+            probe_retries: v.scout_retries,
+        });
         s.venice = Some(v);
         s.local_events = self.local_events;
         s.mesh = Some(self.mesh.layout());
@@ -803,7 +841,7 @@ mod tests {
         let mut c = config(4, 5, 4);
         // Every event through the queue, so the circuit can be inspected before it ends.
         c.network.lookahead = false;
-        let mut v = Venice::new(&c, 1);
+        let mut v = Venice::new(&c, 1).unwrap();
         assert_eq!(v.mesh.fc_router, vec![0, 5, 10, 15]);
         hold(&mut v, 0, &[0, 1, 6]);
         hold(&mut v, 1, &[5, 6, 7, 8]);
@@ -843,7 +881,7 @@ mod tests {
     #[test]
     fn algorithm_1_minimal_cases_with_free_links() {
         let c = config(5, 5, 5);
-        let mut v = Venice::new(&c, 3);
+        let mut v = Venice::new(&c, 3).unwrap();
         let centre = 12; // (2, 2)
         let cases: [(u32, &[Port]); 8] = [
             (18, &[RIGHT, UP]),  // case 1: dx > 0, dy > 0
@@ -873,7 +911,7 @@ mod tests {
     #[test]
     fn algorithm_1_ejects_at_destination() {
         let c = config(4, 4, 4);
-        let mut v = Venice::new(&c, 1);
+        let mut v = Venice::new(&c, 1).unwrap();
         let mut q = EventQueue::new();
         // chip 4 sits on FC1's own router: distance 1 (the FC link), no mesh link reserved.
         v.submit(
@@ -896,7 +934,7 @@ mod tests {
     #[test]
     fn algorithm_1_misroutes_then_backtracks() {
         let c = config(3, 3, 3);
-        let mut v = Venice::new(&c, 5);
+        let mut v = Venice::new(&c, 5).unwrap();
         // centre (4) wants to go right to 5; RIGHT is taken by FC2.
         hold(&mut v, 2, &[4, 5]);
         for _ in 0..16 {
@@ -913,7 +951,7 @@ mod tests {
 
     #[test]
     fn eq1_transfer_time() {
-        let v = Venice::new(&config(8, 8, 8), 1);
+        let v = Venice::new(&config(8, 8, 8), 1).unwrap();
         // (distance 5 + 4096 B / 1 B) x 1 ns
         assert_eq!(v.eq1(5, 4096), 4_101_000);
     }
@@ -935,7 +973,7 @@ mod tests {
             // Without lookahead every scout hop is a queue event, so the checks below run
             // after each one.
             c.network.lookahead = lookahead;
-            let mut v = Venice::new(&c, seed);
+            let mut v = Venice::new(&c, seed).unwrap();
             let mut q = EventQueue::new();
             let mut arrivals: Vec<(Ps, Transfer)> = xfers.iter().enumerate().map(|(i, &(chip, bytes, t))| {
                 (t * 100, Transfer { die: i as u32, chip: chip % (rows * cols), commands: 1, command_ps: 0, bytes })

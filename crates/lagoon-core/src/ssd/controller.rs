@@ -168,15 +168,26 @@ pub struct ControllerStats {
     pub ecc_utilization: Vec<f64>,
     /// Busy fraction of the FC-to-FC link: dedicated bus, or the fNoC's mean link direction.
     pub fc_link_utilization: f64,
+    /// GC page reads plus GC page programs finished by the last host completion (half of it
+    /// in page moves): GC work done while host I/O runs (dSSD §6.1 "we compare the
+    /// performance when GC is performed"). Reads and programs both count because a design
+    /// may read a GC batch before it programs any of it.
+    pub gc_page_ops_during_io: u64,
     /// GC page moves by path.
     pub gc_moves_through_dram: u64,
     pub gc_moves_copyback: u64,
     pub gc_moves_global_same_channel: u64,
     pub gc_moves_global_cross_channel: u64,
+    /// Global copyback pages that waited at their source for room in the destination dBUF.
+    pub dbuf_destination_waits: u64,
     /// Mean time a global copyback page spent between its source FC's ECC and its
-    /// destination FC, ns (fNoC or buses).
+    /// destination FC, ns (waiting for a destination dBUF slot, then fNoC or buses).
     pub mean_fc_link_ns: f64,
     pub latency_breakdown_ns: LatencyBreakdown,
+    /// Mean time of one passage through each stage, ns: every operation that crossed it
+    /// counts once (a GC move's read and write each pass the die queue), finished or not.
+    /// Unbiased when a run stops with work in flight (dSSD Fig. 9).
+    pub stage_passage_ns: LatencyBreakdown,
 }
 
 pub struct Controller {
@@ -190,10 +201,18 @@ pub struct Controller {
     /// their GC read until they reach the destination FC.
     pub dbuf_pages: u32,
     pub dbuf_used: Vec<u32>,
+    /// Pages in each FC's destination dBUF, or on their way to it with a slot reserved, and
+    /// the pages it holds (`u32::MAX`: unbounded).
+    pub dbuf_in: Vec<u32>,
+    pub dbuf_in_pages: u32,
+    /// `controller.dram_forward_reads`.
+    pub dram_forward_reads: bool,
     pub stats: ControllerStats,
     pub link_time: Ps,
-    /// Breakdown sums, ps, by class and component, and pages by class.
+    /// Breakdown sums, ps, and passages (operations that crossed the stage), by class and
+    /// component; pages by class.
     pub sums: [[Ps; 6]; 3],
+    pub passages: [[u64; 6]; 3],
     pub pages: [u64; 3],
     /// fNoC: deliveries of the last advance, and the times of the engine wakes pending.
     pub deliveries: Vec<Delivery>,
@@ -220,6 +239,12 @@ impl Controller {
             ecc_page: ns(c.ecc_ns_per_page),
             dbuf_pages: (c.dbuf_bytes / cfg.flash.page_bytes).max(1),
             dbuf_used: vec![0; cfg.flash.channels as usize],
+            dbuf_in: vec![0; cfg.flash.channels as usize],
+            dbuf_in_pages: match c.dbuf_destination_bytes {
+                0 => u32::MAX,
+                b => (b / cfg.flash.page_bytes).max(1),
+            },
+            dram_forward_reads: c.dram_forward_reads,
             header_bytes: cfg.fnoc.header_bytes,
             stats: ControllerStats {
                 design: c.design.to_string(),
@@ -228,10 +253,18 @@ impl Controller {
             },
             link_time: 0,
             sums: [[0; 6]; 3],
+            passages: [[0; 6]; 3],
             pages: [0; 3],
             deliveries: Vec::with_capacity(16),
             wakes: Vec::with_capacity(4),
         })
+    }
+
+    /// Breakdown: one passage of class `c` through component `k` took `v`.
+    #[inline]
+    pub fn add(&mut self, c: usize, k: usize, v: Ps) {
+        self.sums[c][k] += v;
+        self.passages[c][k] += 1;
     }
 
     /// ECC of one page at flash controller `fc`, data ready now; returns its end.
@@ -285,6 +318,24 @@ impl Controller {
                 dram: v[C_DRAM] as f64 / n,
                 fc_link: v[C_LINK] as f64 / n,
             }
+        };
+        let per_passage = |c: usize| {
+            let v = &self.sums[c];
+            let m = |k: usize| v[k] as f64 / 1e3 / self.passages[c][k].max(1) as f64;
+            BreakdownNs {
+                pages: self.pages[c],
+                queue: m(C_QUEUE),
+                flash: m(C_FLASH),
+                ecc: m(C_ECC),
+                system_bus: m(C_BUS),
+                dram: m(C_DRAM),
+                fc_link: m(C_LINK),
+            }
+        };
+        s.stage_passage_ns = LatencyBreakdown {
+            user_read: per_passage(CLASS_READ),
+            user_write: per_passage(CLASS_WRITE),
+            gc_move: per_passage(CLASS_GC),
         };
         s.latency_breakdown_ns = LatencyBreakdown {
             user_read: mean(CLASS_READ),

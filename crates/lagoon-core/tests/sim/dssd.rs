@@ -70,16 +70,22 @@ fn gc_move(c: &SsdConfig) -> (Ps, u32) {
 const READ_OUT: Ps = (10 + 5_000 + 4_096) * NS;
 const PROGRAM: Ps = (10 + 4_096 + 50_000) * NS;
 
-/// dSSD §3, Fig. 1: flash → FC (ECC) → bus → DRAM → DRAM → bus → FC → flash.
+/// dSSD §3, Fig. 1: flash → FC (ECC) → bus → DRAM → [DRAM] → bus → FC → flash. The DRAM
+/// read that forwards the page to its program is charged only with `dram_forward_reads`
+/// (SimpleSSD's accounting charges the store alone).
 #[test]
-fn conventional_gc_move_crosses_bus_and_dram_twice() {
-    for d in [Design::Baseline, Design::Bw] {
-        let c = drive(d);
-        let bus = if d == Design::Bw { 409_600 } else { 512 * NS };
-        let (t, dest) = gc_move(&c);
-        assert_eq!(dest, 5, "same-plane destination");
-        let want = READ_OUT + 100 * NS + bus + 538 * NS + 538 * NS + bus + PROGRAM;
-        assert_eq!(t, want, "{d}");
+fn conventional_gc_move_crosses_bus_twice_and_dram_once_or_twice() {
+    for forward in [false, true] {
+        for d in [Design::Baseline, Design::Bw] {
+            let mut c = drive(d);
+            c.controller.dram_forward_reads = forward;
+            let bus = if d == Design::Bw { 409_600 } else { 512 * NS };
+            let (t, dest) = gc_move(&c);
+            assert_eq!(dest, 5, "same-plane destination");
+            let dram = if forward { 2 * 538 * NS } else { 538 * NS };
+            let want = READ_OUT + 100 * NS + bus + dram + bus + PROGRAM;
+            assert_eq!(t, want, "{d} forward reads {forward}");
+        }
     }
 }
 
@@ -135,6 +141,41 @@ fn global_copyback_on_the_same_channel_skips_the_link() {
     assert_eq!(t[0], READ_OUT + 100 * NS + PROGRAM);
 }
 
+/// A bounded destination dBUF (`dbuf_destination_bytes`): two global copyback pages read at
+/// the same time on channels 1 and 2, both headed for channel 0 (planes 0 and 1), over
+/// dSSD's system bus (10 GB/s: 409.6 ns a page). With room for two pages there, the second
+/// page follows the first on the bus; with room for one, it leaves its source only when the
+/// first page's program has moved it into the chip (CMD 10 + 4096 ns of data on channel 0).
+#[test]
+fn a_full_destination_dbuf_holds_pages_at_their_source() {
+    let ready = READ_OUT + 100 * NS;
+    let bus = 409_600;
+    for (pages, second_start) in [(2, ready + bus), (1, ready + bus + (10 + 4_096) * NS)] {
+        let mut c = drive(Design::Dssd);
+        c.flash.channels = 4;
+        c.controller.dbuf_destination_bytes = pages * 4096;
+        c.validate().unwrap();
+        let (_, x) = Simulator::probe_flash_at(
+            &c,
+            Arch::Baseline,
+            &[
+                (0, ProbeOp::GcMove { lpa: lpa_in(&c, 5) }),
+                (0, ProbeOp::GcMove { lpa: lpa_in(&c, 9) }),
+            ],
+        );
+        let mut dest = x.gc_destinations.clone();
+        dest.sort_unstable();
+        assert_eq!(dest, vec![0, 1], "both to channel 0");
+        assert_eq!(x.bus_grants.len(), 2, "{:?}", x.bus_grants);
+        assert_eq!(x.bus_grants[0], (ready, ready + bus), "dbuf {pages} pages");
+        assert_eq!(
+            x.bus_grants[1],
+            (second_start, second_start + bus),
+            "dbuf {pages} pages"
+        );
+    }
+}
+
 /// A user read whose data reaches the system bus while a GC page holds it waits exactly the
 /// bus time that remains, probed at one ps before, at, and after the GC grant's end.
 #[test]
@@ -185,11 +226,11 @@ fn verified(c: &SsdConfig, w: &str, seed: u64) -> lagoon_core::sim::Outcome {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(ProptestConfig::with_cases(64))]
 
-    /// Random overwrites on an aged drive, every design and GC mode: every request completes,
-    /// no logical page is lost (FTL scan), and the bus, DRAM and dedicated bus were never
-    /// granted to two movements at once.
+    /// Random overwrites on an aged drive, every design and GC mode, source dBUFs of 2-8 pages:
+    /// every request completes (no dBUF deadlock), no logical page is lost (FTL scan), and
+    /// the bus, DRAM and dedicated bus were never granted to two movements at once.
     #[test]
     fn gc_never_loses_a_page_and_resources_are_exclusive(
         design in prop::sample::select(Design::ALL.to_vec()),
@@ -197,10 +238,14 @@ proptest! {
         cache in any::<bool>(),
         copyback in any::<bool>(),
         occupancy in 0.5f64..=1.0,
+        dbuf_pages in 2u32..=8,
+        forward in any::<bool>(),
         seed in 0u64..1000,
     ) {
         let mut c = drive(design);
         c.ftl.gc_mode = mode;
+        c.controller.dbuf_bytes = dbuf_pages * 4096;
+        c.controller.dram_forward_reads = forward;
         c.cache.enabled = cache;
         c.ftl.copyback = copyback && !design.global_copyback();
         c.precondition.mode = PreconditionMode::Aged;
@@ -285,6 +330,10 @@ fn bad_controller_and_fnoc_keys_are_named() {
             "fnoc.routing",
         ),
         ("[fnoc]\nlink_mb_s = -1.0\n", "fnoc.link_mb_s"),
+        (
+            "[controller]\nenabled = true\ndesign = \"dssd\"\ndbuf_bytes = 4096\n",
+            "controller.dbuf_bytes",
+        ),
         (
             "[precondition]\nmode = \"aged\"\nfree_blocks = 100\n",
             "precondition.free_blocks",

@@ -2,6 +2,7 @@
 
 mod common;
 mod dssd;
+mod golden;
 mod network;
 mod properties;
 mod robustness;

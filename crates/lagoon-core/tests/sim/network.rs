@@ -58,8 +58,9 @@ fn every_valid_combination_serves_every_request() {
     }
     // Of 6 routings, a dragonfly takes 4 (no dimensions for dor and duato), the others
     // all but valiant and ugal, and ring and torus not minimal-adaptive (wrap-around links
-    // without escape VCs): 6 x 4 + 2 x 3 = 30, in 4 switching modes.
-    assert_eq!(ran, 30 * 4, "combinations run");
+    // without escape VCs): 6 x 4 + 2 x 3 = 30, in 4 switching modes; and venice, on the
+    // mesh with circuits only.
+    assert_eq!(ran, 30 * 4 + 1, "combinations run");
 }
 
 /// Same seed, same output; the layer is deterministic under adaptive routing too.
@@ -73,4 +74,50 @@ fn net_runs_are_reproducible() {
     let a = run(&c, Arch::Net, &[w], 9).deterministic_json();
     let b = run(&c, Arch::Net, &[w], 9).deterministic_json();
     assert_eq!(a, b);
+}
+
+/// `routing = venice` is Venice's scout protocol as the layer's circuit set-up: `--arch net`
+/// with the mesh, venice routing and circuits is `--arch venice`, report for report, and the
+/// back end honours the layer's controller attachment.
+#[test]
+fn venice_is_the_layer_with_venice_routing() {
+    let mut c = SsdConfig::load("perf-optimized").unwrap();
+    c.network.routing = RoutingKind::Venice;
+    c.network.switching = Switching::Circuit;
+    c.validate().unwrap();
+    let w = "syn:read=70,size=uniform:4k-16k,arrival=qd:32,count=3000";
+    let mut net = run(&c, Arch::Net, &[w], 4);
+    let venice = run(&SsdConfig::load("perf-optimized").unwrap(), Arch::Venice, &[w], 4);
+    net.arch = venice.arch.clone();
+    assert_eq!(net.deterministic_json(), venice.deterministic_json());
+    let n = venice.interconnect.network.as_ref().expect("network counters");
+    assert_eq!(n.messages, venice.interconnect.transfers);
+    assert_eq!((n.routers, n.links), (64, 2 * 8 * 7));
+    assert!(n.mean_hops >= 1.0 && n.mean_latency_ns > 0.0);
+
+    // Three controllers spread over the routers (i x 64 / 3) instead of on the west edge
+    // (the first router of row i x 8 / 3: 0, 16, 40).
+    c.network.controllers = 3;
+    c.network.controller_attach = lagoon_core::config::ControllerAttach::Spread;
+    let spread = run(&c, Arch::Net, &[w], 4);
+    assert_eq!(spread.requests, 3000);
+    let routers = &spread.interconnect.mesh.as_ref().unwrap().controller_routers;
+    assert_eq!(routers, &[0, 21, 42]);
+}
+
+/// Venice's routing is named with the key that makes it impossible.
+#[test]
+fn venice_routing_needs_a_mesh_and_circuits() {
+    let mut c = SsdConfig::load("perf-optimized").unwrap();
+    c.network.routing = RoutingKind::Venice;
+    c.network.switching = Switching::Wormhole;
+    let e = c.validate().unwrap_err().to_string();
+    assert!(e.contains("network.switching") && e.contains("circuit"), "{e}");
+    c.network.switching = Switching::Circuit;
+    c.network.topology = TopologyKind::Torus;
+    let e = c.validate().unwrap_err().to_string();
+    assert!(
+        e.contains("network.routing") && e.contains("network.topology = mesh"),
+        "{e}"
+    );
 }

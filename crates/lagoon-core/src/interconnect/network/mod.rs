@@ -277,7 +277,11 @@ impl Network {
             ConfigError::Invalid {
                 key: "network.routing".into(),
                 value: routing.to_string(),
-                reason: format!("not provided on network.topology = {}: {why}", topo.kind()),
+                reason: if routing.routes_packets() {
+                    format!("not provided on network.topology = {}: {why}", topo.kind())
+                } else {
+                    why
+                },
             }
         })?;
         Ok(Self::with_routing(topo, g, p, routing, seed))

@@ -125,6 +125,9 @@ pub fn build(
         return Ok(Box::new(table::UpDown::new(graph, vcs)));
     }
     Ok(match kind {
+        RoutingKind::Venice => return Err(
+            "venice is the scout protocol of Venice's circuit set-up (Algorithm 1 with backtracking): it runs under an SSD's transfers (lagoon run --arch net or venice), not as a packet routing function".into(),
+        ),
         RoutingKind::Table => Box::new(table::UpDown::new(graph, vcs)),
         RoutingKind::Dor => Box::new(dor::Dor::new(cube(topo)?, vcs, plan.classes)),
         RoutingKind::Duato => Box::new(duato::Duato::new(cube(topo)?, vcs, plan.classes)),
@@ -226,7 +229,7 @@ mod tests {
     fn every_provided_function_reaches_every_router() {
         for &t in TopologyKind::ALL {
             for &rt in RoutingKind::ALL {
-                if t == TopologyKind::Custom {
+                if t == TopologyKind::Custom || !rt.routes_packets() {
                     continue;
                 }
                 let c = cfg(t, rt, 8);

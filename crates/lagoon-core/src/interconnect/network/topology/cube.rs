@@ -3,7 +3,7 @@
 //!
 //! Router ids are mixed-radix numbers, dimension 0 fastest: router `r` has coordinate
 //! `(r / stride[d]) % size[d]` in dimension `d` (a 2D mesh: x = column = `r % cols`, y = row,
-//! as the existing mesh of `interconnect::mesh`). Port `2d` leads towards +d, port `2d + 1`
+//! as Venice numbers its mesh, `interconnect::venice_mesh`). Port `2d` leads towards +d, port `2d + 1`
 //! towards -d; a hypercube has one port per dimension (`d`: flip bit d). With `wrap`, the +
 //! port of the last router of a dimension leads to its first router (the wrap-around link).
 //!
@@ -153,7 +153,7 @@ impl Topology for Cube {
     }
     fn edge_router(&self, i: u32, n: u32) -> Option<u32> {
         match self.kind {
-            // The first router of row i x rows / n (Venice Fig. 5; `interconnect::mesh`).
+            // The first router of row i x rows / n (Venice Fig. 5).
             TopologyKind::Mesh | TopologyKind::Torus => {
                 let rows = self.size(1);
                 Some((i * rows / n.max(1)) * self.size(0))

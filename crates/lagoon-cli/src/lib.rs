@@ -1,0 +1,401 @@
+//! The `lagoon` command as a library: the binary (`main.rs`) parses the command line and calls
+//! [`dispatch`]; the Python package (crates/lagoon-py) calls the same batch and reproduce code.
+
+pub mod batch;
+pub mod compare;
+pub mod help;
+pub mod import;
+pub mod lifetime;
+pub mod net;
+pub mod plot;
+pub mod reproduce;
+pub mod trace;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use lagoon_core::config::{presets, SsdConfig};
+use lagoon_core::host::piq::Scheme;
+use lagoon_core::host::Replay;
+use lagoon_core::interconnect::Arch;
+use lagoon_core::report::Report;
+use lagoon_core::scenario::Scenario;
+use lagoon_workload::TraceFormat;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+#[derive(Parser)]
+#[command(name = "lagoon", version, about = "Simulate SSDs with networked flash back ends", long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Simulate one drive, back end and workload.
+    Run(RunArgs),
+    /// Inspect, convert, cut and fit block traces (plain or gzip/zstd/xz/bzip2 compressed).
+    Trace {
+        #[command(subcommand)]
+        command: trace::TraceCommand,
+    },
+    /// Every design on one or more drives (repeat --ssd) and one workload, side by side.
+    Compare(compare::CompareArgs),
+    /// Regenerate a paper's evaluation: runs, CSV/JSON, SVG figures and a summary.
+    Reproduce(reproduce::ReproduceArgs),
+    /// Write a fresh drive to death (functional: FTL, GC, wear, superblocks; no timing) and
+    /// report bad superblocks against data written (Decoupled SSD §5, §6.4).
+    Lifetime(lifetime::LifetimeArgs),
+    /// The configured network alone under synthetic traffic: latency against offered load.
+    Net(net::NetArgs),
+    /// Show a preset's configuration as TOML, or every key with its unit and valid range.
+    Config {
+        #[arg(help = help::preset(), required_unless_present = "keys")]
+        preset: Option<String>,
+        /// List every numeric key: its unit, valid range and value in PRESET (default
+        /// perf-optimized), or in a TOML file given as PRESET.
+        #[arg(long)]
+        keys: bool,
+    },
+    /// Convert another simulator's configuration: `lagoon import mqsim SSDCONFIG.xml [WORKLOAD.xml]`.
+    Import {
+        #[command(subcommand)]
+        command: import::ImportCommand,
+    },
+    /// Every back end on built-in defaults (what `lagoon` alone runs).
+    Demo,
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    #[arg(long, default_value = "perf-optimized", help = help::ssd())]
+    pub ssd: String,
+    /// Back end.
+    #[arg(long, default_value = "baseline", value_parser = help::arch())]
+    arch: Arch,
+    /// Flash array as ROWSxCOLS over the same chips: ROWS channels (flash controllers) of COLS
+    /// chips, and the networked designs' mesh with it (e.g. 4x16; Venice Fig. 15).
+    #[arg(long)]
+    mesh: Option<String>,
+    /// Decoupled SSD configuration (dSSD Table 2): baseline | bw | dssd | dssd_b | dssd_f.
+    /// Turns on the controller model (`controller.enabled`) and sets `controller.design`.
+    #[arg(long)]
+    design: Option<String>,
+    /// Write per-window I/O and GC bandwidth and system-bus, DRAM and FC-link utilization
+    /// as CSV (dSSD Fig. 2); the bus, DRAM and link columns need the controller model.
+    #[arg(long)]
+    timeline: Option<PathBuf>,
+    /// Timeline window, ms.
+    #[arg(long, default_value_t = 1.0)]
+    timeline_window_ms: f64,
+    /// Trace file, synthetic spec (`syn:read=100,size=4k,...`) or preset (`syn:hm_0`, Venice
+    /// Table 2; `syn:mix1`, Table 3); repeat for several flows.
+    #[arg(long, required = true)]
+    workload: Vec<String>,
+    /// Trace format; detected if omitted.
+    #[arg(long, value_parser = help::format())]
+    format: Option<TraceFormat>,
+    /// Skip and count malformed trace lines instead of stopping at the first.
+    #[arg(long)]
+    lenient: bool,
+    /// Only this device's (volume's) requests of each trace (Alibaba and Tencent files
+    /// interleave thousands).
+    #[arg(long, visible_alias = "volume")]
+    device: Option<u32>,
+    /// timed, timed:<speed-up>, or closed:<queue depth>. Default: timed for traces, the
+    /// spec's own arrival process for synthetic workloads.
+    #[arg(long)]
+    replay: Option<Replay>,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Replay each workload this many times back to back.
+    #[arg(long, default_value_t = 1)]
+    repeat: u32,
+    /// Host I/O scheduler in front of every flow (PIQ paper).
+    #[arg(long, value_parser = help::scheduler())]
+    host_scheduler: Option<Scheme>,
+    /// Host scheduler queue length (requests waiting or outstanding), 1-512 in the PIQ paper;
+    /// default 64. Needs --host-scheduler.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    host_queue: Option<u32>,
+    /// Write the JSON report to a file, or `-` for standard output.
+    #[arg(long)]
+    json: Option<String>,
+    /// Draw the per-link utilization of a mesh back end (venice) as an SVG heat map.
+    #[arg(long)]
+    heatmap: Option<PathBuf>,
+    /// Write the end-to-end latency CDF (all, read, write) as CSV.
+    #[arg(long)]
+    cdf: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Run one parsed command line.
+pub fn dispatch(cli: Cli) -> Result<()> {
+    match cli.command.unwrap_or(Command::Demo) {
+        Command::Run(a) => run(a),
+        Command::Compare(a) => compare::compare(a),
+        Command::Reproduce(a) => reproduce::reproduce(a),
+        Command::Net(a) => net::net(a),
+        Command::Lifetime(a) => lifetime::run(a),
+        Command::Trace { command } => trace::trace(command),
+        Command::Config { preset, keys } => config(preset, keys),
+        Command::Import { command } => import::import(command),
+        Command::Demo => demo(),
+    }
+}
+
+/// `--host-scheduler` with its `--host-queue` (default 64); a queue length alone is an error.
+pub fn host_scheduler(s: Option<Scheme>, queue: Option<u32>) -> Result<Option<(Scheme, u32)>> {
+    match (s, queue) {
+        (Some(s), q) => Ok(Some((s, q.unwrap_or(64)))),
+        (None, Some(_)) => bail!(
+            "--host-queue sets the host scheduler's queue length: give --host-scheduler too ({})",
+            Scheme::ALL.map(|x| x.to_string()).join(", ")
+        ),
+        (None, None) => Ok(None),
+    }
+}
+
+fn config(preset: Option<String>, keys: bool) -> Result<()> {
+    let name = preset.unwrap_or_else(|| "perf-optimized".into());
+    if keys {
+        let cfg = SsdConfig::load(&name)?;
+        println!("{:<34} {:<16} {:<22} unit", "key", "value", "valid range");
+        for k in cfg.keys() {
+            println!(
+                "{:<34} {:<16} {:<22} {}",
+                k.key,
+                k.value.to_string(),
+                k.range.to_string(),
+                k.unit
+            );
+        }
+        return Ok(());
+    }
+    match presets::text(&name) {
+        Some(t) => {
+            print!("{t}");
+            Ok(())
+        }
+        None => bail!(
+            "unknown SSD preset '{name}' (known presets: {})",
+            presets::NAMES.join(", ")
+        ),
+    }
+}
+
+fn write_out(target: &str, text: &str) -> Result<()> {
+    if target == "-" {
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes())?;
+        out.write_all(b"\n")?;
+    } else {
+        std::fs::write(target, text).with_context(|| format!("cannot write {target}"))?;
+    }
+    Ok(())
+}
+
+fn progress_bar(quiet: bool, total: Option<u64>) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let pb = match total {
+        Some(n) => ProgressBar::new(n),
+        None => ProgressBar::new_spinner(),
+    };
+    pb.set_draw_target(ProgressDrawTarget::stderr_with_hz(4));
+    pb.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} requests ({per_sec}) {msg}",
+        )
+        .expect("valid template"),
+    );
+    pb
+}
+
+impl RunArgs {
+    /// `lagoon run`'s arguments from a command line without the program name
+    /// (`["--workload", "syn:...", ...]`); a parse error is clap's first line.
+    pub fn parse_from(args: &[String]) -> Result<RunArgs> {
+        let argv = ["lagoon", "run"].into_iter().map(String::from);
+        match Cli::try_parse_from(argv.chain(args.iter().cloned())) {
+            Ok(Cli {
+                command: Some(Command::Run(a)),
+            }) => Ok(a),
+            Ok(_) => unreachable!("the run subcommand was given"),
+            Err(e) => {
+                let text = e.render().to_string();
+                let line = text.lines().next().unwrap_or_default();
+                bail!("{}", line.strip_prefix("error: ").unwrap_or(line))
+            }
+        }
+    }
+
+    /// The simulation these arguments describe on drive `ssd` (what `--ssd` names: the CLI
+    /// loads it; the Python package may build it from a dict).
+    pub fn scenario(&self, mut ssd: SsdConfig) -> Result<Scenario> {
+        let a = self;
+        if let Some(m) = &a.mesh {
+            batch::reshape(&mut ssd, m).context("--mesh")?;
+        }
+        if let Some(d) = &a.design {
+            set_design(&mut ssd, d)?;
+        }
+        let mut sc = Scenario::new(&a.ssd, ssd, a.arch, a.workload.clone());
+        sc.format = a.format;
+        sc.lenient = a.lenient;
+        sc.device = a.device;
+        sc.replay = a.replay;
+        sc.seed = a.seed;
+        sc.host_scheduler = host_scheduler(a.host_scheduler, a.host_queue)?;
+        if a.timeline.is_some() {
+            if !(a.timeline_window_ms.is_finite() && (0.001..=1e6).contains(&a.timeline_window_ms))
+            {
+                bail!("--timeline-window-ms must be in [0.001, 1e6]");
+            }
+            sc.timeline_window = Some((a.timeline_window_ms * 1e9) as u64);
+        }
+        if a.repeat == 0 {
+            bail!("--repeat must be at least 1");
+        }
+        sc.repeat = a.repeat;
+        Ok(sc)
+    }
+}
+
+fn run(a: RunArgs) -> Result<()> {
+    let sc = a.scenario(SsdConfig::load(&a.ssd)?)?;
+    let quiet = a.quiet || a.json.as_deref() == Some("-");
+    let pb = progress_bar(quiet, None);
+    let report = sc.run(|done| pb.set_position(done))?;
+    pb.finish_and_clear();
+    if let Some(target) = &a.json {
+        write_out(target, &serde_json::to_string_pretty(&report)?)?;
+    }
+    if a.json.as_deref() != Some("-") {
+        print!("{}", report.summary());
+    }
+    if let Some(path) = &a.cdf {
+        write_cdf(path, &sc, &report)?;
+    }
+    if let Some(path) = &a.heatmap {
+        write_heatmap(path, &report)?;
+    }
+    if let Some(path) = &a.timeline {
+        let tl = report.timeline.as_ref().expect("timeline requested");
+        std::fs::write(path, tl.csv()).with_context(|| format!("--timeline {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// `--design NAME`: turn the controller model on with a Table 2 configuration.
+pub fn set_design(ssd: &mut SsdConfig, name: &str) -> Result<()> {
+    use lagoon_core::config::Design;
+    let Some(d) = Design::from_name(name) else {
+        bail!(
+            "--design {name}: unknown configuration (known: {})",
+            Design::ALL.map(|d| d.name()).join(", ")
+        );
+    };
+    ssd.controller.enabled = true;
+    ssd.controller.design = d;
+    ssd.validate().context("--design")?;
+    Ok(())
+}
+
+pub fn write_heatmap(path: &Path, report: &Report) -> Result<()> {
+    let ic = &report.interconnect;
+    let Some(m) = &ic.mesh else {
+        bail!(
+            "--heatmap: the {} back end has no per-link mesh utilization (use --arch venice)",
+            report.arch
+        );
+    };
+    let fc_util = ic
+        .venice
+        .as_ref()
+        .map(|v| v.controller_utilization.clone())
+        .unwrap_or_default();
+    let fcs: Vec<(u32, f64)> = m
+        .controller_routers
+        .iter()
+        .enumerate()
+        .map(|(i, &r)| (r, fc_util.get(i).copied().unwrap_or(f64::NAN)))
+        .collect();
+    let title = format!(
+        "{} on {} ({}x{}), {}: link busy time, mean {:.1} %",
+        report.arch,
+        report.ssd,
+        m.rows,
+        m.cols,
+        report.workload,
+        100.0 * ic.mean_channel_utilization
+    );
+    let svg = plot::mesh_heatmap(
+        &title,
+        m.rows,
+        m.cols,
+        &m.links,
+        &ic.channel_utilization,
+        &fcs,
+    );
+    std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn write_cdf(path: &Path, _sc: &Scenario, report: &Report) -> Result<()> {
+    let mut w =
+        csv::Writer::from_path(path).with_context(|| format!("cannot write {}", path.display()))?;
+    w.write_record(["class", "latency_ns", "cumulative_fraction"])?;
+    for (class, cdf) in [
+        ("all", &report.latency_cdf.all),
+        ("read", &report.latency_cdf.read),
+        ("write", &report.latency_cdf.write),
+    ] {
+        for (v, f) in cdf {
+            w.write_record([class, &v.to_string(), &format!("{f:.6}")])?;
+        }
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// Every back end on the perf-optimized drive under a saturating random-read workload and a
+/// mixed one: the path-conflict problem and what each design does about it, in two tables.
+fn demo() -> Result<()> {
+    let ssd = SsdConfig::load("perf-optimized")?;
+    let workloads = [
+        "syn:read=100,size=4k,addr=uniform,arrival=qd:64,count=100000",
+        "syn:read=70,size=16k,addr=uniform,arrival=qd:64,count=50000",
+    ];
+    println!("Lagoon demo: the perf-optimized drive (Venice Table 1) with each back end, closed loop at 64\n");
+    let mut jobs = Vec::new();
+    for w in workloads {
+        for arch in Arch::ALL {
+            jobs.push(batch::Job {
+                key: batch::RunKey {
+                    experiment: "demo".into(),
+                    ssd: "perf-optimized".into(),
+                    mesh: "8x8".into(),
+                    replay: "closed:64".into(),
+                    workload: w.into(),
+                    design: arch.to_string(),
+                },
+                scenario: Scenario::new("perf-optimized", ssd.clone(), arch, vec![w.to_string()]),
+            });
+        }
+    }
+    let recs = batch::run_all(jobs, batch::default_threads(), false)?;
+    for (w, chunk) in workloads.iter().zip(recs.chunks(Arch::ALL.len())) {
+        println!("{}", compare::table("perf-optimized", "8x8", w, chunk));
+    }
+    println!("Venice trails Baseline on this load, and that is the model, not a fault: from Venice Table 1 each of its 8 controllers");
+    println!("drives one 8-bit 1 GHz circuit (1 GB/s, Eq. 1) where Baseline has 8 channels of 1.2 GB/s, and at queue depth 64 scouts fail");
+    println!("and retry (docs/results/networked.md; docs/results/venice/summary.md for the paper's setting).\n");
+    println!("Next: `lagoon compare --workload syn:hm_0` (a Venice Table 2 stand-in), `lagoon reproduce venice --quick`,");
+    println!("`lagoon reproduce piq --quick`, or `lagoon run --help` to simulate your own trace.");
+    Ok(())
+}

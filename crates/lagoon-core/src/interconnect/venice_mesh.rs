@@ -1,0 +1,195 @@
+//! Venice's view of the network layer's 2D mesh ([`super::network::topology`]): the layer
+//! builds the topology, numbers its links and attaches chips and controllers
+//! (`network.controller_attach`); this view names a router's four mesh ports the way Venice's
+//! Algorithm 1 does and keeps them in flat tables, since a scout asks for them on every hop.
+//!
+//! Router `r` sits at row `r / cols`, column `r % cols` (the layer's cube numbering, dimension
+//! 0 = x fastest). Ports follow Venice Algorithm 1: `Up` is towards higher rows (Diff_y > 0),
+//! `Right` towards higher columns; they map onto the layer's ports +y, -y, +x, -x.
+
+use super::network::topology::{self, Graph, NONE};
+use crate::config::{ConfigError, SsdConfig};
+
+pub type Port = u8;
+pub const UP: Port = 0;
+pub const DOWN: Port = 1;
+pub const RIGHT: Port = 2;
+pub const LEFT: Port = 3;
+/// Ports a scout may leave a router by, in Algorithm 1's order (lines 36-43).
+pub const MESH_PORTS: [Port; 4] = [UP, DOWN, RIGHT, LEFT];
+/// The port by which a controller injects into its edge router (not a mesh link).
+pub const INJECT: Port = 4;
+
+#[inline]
+pub fn opposite(p: Port) -> Port {
+    match p {
+        UP => DOWN,
+        DOWN => UP,
+        RIGHT => LEFT,
+        LEFT => RIGHT,
+        other => other,
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Mesh {
+    pub rows: u32,
+    pub cols: u32,
+    /// Router each flash controller is attached to.
+    pub fc_router: Vec<u32>,
+    /// Router each flash chip is attached to.
+    pub chip_router: Vec<u32>,
+    /// `adj[r * 4 + port]` = (neighbour router, the layer's link id), or `(NONE, NONE)` at
+    /// an edge.
+    adj: Vec<(u32, u32)>,
+    /// `coords[r]` = (column, row).
+    coords: Vec<(u32, u32)>,
+    /// The layer's undirected links: the routers each joins, by link id.
+    link_ends: Vec<(u32, u32)>,
+}
+
+impl Mesh {
+    /// The drive's `[network]` topology, which must be a 2D mesh (the config's rules say so
+    /// for `network.routing = venice`; `--arch venice` sets it).
+    pub fn new(cfg: &SsdConfig) -> Result<Self, ConfigError> {
+        let topo = topology::build(cfg)?;
+        let cube = topo
+            .as_cube()
+            .filter(|c| c.ndims() == 2 && !c.wraps())
+            .ok_or_else(|| {
+                crate::config::schema::key_error(
+                    "network.topology",
+                    topo.kind(),
+                    "Venice's scouts route on a 2D mesh (Algorithm 1 uses its coordinates)",
+                )
+            })?;
+        let graph = Graph::new(topo.as_ref(), &topology::endpoint_routers(topo.as_ref(), cfg));
+        let (cols, rows) = (cube.size(0), cube.size(1));
+        let chips = cfg.network_chips();
+        // Venice port -> the layer's port (cube port 2d + 0 is +d, 2d + 1 is -d).
+        let layer_port = |p: Port| match p {
+            UP => cube.port(1, true),
+            DOWN => cube.port(1, false),
+            RIGHT => cube.port(0, true),
+            _ => cube.port(0, false),
+        };
+        let mut link_ends = vec![(NONE, NONE); graph.links as usize];
+        let adj = (0..graph.routers)
+            .flat_map(|r| MESH_PORTS.map(|p| (r, p)))
+            .map(|(r, p)| {
+                let gp = graph.port(r, layer_port(p));
+                let far = graph.far(gp);
+                if far == NONE {
+                    return (NONE, NONE);
+                }
+                let (n, l) = (graph.router_of(far), graph.link(gp));
+                link_ends[l as usize] = (r.min(n), r.max(n));
+                (n, l)
+            })
+            .collect();
+        Ok(Self {
+            rows,
+            cols,
+            fc_router: (0..graph.endpoints() - chips)
+                .map(|i| graph.ep_router(chips + i))
+                .collect(),
+            chip_router: (0..chips).map(|c| graph.ep_router(c)).collect(),
+            adj,
+            coords: (0..graph.routers)
+                .map(|r| (cube.coord(r, 0), cube.coord(r, 1)))
+                .collect(),
+            link_ends,
+        })
+    }
+
+    pub fn routers(&self) -> u32 {
+        self.rows * self.cols
+    }
+
+    /// Undirected links, numbered by the layer.
+    pub fn links(&self) -> u32 {
+        self.link_ends.len() as u32
+    }
+
+    #[inline]
+    pub fn xy(&self, r: u32) -> (u32, u32) {
+        self.coords[r as usize]
+    }
+
+    /// The router across `port`, if the mesh has one there.
+    #[inline]
+    pub fn neighbor(&self, r: u32, port: Port) -> Option<u32> {
+        let n = self.adj[(r * 4 + port as u32) as usize].0;
+        (n != NONE).then_some(n)
+    }
+
+    /// Id of the link leaving `r` by `port` (caller checked it exists).
+    #[inline]
+    pub fn link(&self, r: u32, port: Port) -> u32 {
+        self.adj[(r * 4 + port as u32) as usize].1
+    }
+
+    /// Minimal hop count between two routers.
+    #[inline]
+    pub fn hops(&self, a: u32, b: u32) -> u32 {
+        let (ax, ay) = self.xy(a);
+        let (bx, by) = self.xy(b);
+        ax.abs_diff(bx) + ay.abs_diff(by)
+    }
+
+    /// Venice §4.2's controller rule: the controller closest to `router` if it is free, else
+    /// the nearest free one (ties to the lower id); `None` if none is.
+    pub fn pick_controller(&self, router: u32, free: impl Fn(u32) -> bool) -> Option<u32> {
+        let n = self.fc_router.len() as u32;
+        let d = |f: u32| (self.fc_distance(f, router), f);
+        let closest = (0..n).min_by_key(|&f| d(f))?;
+        if free(closest) {
+            return Some(closest);
+        }
+        (0..n).filter(|&f| free(f)).min_by_key(|&f| d(f))
+    }
+
+    /// The routers each link joins, by link id, and where the controllers attach: what a
+    /// per-link heat map needs.
+    pub fn layout(&self) -> super::MeshLayout {
+        super::MeshLayout {
+            rows: self.rows,
+            cols: self.cols,
+            controller_routers: self.fc_router.clone(),
+            links: self.link_ends.clone(),
+        }
+    }
+
+    /// Links from controller `fc` to router `r` on a minimal path (its own link included).
+    pub fn fc_distance(&self, fc: u32, r: u32) -> u32 {
+        1 + self.hops(self.fc_router[fc as usize], r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_are_shared_by_both_ends_and_unique() {
+        let mut c = SsdConfig::default();
+        c.network.rows = 4;
+        c.network.cols = 16;
+        let m = Mesh::new(&c).unwrap();
+        let mut seen = vec![0; m.links() as usize];
+        for r in 0..m.routers() {
+            for p in MESH_PORTS {
+                if let Some(n) = m.neighbor(r, p) {
+                    assert_eq!(m.link(r, p), m.link(n, opposite(p)));
+                    seen[m.link(r, p) as usize] += 1;
+                }
+            }
+        }
+        assert!(
+            seen.iter().all(|&n| n == 2),
+            "every link seen from both ends once"
+        );
+        assert_eq!(m.fc_router, vec![0, 16, 32, 48]);
+        assert_eq!(m.fc_distance(1, 16 + 5), 6);
+    }
+}

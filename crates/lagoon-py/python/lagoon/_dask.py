@@ -1,0 +1,66 @@
+"""Running batches of simulations on a Dask cluster (dask.distributed is only imported when a
+client is given)."""
+
+from __future__ import annotations
+
+import sys
+
+
+def client_of(client):
+    """A dask.distributed Client, or a scheduler address to connect one to."""
+    from distributed import Client
+
+    if isinstance(client, Client):
+        return client
+    if isinstance(client, str):
+        return Client(client)
+    raise TypeError("client must be a dask.distributed.Client or a scheduler address")
+
+
+class Progress:
+    """`what: done/total` on standard error, redrawn in place."""
+
+    def __init__(self, total: int, what: str, on: bool):
+        self.total, self.what, self.on, self.done = total, what, on and total > 0, 0
+        self._draw()
+
+    def step(self):
+        self.done += 1
+        self._draw()
+
+    def _draw(self):
+        if self.on:
+            end = "\n" if self.done == self.total else ""
+            print(f"\r{self.what}: {self.done}/{self.total}", end=end, file=sys.stderr, flush=True)
+
+
+def gather(client, fn, items, what: str, progress: bool) -> list:
+    """fn(item) for every item on the cluster; results in item order."""
+    from distributed import as_completed
+
+    futures = client.map(fn, items, pure=False)
+    bar = Progress(len(futures), what, progress)
+    for _ in as_completed(futures):
+        bar.step()
+    return client.gather(futures)
+
+
+def _run_job(spec: str):
+    from . import _lagoon
+
+    return _lagoon.run_job(spec)
+
+
+class Executor:
+    """What `_lagoon.reproduce` calls with a batch of job specs: runs them on the cluster and
+    returns their records in order."""
+
+    def __init__(self, client, progress: bool):
+        self.client, self.progress = client, progress
+
+    def __call__(self, specs, quiet):
+        return gather(self.client, _run_job, list(specs), "runs", self.progress and not quiet)
+
+    def __str__(self):
+        n = len(self.client.scheduler_info().get("workers", {}))
+        return f"{n} Dask workers"

@@ -1,0 +1,130 @@
+"""One simulation, configurations and the MQSim import."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from . import _lagoon
+
+
+class Result:
+    """A finished run: `report` is the `lagoon run --json` report as a dict."""
+
+    def __init__(self, report: dict, params: dict, cdf):
+        self.report = report
+        self.params = params
+        self._cdf = cdf
+
+    def latency_cdf(self) -> pd.DataFrame:
+        """End-to-end latency CDF, as `lagoon run --cdf` writes it: class (all, read, write),
+        latency_ns, cumulative_fraction."""
+        rows = [
+            (cls, v, f)
+            for cls, points in zip(("all", "read", "write"), self._cdf)
+            for v, f in points
+        ]
+        return pd.DataFrame(rows, columns=["class", "latency_ns", "cumulative_fraction"])
+
+    def per_flow(self) -> pd.DataFrame:
+        """One row per flow (NVMe queue pair), nested statistics as dotted columns."""
+        return pd.DataFrame([flatten(f) for f in self.report["flows"]])
+
+    def __repr__(self) -> str:
+        r = self.report
+        return (
+            f"<lagoon.Result {r['ssd']} / {r['arch']} / {r['workload']}: "
+            f"{r['requests']} requests, {r['iops']:.0f} IOPS, "
+            f"mean {r['latency_ns']['mean'] / 1e3:.1f} us>"
+        )
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Result) and (self.report, self.params) == (
+            other.report,
+            other.params,
+        )
+
+
+def flatten(d: Mapping, prefix: str = "") -> dict:
+    """Nested dicts as dotted keys; lists (CDFs, per-link arrays, flows) are left out."""
+    out = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, Mapping):
+            out.update(flatten(v, key + "."))
+        elif not isinstance(v, list):
+            out[key] = v
+    return out
+
+
+def _path(p) -> str:
+    return os.fspath(p)
+
+
+def run(
+    workload: str | Sequence[str],
+    ssd: str | os.PathLike | Mapping = "perf-optimized",
+    arch: str = "baseline",
+    replay: str | None = None,
+    seed: int = 1,
+    overrides: Mapping | None = None,
+    *,
+    mesh: str | None = None,
+    design: str | None = None,
+    host_scheduler: str | None = None,
+    host_queue: int | None = None,
+    repeat: int = 1,
+    format: str | None = None,
+    lenient: bool = False,
+    device: int | None = None,
+) -> Result:
+    """One simulation, as `lagoon run` with the same options (`workload` a trace path or
+    `syn:` spec, or a list of them for several flows; `ssd` a preset, TOML path or dict;
+    `overrides` dotted keys such as {"flash.read_ns": 3000}). Raises LagoonError with the
+    command's message. The GIL is released while it runs."""
+    params = dict(
+        workload=workload, ssd=ssd, arch=arch, replay=replay, seed=seed, overrides=overrides,
+        mesh=mesh, design=design, host_scheduler=host_scheduler, host_queue=host_queue,
+        repeat=repeat, format=format, lenient=lenient, device=device,
+    )
+    workloads = [workload] if isinstance(workload, (str, os.PathLike)) else list(workload)
+    if isinstance(ssd, Mapping):
+        name, cfg = str(ssd.get("name", "config")), dict(ssd)
+    else:
+        name, cfg = _path(ssd), None
+    args = ["--ssd", name, "--arch", str(arch), "--seed", str(seed), "--repeat", str(repeat)]
+    for w in workloads:
+        args += ["--workload", _path(w)]
+    for flag, v in [
+        ("--replay", replay), ("--mesh", mesh), ("--design", design),
+        ("--host-scheduler", host_scheduler), ("--host-queue", host_queue),
+        ("--format", format), ("--device", device),
+    ]:
+        if v is not None:
+            args += [flag, str(v)]
+    if lenient:
+        args.append("--lenient")
+    text, cdf = _lagoon.run(args, cfg, dict(overrides) if overrides else None)
+    return Result(json.loads(text), params, cdf)
+
+
+def config(spec: str | os.PathLike | Mapping = "perf-optimized") -> dict:
+    """A configuration (preset name, TOML path, or dict laid out as the TOML files, `base`
+    allowed) as a dict of every key, checked as `--ssd` checks it."""
+    return _lagoon.config(spec if isinstance(spec, Mapping) else _path(spec))
+
+
+def import_mqsim(ssd_xml, workload_xml=None, out=None) -> dict:
+    """`lagoon import mqsim`: {"name", "toml", "config" (the dict), "runs" (per MQSim IO
+    scenario, the `run` options), "not_modelled" [(parameter, value, reason)]}; files
+    written to `out` when given."""
+    imp = _lagoon.import_mqsim(
+        _path(ssd_xml),
+        None if workload_xml is None else _path(workload_xml),
+        None if out is None else _path(out),
+    )
+    imp["config"] = _lagoon.config_from_toml(imp["toml"], imp["name"])
+    return imp

@@ -1,0 +1,35 @@
+"""A paper's evaluation, as `lagoon reproduce`, its runs optionally on a Dask cluster."""
+
+from __future__ import annotations
+
+import os
+
+from . import _dask, _lagoon
+
+
+def reproduce(
+    paper: str,
+    out=None,
+    quick: bool = False,
+    client=None,
+    *,
+    requests: int | None = None,
+    traces=None,
+    seed: int = 1,
+    notes=None,
+    jobs: int | None = None,
+    progress: bool = True,
+) -> str:
+    """`lagoon reproduce PAPER` ("venice", "piq", "mqsimnet", "dssd", ...): every run, the
+    CSV/JSON data, SVG figures and summary in `out` (default results/PAPER), the same files
+    as the command writes. With a client (dask.distributed Client or scheduler address) the
+    runs are spread over its workers; without, `jobs` local threads (default every core).
+    Returns the output directory."""
+    out = os.fspath(out) if out is not None else f"results/{paper}"
+    executor = None if client is None else _dask.Executor(_dask.client_of(client), progress)
+    path = lambda p: None if p is None else os.fspath(p)  # noqa: E731
+    _lagoon.reproduce(
+        paper, out, quick, requests, path(traces), seed, path(notes), jobs,
+        not progress, executor,
+    )
+    return out
