@@ -117,6 +117,7 @@ pub fn run(a: LifetimeArgs) -> Result<()> {
         pattern: a.pattern,
         utilization: a.utilization,
         stop_bad_fraction: a.stop_bad_fraction,
+        stop_srt_active: None,
         seed: a.seed,
     };
     if !(a.stop_bad_fraction > 0.0 && a.stop_bad_fraction <= 1.0) {

@@ -7,6 +7,7 @@
 //! data), or a requested fraction of the superblocks has gone bad.
 
 use crate::config::SsdConfig;
+use crate::ssd::dynamic_superblock::BlockRemap;
 use crate::ssd::ftl::superblock::{SuperblockCounters, SuperblockFtl};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -42,6 +43,9 @@ pub struct LifetimeSpec {
     pub utilization: f64,
     /// Stop once this fraction of the superblocks is bad (1 = until worn out).
     pub stop_bad_fraction: f64,
+    /// Stop once the SRTs hold this many active entries per controller on average (an age
+    /// for a timed window, Fig. 15(a)); `None`: never.
+    pub stop_srt_active: Option<u32>,
     pub seed: u64,
 }
 
@@ -52,6 +56,7 @@ impl Default for LifetimeSpec {
             pattern: Pattern::Random,
             utilization: 0.9,
             stop_bad_fraction: 1.0,
+            stop_srt_active: None,
             seed: 1,
         }
     }
@@ -79,7 +84,8 @@ pub struct LifetimeReport {
     pub request_bytes: u64,
     pub logical_bytes: u64,
     pub page_bytes: u32,
-    /// `worn-out` (no page could be placed) or `bad-fraction` (the stop fraction reached).
+    /// `worn-out` (no page could be placed), `bad-fraction` (the stop fraction reached) or
+    /// `srt-active` (the SRTs reached `stop_srt_active`).
     pub end: &'static str,
     pub host_bytes_written: u64,
     pub first_bad_superblock_bytes: Option<u64>,
@@ -129,8 +135,18 @@ impl LifetimeReport {
 pub fn run(
     cfg: &SsdConfig,
     spec: &LifetimeSpec,
-    mut progress: impl FnMut(u64, u64),
+    progress: impl FnMut(u64, u64),
 ) -> Result<LifetimeReport, String> {
+    age(cfg, spec, progress).map(|(r, _)| r)
+}
+
+/// As [`run`], and the aged drive's block remapping as the flash sees it, for a timed
+/// window at that age (`Scenario::block_remap`; dSSD Fig. 15).
+pub fn age(
+    cfg: &SsdConfig,
+    spec: &LifetimeSpec,
+    mut progress: impl FnMut(u64, u64),
+) -> Result<(LifetimeReport, BlockRemap), String> {
     let page = cfg.flash.page_bytes as u64;
     if spec.request_bytes == 0 || !spec.request_bytes.is_multiple_of(page) {
         return Err(format!(
@@ -181,7 +197,15 @@ pub fn run(
         }
         if ftl.ctl.remaps != last_remaps {
             last_remaps = ftl.ctl.remaps;
-            srt_curve.push((last_remaps, ftl.ctl.srt_active()[0]));
+            let active = ftl.ctl.srt_active();
+            srt_curve.push((last_remaps, active[0]));
+            if let Some(stop) = spec.stop_srt_active {
+                let sum: u64 = active.iter().map(|&a| a as u64).sum();
+                if sum >= stop as u64 * active.len() as u64 {
+                    end = "srt-active";
+                    break 'life;
+                }
+            }
         }
         req += 1;
         if req.is_multiple_of(1 << 14) {
@@ -203,7 +227,8 @@ pub fn run(
             remaps: b.remaps,
         })
         .collect();
-    Ok(LifetimeReport {
+    let remap = ftl.ctl.block_remap();
+    let report = LifetimeReport {
         drive: cfg.name.clone(),
         superblock_mode: cfg.wear.superblock.name().into(),
         superblocks: ftl.superblocks(),
@@ -235,7 +260,8 @@ pub fn run(
         counters: c,
         wall_s: wall,
         page_programs_per_s: prog as f64 / wall.max(1e-9),
-    })
+    };
+    Ok((report, remap))
 }
 
 #[cfg(test)]

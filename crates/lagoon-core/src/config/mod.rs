@@ -15,7 +15,7 @@ pub mod wear;
 
 pub use controller::{ControllerConfig, Design, FnocConfig};
 pub use network::{ControllerAttach, RoutingKind, Switching, TopologyKind};
-pub use wear::{SuperblockMode, SuperblockWidth, WearConfig};
+pub use wear::{RbtPick, SuperblockMode, SuperblockWidth, WearConfig};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {

@@ -52,6 +52,30 @@ pub enum SuperblockWidth {
     Channel,
 }
 
+/// Which recycled block of its RBT a controller gives a failed sub-block (§5.2 says only
+/// "a recycled block in the RBT").
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum RbtPick {
+    /// A block of the failed block's own plane if there is one (the superblock keeps its
+    /// parallelism), else the newest of the channel's.
+    #[default]
+    SamePlane,
+    /// The newest recycled block of the channel, whatever its plane (a plain table, blind
+    /// to parallelism: two sub-blocks may then share a plane, Fig. 15).
+    Newest,
+}
+
+impl RbtPick {
+    pub const ALL: [RbtPick; 2] = [Self::SamePlane, Self::Newest];
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::SamePlane => "same-plane",
+            Self::Newest => "newest",
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct WearConfig {
@@ -67,6 +91,8 @@ pub struct WearConfig {
     pub srt_entries: u32,
     /// RESERV: fraction of blocks held in the RBT from the start, hidden from the FTL (§6.4: 7 %).
     pub reserve_fraction: f64,
+    /// same-plane | newest: the recycled block a remap takes.
+    pub rbt_pick: RbtPick,
 }
 
 impl Default for WearConfig {
@@ -78,6 +104,7 @@ impl Default for WearConfig {
             superblock_width: SuperblockWidth::Plane,
             srt_entries: 1024,
             reserve_fraction: 0.07,
+            rbt_pick: RbtPick::SamePlane,
         }
     }
 }

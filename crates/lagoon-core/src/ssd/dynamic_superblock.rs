@@ -15,13 +15,65 @@
 //! block of the controller's channel (two sub-blocks then share a plane: their programs
 //! serialize, the cost Fig. 15 measures).
 
-use crate::config::{SsdConfig, SuperblockMode, SuperblockWidth};
+use crate::config::{RbtPick, SsdConfig, SuperblockMode, SuperblockWidth};
 
 /// Block id `NONE`: no block.
 const NONE: u32 = u32::MAX;
 
+/// What the flash sees of the controllers' SRTs, for the timed simulator (Fig. 15): the
+/// physical plane each (plane, block) the FTL addresses really lives on. Remaps stay on the
+/// controller's channel, and a block keeps its page offsets, so the plane is all the timing
+/// model needs: a command for a remapped block runs on that plane's die.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockRemap {
+    blocks_per_plane: u32,
+    /// `plane * blocks_per_plane + block` -> physical plane.
+    plane: Vec<u32>,
+}
+
+impl BlockRemap {
+    /// No block remapped.
+    pub fn identity(planes: u32, blocks_per_plane: u32) -> Self {
+        Self {
+            blocks_per_plane,
+            plane: (0..planes * blocks_per_plane)
+                .map(|i| i / blocks_per_plane)
+                .collect(),
+        }
+    }
+
+    /// Remap block `block` of `plane` onto `to` (a plane of the same channel).
+    pub fn set(&mut self, plane: u32, block: u32, to: u32) {
+        self.plane[(plane * self.blocks_per_plane + block) as usize] = to;
+    }
+
+    /// The plane block `block` of `plane` is on.
+    #[inline]
+    pub fn plane(&self, plane: u32, block: u32) -> u32 {
+        self.plane[(plane * self.blocks_per_plane + block) as usize]
+    }
+
+    pub fn planes(&self) -> u32 {
+        self.plane.len() as u32 / self.blocks_per_plane
+    }
+
+    pub fn blocks_per_plane(&self) -> u32 {
+        self.blocks_per_plane
+    }
+
+    /// Blocks not on their own plane.
+    pub fn moved_blocks(&self) -> usize {
+        self.plane
+            .iter()
+            .enumerate()
+            .filter(|&(i, &p)| p != i as u32 / self.blocks_per_plane)
+            .count()
+    }
+}
+
 pub struct DynamicSuperblocks {
     mode: SuperblockMode,
+    pick: RbtPick,
     pub width: u32,
     /// Planes per superblock unit.
     group: u32,
@@ -59,6 +111,7 @@ impl DynamicSuperblocks {
         let superblocks = visible * group;
         let mut s = Self {
             mode: cfg.wear.superblock,
+            pick: cfg.wear.rbt_pick,
             width,
             group,
             blocks_per_plane: f.blocks_per_plane,
@@ -143,10 +196,11 @@ impl DynamicSuperblocks {
         let plane = self.plane_of(failed);
         let bpp = self.blocks_per_plane;
         let rbt = &mut self.rbt[c];
-        let pick = rbt
-            .iter()
-            .rposition(|&b| b / bpp == plane)
-            .or_else(|| rbt.len().checked_sub(1));
+        let same_plane = match self.pick {
+            RbtPick::SamePlane => rbt.iter().rposition(|&b| b / bpp == plane),
+            RbtPick::Newest => None,
+        };
+        let pick = same_plane.or_else(|| rbt.len().checked_sub(1));
         let Some(k) = pick else {
             self.rbt_empty += 1;
             return None;
@@ -231,6 +285,29 @@ impl DynamicSuperblocks {
             return Err(format!("SRTs count {used} entries, {remapped} sub-blocks remapped"));
         }
         Ok(())
+    }
+
+    /// The SRTs as the flash sees them: each live superblock's sub-blocks, addressed at
+    /// their home (plane, block), on the plane of the block they are remapped to. Retired
+    /// superblocks and RESERV's reserved blocks keep their own plane.
+    pub fn block_remap(&self) -> BlockRemap {
+        let planes = self.planes_per_channel * self.srt_used.len() as u32;
+        let mut r = BlockRemap::identity(planes, self.blocks_per_plane);
+        for sb in 0..self.superblocks {
+            for slot in 0..self.width {
+                let pb = self.block(sb, slot);
+                if pb == NONE {
+                    continue;
+                }
+                let home = self.home(sb, slot);
+                r.set(
+                    self.plane_of(home),
+                    home % self.blocks_per_plane,
+                    self.plane_of(pb),
+                );
+            }
+        }
+        r
     }
 
     /// Physical blocks of the drive (RESERV's included).
