@@ -1106,7 +1106,11 @@ const TINY_WEAR: &str = "base = \"dssd-superblock\"\nname = \"tiny-wear\"\n[flas
 #[test]
 fn lifetime_json_has_wear_and_bad_block_counts() {
     let ssd = tmp("tiny-wear.toml", TINY_WEAR);
-    let run = || lagoon(&["lifetime", "--ssd", &ssd, "--mode", "recycled", "--json", "-"]);
+    let run = || {
+        lagoon(&[
+            "lifetime", "--ssd", &ssd, "--mode", "recycled", "--json", "-",
+        ])
+    };
     let (code, out, err) = run();
     assert_eq!(code, 0, "{err}");
     let r: serde_json::Value = serde_json::from_str(&out).expect("stdout is JSON only");
@@ -1115,7 +1119,10 @@ fn lifetime_json_has_wear_and_bad_block_counts() {
     assert!(r["bad_blocks"].as_u64().unwrap() > 0);
     assert!(r["counters"]["bad_superblocks"].as_u64().unwrap() > 0);
     assert!(r["remaps"].as_u64().unwrap() > 0);
-    let (lo, hi) = (r["min_erases"].as_u64().unwrap(), r["max_erases"].as_u64().unwrap());
+    let (lo, hi) = (
+        r["min_erases"].as_u64().unwrap(),
+        r["max_erases"].as_u64().unwrap(),
+    );
     assert!(lo > 100 && hi >= lo && hi < 400, "{lo}..{hi}");
     let strip = |v: &mut serde_json::Value| {
         v["wall_s"] = 0.into();
@@ -1141,10 +1148,19 @@ fn lifetime_bad_wear_input_is_one_clear_error() {
         let ssd = tmp("bad-wear.toml", &format!("{TINY_WEAR}{text}\n"));
         let (code, _, err) = lagoon(&["lifetime", "--ssd", &ssd, "--quiet"]);
         assert_eq!(code, 2, "{text}: {err}");
-        assert!(err.contains(needle) && err.lines().count() <= 3, "{text}: {err}");
+        assert!(
+            err.contains(needle) && err.lines().count() <= 3,
+            "{text}: {err}"
+        );
         assert!(!err.contains("panicked"), "{err}");
     }
-    let (code, _, err) = lagoon(&["lifetime", "--ssd", &tmp("w.toml", TINY_WEAR), "--mode", "x"]);
+    let (code, _, err) = lagoon(&[
+        "lifetime",
+        "--ssd",
+        &tmp("w.toml", TINY_WEAR),
+        "--mode",
+        "x",
+    ]);
     assert_eq!(code, 2);
     assert!(err.contains("--mode"), "{err}");
 }
@@ -1179,7 +1195,10 @@ fn reproduce_superblocks_writes_figures_and_summary() {
     let s: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     for m in ["baseline", "recycled", "reserv"] {
-        assert!(s["first_bad_superblock_tb"][m].as_f64().unwrap() > 0.0, "{m}");
+        assert!(
+            s["first_bad_superblock_tb"][m].as_f64().unwrap() > 0.0,
+            "{m}"
+        );
     }
     for m in ["recycled", "reserv"] {
         assert!(s["endurance_gain"][m].as_f64().is_some(), "{m}");

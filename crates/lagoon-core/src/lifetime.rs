@@ -155,7 +155,10 @@ pub fn age(
         ));
     }
     if !(spec.utilization > 0.0 && spec.utilization < 1.0) {
-        return Err(format!("utilization {} must be in (0, 1)", spec.utilization));
+        return Err(format!(
+            "utilization {} must be in (0, 1)",
+            spec.utilization
+        ));
     }
     let start = std::time::Instant::now();
     let probe = SuperblockFtl::new(cfg, 0, spec.seed);

@@ -26,14 +26,14 @@ use crate::ssd::controller::{
     add_at, Controller, ControllerStats, FcLink, Resource, Timeline, CLASS_GC, CLASS_READ,
     CLASS_WRITE, C_BUS, C_DRAM, C_ECC, C_FLASH, C_LINK, C_QUEUE,
 };
-use crate::ssd::ftl::cmt::{Cmt, Evicted};
 use crate::ssd::dynamic_superblock::BlockRemap;
+use crate::ssd::ftl::cmt::{Cmt, Evicted};
 use crate::ssd::ftl::{Ftl, Stream, MAP_TAG, NONE};
 use crate::ssd::hil::PcieLink;
+use crate::ssd::lru::IntMap;
 use crate::stats::FlowLatency;
 use crate::time::{Ps, PS_PER_NS, PS_PER_S};
 use lagoon_workload::{IoRequest, Op, WorkloadError};
-use crate::ssd::lru::IntMap;
 
 /// Everything that can happen. Small and `Copy`: ordered by (time, sequence) in the queue.
 #[derive(Clone, Copy, Debug)]
@@ -796,7 +796,10 @@ impl Simulator {
         } else {
             self.probe_gc.push(i as u32);
         }
-        let die = self.ftl.geo.die_of_plane(self.exec_plane(&self.txns[t as usize])) as usize;
+        let die = self
+            .ftl
+            .geo
+            .die_of_plane(self.exec_plane(&self.txns[t as usize])) as usize;
         push_back(&mut self.txns, &mut self.queues[die][q], t);
         self.probe_die = die;
     }
@@ -1386,7 +1389,10 @@ impl Simulator {
         } else {
             q
         };
-        let die = self.ftl.geo.die_of_plane(self.exec_plane(&self.txns[t as usize])) as usize;
+        let die = self
+            .ftl
+            .geo
+            .die_of_plane(self.exec_plane(&self.txns[t as usize])) as usize;
         if self.ctl.is_some() {
             // Latency breakdown: when each transaction entered its die queue.
             self.mark_queued(t, now);

@@ -250,7 +250,9 @@ impl DynamicSuperblocks {
                     return Err(format!("live superblock {sb} slot {slot} has no block"));
                 }
                 if self.controller_of(pb) != self.controller_of(self.home(sb, slot)) {
-                    return Err(format!("superblock {sb} slot {slot}: block {pb} on another channel"));
+                    return Err(format!(
+                        "superblock {sb} slot {slot}: block {pb} on another channel"
+                    ));
                 }
                 if owner[pb as usize] != NONE {
                     return Err(format!(
@@ -282,7 +284,9 @@ impl DynamicSuperblocks {
             .filter(|&(sb, s)| self.block(sb, s) != self.home(sb, s))
             .count() as u32;
         if used != remapped {
-            return Err(format!("SRTs count {used} entries, {remapped} sub-blocks remapped"));
+            return Err(format!(
+                "SRTs count {used} entries, {remapped} sub-blocks remapped"
+            ));
         }
         Ok(())
     }

@@ -283,8 +283,18 @@ fn remapped_block_on_the_other_reads_plane_serializes_the_reads() {
     let c = venice_31();
     let g = lagoon_core::flash::Geometry::new(&c.flash, c.ftl.allocation);
     let ops = [
-        (0, ProbeOp::Read { ppa: first_page(&c, 0, 0) }),
-        (0, ProbeOp::Read { ppa: first_page(&c, 1, 0) }),
+        (
+            0,
+            ProbeOp::Read {
+                ppa: first_page(&c, 0, 0),
+            },
+        ),
+        (
+            0,
+            ProbeOp::Read {
+                ppa: first_page(&c, 1, 0),
+            },
+        ),
     ];
     let identity = Arc::new(BlockRemap::identity(g.planes, g.blocks_per_plane));
     let (t, _) = Simulator::probe_flash_remapped(&c, Arch::Baseline, &ops, Some(identity));

@@ -136,7 +136,9 @@ impl SuperblockFtl {
         if self.read_only {
             return Err(WornOut);
         }
-        let vpa = self.place(Stream::User, lpa as u32).inspect_err(|_| self.read_only = true)?;
+        let vpa = self
+            .place(Stream::User, lpa as u32)
+            .inspect_err(|_| self.read_only = true)?;
         // Read the old location only now: retiring a superblock may have moved it.
         let old = self.l2p[lpa as usize];
         if old != NONE {
@@ -209,8 +211,7 @@ impl SuperblockFtl {
         }
         let mut best = self.free.len() - 1;
         for i in (0..self.free.len()).rev() {
-            if self.sbs[self.free[i] as usize].erases < self.sbs[self.free[best] as usize].erases
-            {
+            if self.sbs[self.free[i] as usize].erases < self.sbs[self.free[best] as usize].erases {
                 best = i;
             }
         }
@@ -329,7 +330,8 @@ impl SuperblockFtl {
         let vpa = self.l2p[lpa as usize];
         (vpa != NONE).then(|| {
             let off = vpa % self.pages_per_superblock;
-            self.ctl.block(vpa / self.pages_per_superblock, off % self.width)
+            self.ctl
+                .block(vpa / self.pages_per_superblock, off % self.width)
         })
     }
 
@@ -348,7 +350,9 @@ impl SuperblockFtl {
                 continue;
             }
             if self.l2p[lpa as usize] != vpa as u32 {
-                return Err(format!("page {vpa} holds logical {lpa}, which maps elsewhere"));
+                return Err(format!(
+                    "page {vpa} holds logical {lpa}, which maps elsewhere"
+                ));
             }
             valid[vpa / self.pages_per_superblock as usize] += 1;
         }
@@ -357,7 +361,9 @@ impl SuperblockFtl {
                 continue;
             }
             if self.p2l[vpa as usize] != lpa as u32 {
-                return Err(format!("logical {lpa} maps to page {vpa}, which does not hold it"));
+                return Err(format!(
+                    "logical {lpa} maps to page {vpa}, which does not hold it"
+                ));
             }
             let sb = vpa / self.pages_per_superblock;
             let state = self.sbs[sb as usize].state;
@@ -365,7 +371,10 @@ impl SuperblockFtl {
                 continue; // left in place when the drive wore out; still readable
             }
             if matches!(state, State::Free | State::Retired) {
-                return Err(format!("logical {lpa} in superblock {sb}, which is {:?}", self.sbs[sb as usize].state));
+                return Err(format!(
+                    "logical {lpa} in superblock {sb}, which is {:?}",
+                    self.sbs[sb as usize].state
+                ));
             }
             let pb = self.block_of(lpa as u64).expect("written");
             if self.wear.is_bad(pb) {
@@ -374,7 +383,10 @@ impl SuperblockFtl {
         }
         for (i, s) in self.sbs.iter().enumerate() {
             if s.valid != valid[i] {
-                return Err(format!("superblock {i}: counter {} valid, scan {}", s.valid, valid[i]));
+                return Err(format!(
+                    "superblock {i}: counter {} valid, scan {}",
+                    s.valid, valid[i]
+                ));
             }
         }
         self.ctl
@@ -423,7 +435,13 @@ mod tests {
             }
             lpa = (lpa + 1) % logical;
         }
-        (ftl.bad_log.first().expect("a superblock went bad").host_pages, ftl)
+        (
+            ftl.bad_log
+                .first()
+                .expect("a superblock went bad")
+                .host_pages,
+            ftl,
+        )
     }
 
     /// sigma = 0: every block endures exactly L cycles. Sequential writes move no page in

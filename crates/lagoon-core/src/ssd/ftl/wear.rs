@@ -69,7 +69,11 @@ impl Endurance {
         let n = self.erases.len().max(1) as f64;
         let lo = self.erases.iter().copied().min().unwrap_or(0);
         let hi = self.erases.iter().copied().max().unwrap_or(0);
-        (lo, self.erases.iter().map(|&e| e as f64).sum::<f64>() / n, hi)
+        (
+            lo,
+            self.erases.iter().map(|&e| e as f64).sum::<f64>() / n,
+            hi,
+        )
     }
 }
 
