@@ -19,7 +19,7 @@ pub struct ReproduceArgs {
     /// Decoupled SSD's dynamic superblocks, §6.4, in the lifetime mode).
     pub paper: String,
     /// Fewer requests per run (every figure kept): about 22 s (venice) and 3 s (piq) on 2
-    /// cores (docs/BENCHMARKS.md).
+    /// cores; superblocks: smaller superblocks and drives, ~35 s (docs/BENCHMARKS.md).
     #[arg(long)]
     pub quick: bool,
     /// Output directory (default: results/<paper>).
@@ -48,7 +48,8 @@ pub struct ReproduceArgs {
     /// spread a reproduction over Dask workers.
     #[arg(skip)]
     pub executor: Option<std::sync::Arc<dyn Executor>>,
-    /// Tests only (dssd): every figure on a drive with few, small blocks, in seconds.
+    /// Tests only (dssd, superblocks): every figure on a drive with few, small blocks, in
+    /// seconds.
     #[arg(long, hide = true)]
     pub tiny_drive: bool,
 }
