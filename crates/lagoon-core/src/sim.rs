@@ -26,13 +26,14 @@ use crate::ssd::controller::{
     add_at, Controller, ControllerStats, FcLink, Resource, Timeline, CLASS_GC, CLASS_READ,
     CLASS_WRITE, C_BUS, C_DRAM, C_ECC, C_FLASH, C_LINK, C_QUEUE,
 };
+use crate::ssd::dynamic_superblock::BlockRemap;
 use crate::ssd::ftl::cmt::{Cmt, Evicted};
 use crate::ssd::ftl::{Ftl, Stream, MAP_TAG, NONE};
 use crate::ssd::hil::PcieLink;
+use crate::ssd::lru::IntMap;
 use crate::stats::FlowLatency;
 use crate::time::{Ps, PS_PER_NS, PS_PER_S};
 use lagoon_workload::{IoRequest, Op, WorkloadError};
-use crate::ssd::lru::IntMap;
 
 /// Everything that can happen. Small and `Copy`: ordered by (time, sequence) in the queue.
 #[derive(Clone, Copy, Debug)]
@@ -318,6 +319,11 @@ pub struct Simulator {
     stop_at_last_completion: bool,
     /// Controller model: when each transaction last entered a die queue, by slab index.
     queued_at: Vec<Ps>,
+    /// Dynamic superblocks (dSSD §5, Fig. 15): the plane each block the FTL addresses is on;
+    /// `None` = every block on its own plane (every run but an aged drive's window).
+    remap: Option<std::sync::Arc<BlockRemap>>,
+    /// Dies a dispatch scan handed remapped transactions to (dispatched after the scan).
+    forwarded: Vec<u32>,
 }
 
 /// The watchdog's default bound: this many events in a row at one simulated instant, or
@@ -503,6 +509,8 @@ impl Simulator {
             fnoc_busy_seen: 0,
             dbuf_wait: vec![List::EMPTY; cfg.flash.channels as usize],
             stop_at_last_completion: false,
+            remap: None,
+            forwarded: Vec::new(),
             queued_at: Vec::new(),
             cfg: cfg.clone(),
             ftl,
@@ -618,6 +626,47 @@ impl Simulator {
         self.stop_at_last_completion = on;
     }
 
+    /// Run over an aged drive's block remapping (dSSD §5, Fig. 15: the timing model switched
+    /// on at an age of the lifetime mode): every command for a remapped block runs on the
+    /// plane, and so the die, it was remapped to. Its geometry must be the drive's.
+    pub fn set_block_remap(&mut self, remap: std::sync::Arc<BlockRemap>) -> Result<(), String> {
+        let g = &self.ftl.geo;
+        if remap.planes() != g.planes || remap.blocks_per_plane() != g.blocks_per_plane {
+            return Err(format!(
+                "block remap of {} planes x {} blocks on a drive of {} x {}",
+                remap.planes(),
+                remap.blocks_per_plane(),
+                g.planes,
+                g.blocks_per_plane
+            ));
+        }
+        self.remap = Some(remap);
+        Ok(())
+    }
+
+    /// The plane transaction `x` runs on: its own, or with a block remap the plane of the
+    /// block it reads or erases, or of the block its write will be placed in now.
+    #[inline]
+    fn exec_plane(&self, x: &Txn) -> u32 {
+        let Some(r) = &self.remap else {
+            return x.plane;
+        };
+        let g = &self.ftl.geo;
+        match x.kind {
+            TxnKind::UserRead
+            | TxnKind::MapRead
+            | TxnKind::RmwRead
+            | TxnKind::GcRead
+            | TxnKind::Erase => r.plane(g.plane_of_ppa(x.ppa), g.block_of_ppa(x.ppa)),
+            TxnKind::UserWrite | TxnKind::MapWrite => {
+                r.plane(x.plane, self.ftl.next_block(x.plane, Stream::User))
+            }
+            TxnKind::GcWrite | TxnKind::Copyback => {
+                r.plane(x.plane, self.ftl.next_block(x.plane, Stream::Gc))
+            }
+        }
+    }
+
     /// Inject flash operations at time 0 straight into the die queues (no host, no mapping
     /// lookups) and return each one's completion time in picoseconds, in input order.
     pub fn probe_flash(cfg: &SsdConfig, arch: Arch, ops: &[ProbeOp]) -> Vec<Ps> {
@@ -633,7 +682,20 @@ impl Simulator {
         arch: Arch,
         ops: &[(Ps, ProbeOp)],
     ) -> (Vec<Ps>, ProbeExtra) {
+        Self::probe_flash_remapped(cfg, arch, ops, None)
+    }
+
+    /// As [`Self::probe_flash_at`] over a block remapping ([`Self::set_block_remap`]).
+    pub fn probe_flash_remapped(
+        cfg: &SsdConfig,
+        arch: Arch,
+        ops: &[(Ps, ProbeOp)],
+        remap: Option<std::sync::Arc<BlockRemap>>,
+    ) -> (Vec<Ps>, ProbeExtra) {
         let mut s = Simulator::new(cfg, arch, Vec::new(), 0);
+        if let Some(r) = remap {
+            s.set_block_remap(r).expect("remap of the drive's geometry");
+        }
         s.probe_ops = ops.iter().map(|o| o.1).collect();
         if let Some(c) = &mut s.ctl {
             c.bus.audit = Some(Vec::new());
@@ -734,7 +796,10 @@ impl Simulator {
         } else {
             self.probe_gc.push(i as u32);
         }
-        let die = self.ftl.geo.die_of_plane(self.txns[t as usize].plane) as usize;
+        let die = self
+            .ftl
+            .geo
+            .die_of_plane(self.exec_plane(&self.txns[t as usize])) as usize;
         push_back(&mut self.txns, &mut self.queues[die][q], t);
         self.probe_die = die;
     }
@@ -1324,7 +1389,10 @@ impl Simulator {
         } else {
             q
         };
-        let die = self.ftl.geo.die_of_plane(self.txns[t as usize].plane) as usize;
+        let die = self
+            .ftl
+            .geo
+            .die_of_plane(self.exec_plane(&self.txns[t as usize])) as usize;
         if self.ctl.is_some() {
             // Latency breakdown: when each transaction entered its die queue.
             self.mark_queued(t, now);
@@ -1367,6 +1435,14 @@ impl Simulator {
     /// If the die is idle, start its next operation: the first queue in priority order that
     /// has an executable transaction, plus same-kind partners on the die's other planes.
     fn try_dispatch(&mut self, now: Ps, die: usize) {
+        self.dispatch_scan(now, die);
+        // Only with a block remap: dies that were handed transactions by the scan.
+        while let Some(d) = self.forwarded.pop() {
+            self.try_dispatch(now, d as usize);
+        }
+    }
+
+    fn dispatch_scan(&mut self, now: Ps, die: usize) {
         if self.dies[die].phase != Phase::Idle {
             return;
         }
@@ -1427,9 +1503,20 @@ impl Simulator {
                 if fifo && n == 0 && scanned > 1 {
                     break;
                 }
+                let exec = self.exec_plane(&x);
+                if self.remap.is_some() && self.ftl.geo.die_of_plane(exec) as usize != die {
+                    // Remapped onto another die (its write frontier moved to a remapped
+                    // block since it was queued): the controller sends it there.
+                    remove_linked(&mut self.txns, &mut self.queues[die][q], prev, cur);
+                    let to = self.ftl.geo.die_of_plane(exec);
+                    push_back(&mut self.txns, &mut self.queues[to as usize][q], cur);
+                    self.forwarded.push(to);
+                    cur = next;
+                    continue;
+                }
                 let same_kind =
                     !fifo || n == 0 || writes(x.kind) == writes(self.txns[picked[0] as usize].kind);
-                let local = x.plane % self.ftl.geo.planes_per_die;
+                let local = exec % self.ftl.geo.planes_per_die;
                 let offset = if rule == Multiplane::SameOffset {
                     self.plane_offset(&x)
                 } else {

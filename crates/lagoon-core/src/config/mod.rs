@@ -11,9 +11,11 @@ pub mod controller;
 pub mod network;
 pub mod presets;
 pub mod schema;
+pub mod wear;
 
 pub use controller::{ControllerConfig, Design, FnocConfig};
 pub use network::{ControllerAttach, RoutingKind, Switching, TopologyKind};
+pub use wear::{RbtPick, SuperblockMode, SuperblockWidth, WearConfig};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -51,6 +53,8 @@ pub struct SsdConfig {
     pub controller: ControllerConfig,
     /// dSSD_f's flash-controller network (used when `controller.design = "dssd_f"`).
     pub fnoc: FnocConfig,
+    /// Block endurance and superblock management (lifetime mode; no effect on timed runs).
+    pub wear: WearConfig,
 }
 
 /// Networked back ends (pnSSD, NoSSD, Venice): the mesh of flash nodes and its links.
@@ -714,6 +718,7 @@ impl Default for SsdConfig {
             energy: Default::default(),
             controller: Default::default(),
             fnoc: Default::default(),
+            wear: Default::default(),
         }
     }
 }
@@ -1027,7 +1032,8 @@ impl SsdConfig {
             }
         }
         self.check_network_layer()?;
-        self.check_controller()
+        self.check_controller()?;
+        self.check_wear()
     }
 
     /// Physical pages of the flash array (each factor is bounded by the schema, so the
