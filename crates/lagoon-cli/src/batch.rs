@@ -245,9 +245,20 @@ fn slowest(jobs: &[Job], walls: &[f64], k: usize) -> String {
             )
         })
         .collect();
+    // Run time per design, largest first.
+    let mut by: Vec<(String, f64)> = Vec::new();
+    for (j, w) in jobs.iter().zip(walls) {
+        match by.iter_mut().find(|(d, _)| *d == j.key.design) {
+            Some((_, t)) => *t += w,
+            None => by.push((j.key.design.clone(), *w)),
+        }
+    }
+    by.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let by: Vec<String> = by.iter().map(|(d, t)| format!("{d} {t:.0} s")).collect();
     format!(
-        "{} runs, {total:.1} s of run time; slowest: {}",
+        "{} runs, {total:.1} s of run time ({}); slowest: {}",
         jobs.len(),
+        by.join(", "),
         list.join("; ")
     )
 }
