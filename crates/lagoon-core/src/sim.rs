@@ -14,7 +14,8 @@
 //! intrusive linked lists through the transaction slab, so the steady state allocates nothing.
 
 use crate::config::{
-    DieScheduling, GcDestination, GcMode, MappingConfig, Multiplane, SsdConfig, WriteCompletion,
+    DieScheduling, GcDestination, GcMode, GcPacing, MappingConfig, Multiplane, SsdConfig,
+    WriteCompletion,
 };
 use crate::engine::EventQueue;
 use crate::flash::{FlashOp, FlashTiming};
@@ -686,7 +687,7 @@ impl Simulator {
     }
 
     /// Queue probe operation `i` on its die (dispatch is the caller's).
-    fn probe_inject(&mut self, _now: Ps, i: usize) {
+    fn probe_inject(&mut self, now: Ps, i: usize) {
         let page = self.ftl.geo.page_bytes;
         let (t, q) = match self.probe_ops[i] {
             ProbeOp::Read { ppa } => {
@@ -734,6 +735,9 @@ impl Simulator {
             self.probe_gc.push(i as u32);
         }
         let die = self.ftl.geo.die_of_plane(self.txns[t as usize].plane) as usize;
+        if self.ctl.is_some() || self.issue_order() {
+            self.mark_queued(t, now);
+        }
         push_back(&mut self.txns, &mut self.queues[die][q], t);
         self.probe_die = die;
     }
@@ -1322,8 +1326,8 @@ impl Simulator {
             q
         };
         let die = self.ftl.geo.die_of_plane(self.txns[t as usize].plane) as usize;
-        if self.ctl.is_some() {
-            // Latency breakdown: when each transaction entered its die queue.
+        if self.ctl.is_some() || self.issue_order() {
+            // Latency breakdown and issue order: when each transaction entered its die queue.
             self.mark_queued(t, now);
         }
         push_back(&mut self.txns, &mut self.queues[die][q], t);
@@ -1354,11 +1358,42 @@ impl Simulator {
                 }
             }
             GcMode::Preemptive => {}
-            GcMode::PerPlane | GcMode::Parallel if !self.cfg.ftl.gc_preemptible => return true,
+            GcMode::PerPlane | GcMode::Parallel
+                if !self.cfg.ftl.gc_preemptible && !self.issue_order() =>
+            {
+                return true
+            }
             GcMode::PerPlane | GcMode::Parallel => {}
         }
         let p0 = die as u32 * self.ftl.geo.planes_per_die;
         (p0..p0 + self.ftl.geo.planes_per_die).any(|p| self.ftl.gc_urgent(p))
+    }
+
+    /// Dies serve GC and user queues in issue order (`die_scheduling = "issue-order"`, GC
+    /// neither preemptible nor partial): SimpleSSD's PAL books each operation's die time in
+    /// the order operations are issued, GC's and the host's alike.
+    #[inline]
+    fn issue_order(&self) -> bool {
+        let f = &self.cfg.ftl;
+        f.die_scheduling == DieScheduling::IssueOrder
+            && matches!(f.gc_mode, GcMode::PerPlane | GcMode::Parallel)
+            && !f.gc_preemptible
+    }
+
+    /// The die's queues by the time their oldest transaction was queued (ties in user-first
+    /// order); empty queues last.
+    fn queues_by_issue(&self, die: usize) -> [usize; NQ] {
+        let mut order = ORDER_USER_FIRST;
+        let q = &self.queues[die];
+        order.sort_by_key(|&i| {
+            let h = q[i].head;
+            if h == NONE {
+                Ps::MAX
+            } else {
+                self.queued_at[h as usize]
+            }
+        });
+        order
     }
 
     /// If the die is idle, start its next operation: the first queue in priority order that
@@ -1372,6 +1407,8 @@ impl Simulator {
         let mut dropped = false;
         let order = if self.gc_first(die) {
             ORDER_GC_FIRST
+        } else if self.issue_order() {
+            self.queues_by_issue(die)
         } else {
             ORDER_USER_FIRST
         };
@@ -1514,20 +1551,21 @@ impl Simulator {
                         }
                     }
                     self.cmt_insert(now, lpa, true);
-                    self.maybe_gc(now, x.plane);
+                    self.maybe_gc(now, x.plane, true);
                     ppa
                 }
                 TxnKind::MapWrite => {
                     let ppa = self.ftl.write_translation_page(x.lpa);
-                    self.maybe_gc(now, x.plane);
+                    self.maybe_gc(now, x.plane, true);
                     ppa
                 }
                 TxnKind::GcWrite | TxnKind::Copyback => {
                     let ppa = self.ftl.relocate_to(x.lpa, x.ppa, x.plane);
                     self.gc_arrived(&x);
                     if x.plane != gc_source_plane(&x) {
-                        // A page imported from another plane may start this plane's GC.
-                        self.maybe_gc(now, x.plane);
+                        // A page imported from another plane may start this plane's GC: with
+                        // per-plane thresholds it takes the plane's space as a host write does.
+                        self.maybe_gc(now, x.plane, true);
                     }
                     if x.lpa & MAP_TAG == 0 {
                         if let Some(c) = &mut self.cmt {
@@ -1854,7 +1892,7 @@ impl Simulator {
                 self.ftl
                     .erase_done(x.plane, self.ftl.geo.block_of_ppa(x.ppa));
                 self.gc_victim[x.plane as usize] = NONE;
-                self.maybe_gc(now, x.plane);
+                self.maybe_gc(now, x.plane, false);
             }
         }
     }
@@ -1875,8 +1913,20 @@ impl Simulator {
 
     // ------------------------------------------------------------------------ GC
 
-    fn maybe_gc(&mut self, now: Ps, plane: u32) {
+    /// Start GC in `plane` if it is due; `write`: a page was just placed there (a host or
+    /// mapping write, or a GC page from another plane). With `gc_pacing = "per-write"` only
+    /// such a write starts a victim (SimpleSSD: GC is triggered inside a write and reclaims
+    /// GCReclaimBlocks = 1 block), not the erase that ends the last one, unless the plane is
+    /// below the hard threshold or too low for the next user write.
+    fn maybe_gc(&mut self, now: Ps, plane: u32, write: bool) {
         if !self.ftl.gc_due(plane) {
+            return;
+        }
+        if !write
+            && self.cfg.ftl.gc_pacing == GcPacing::PerWrite
+            && !self.ftl.gc_urgent(plane)
+            && self.ftl.can_allocate(plane, Stream::User)
+        {
             return;
         }
         if !self.start_plane_gc(now, plane) {
@@ -1956,7 +2006,12 @@ impl Simulator {
             if p == src {
                 continue;
             }
-            let room = self.ftl.gc_room(p);
+            // Less the pages its own victim still has to move: they may land there (its own
+            // plane is their fallback) and must not find the room promised to imports.
+            let room = self
+                .ftl
+                .gc_room(p)
+                .saturating_sub(self.gc_moves[p as usize] as u64);
             // Pages reserved there count as valid: they will be.
             let valid = self.ftl.plane_valid(p) + self.ftl.gc_room_reserved(p);
             if room > 0 && valid < best_valid {
