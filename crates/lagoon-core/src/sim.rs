@@ -315,7 +315,6 @@ pub struct Simulator {
     /// fNoC busy time already put into the timeline.
     fnoc_busy_seen: Ps,
     /// Global copyback pages waiting, per destination FC, for room in its destination dBUF.
-    dbuf_wait: Vec<List>,
     /// [`Simulator::set_stop_at_last_completion`].
     stop_at_last_completion: bool,
     /// Controller model: when each transaction last entered a die queue, by slab index.
@@ -504,7 +503,6 @@ impl Simulator {
             probe_gc_dest: Vec::new(),
             timeline: None,
             fnoc_busy_seen: 0,
-            dbuf_wait: vec![List::EMPTY; cfg.flash.channels as usize],
             stop_at_last_completion: false,
             queued_at: Vec::new(),
             cfg: cfg.clone(),
@@ -1451,6 +1449,10 @@ impl Simulator {
                     if x.kind == TxnKind::GcWrite && self.global_copyback() {
                         self.dbuf_release(now, self.fc_of_plane(x.plane), 1);
                     }
+                    if x.kind == TxnKind::GcRead && x.link != NONE && x.link != x.plane {
+                        // Its destination was chosen at an earlier dispatch attempt.
+                        self.ftl.release_gc(x.link);
+                    }
                     self.free_txn(cur);
                     self.gc_arrived(&x);
                     self.gc_move_done(now, gc_source_plane(&x));
@@ -1481,7 +1483,8 @@ impl Simulator {
                         }
                         TxnKind::GcRead => self.dbuf_room(die) > n as u32,
                         _ => true,
-                    };
+                    }
+                    && (x.kind != TxnKind::GcRead || self.claim_destination_slot(cur));
                 if ok {
                     remove_linked(&mut self.txns, &mut self.queues[die][q], prev, cur);
                     picked[n] = cur;
@@ -2047,7 +2050,12 @@ impl Simulator {
             x.kind == TxnKind::GcRead && ctl.design.global_copyback()
         };
         let dst_fc = if global {
-            let d = self.gc_destination(x.plane);
+            // Chosen at dispatch with a bounded destination dBUF.
+            let d = if x.link != NONE {
+                x.link
+            } else {
+                self.gc_destination(x.plane)
+            };
             self.txns[t as usize].link = d;
             self.fc_of_plane(d)
         } else {
@@ -2097,49 +2105,64 @@ impl Simulator {
         g.chip_of_die(g.die_of_plane(plane)) / self.cfg.flash.chips_per_channel
     }
 
-    /// A global copyback page through its source ECC: take a slot in its destination FC's
-    /// dBUF and go, or wait there in arrival order (§4.2: the page is copied to the
-    /// destination's dBUF; §6.5: the dBUFs are 32 KB).
-    fn dbuf_depart(&mut self, now: Ps, t: u32) {
+    /// A global copyback GC read about to be dispatched with a bounded destination dBUF
+    /// (`dbuf_destination_bytes`): choose its destination (once) and take a slot in that FC's
+    /// dBUF, or leave the read queued (false). Reserving at dispatch, not when the page is
+    /// ready to leave, means no page holds its source dBUF and the die while it waits for a
+    /// slot that only a GC program (which may need that die's GC) frees.
+    fn claim_destination_slot(&mut self, t: u32) -> bool {
+        match &self.ctl {
+            Some(c) if c.design.global_copyback() && c.dbuf_in_pages != u32::MAX => {}
+            _ => return true,
+        }
+        let first = self.txns[t as usize].link == NONE;
+        if first {
+            let d = self.gc_destination(self.txns[t as usize].plane);
+            self.txns[t as usize].link = d;
+        }
         let dst = self.fc_of_plane(self.txns[t as usize].link) as usize;
         let ctl = self.ctl.as_mut().expect("controller model on");
         if ctl.dbuf_in[dst] < ctl.dbuf_in_pages {
             ctl.dbuf_in[dst] += 1;
-            self.dbuf_go(now, t, now);
+            true
         } else {
-            ctl.stats.dbuf_destination_waits += 1;
-            self.mark_queued(t, now);
-            push_back(&mut self.txns, &mut self.dbuf_wait[dst], t);
+            if first {
+                ctl.stats.dbuf_destination_waits += 1;
+            }
+            false
         }
     }
 
-    /// `k` pages left the destination dBUF of `fc` (their program moved them into the chip,
-    /// or they were dropped): waiting pages take the slots.
-    fn dbuf_release(&mut self, now: Ps, fc: u32, k: u32) {
-        let fc = fc as usize;
+    /// A global copyback page through its source ECC goes to its destination FC's dBUF
+    /// (§4.2; §6.5: the dBUFs are 32 KB). A bounded dBUF's slot was taken at dispatch.
+    fn dbuf_depart(&mut self, now: Ps, t: u32) {
+        let dst = self.fc_of_plane(self.txns[t as usize].link) as usize;
         let ctl = self.ctl.as_mut().expect("controller model on");
-        ctl.dbuf_in[fc] -= k;
-        while self.dbuf_wait[fc].head != NONE {
-            let ctl = self.ctl.as_mut().expect("controller model on");
-            if ctl.dbuf_in[fc] >= ctl.dbuf_in_pages {
-                break;
+        if ctl.dbuf_in_pages == u32::MAX {
+            ctl.dbuf_in[dst] += 1;
+        }
+        self.dbuf_go(now, t);
+    }
+
+    /// `k` pages left the destination dBUF of `fc` (their program moved them into the chip,
+    /// or they were dropped): if it was full, GC reads waiting for its slots may start.
+    fn dbuf_release(&mut self, now: Ps, fc: u32, k: u32) {
+        let ctl = self.ctl.as_mut().expect("controller model on");
+        let was_full = ctl.dbuf_in[fc as usize] >= ctl.dbuf_in_pages;
+        ctl.dbuf_in[fc as usize] -= k;
+        if was_full {
+            for die in 0..self.dies.len() {
+                self.try_dispatch(now, die);
             }
-            ctl.dbuf_in[fc] += 1;
-            let t = pop_front(&mut self.txns, &mut self.dbuf_wait[fc]);
-            let ready = self.queued_at[t as usize];
-            self.dbuf_go(now, t, ready);
         }
     }
 
     /// A global copyback page with its destination slot: to the destination FC over the
-    /// design's link (same channel: none). It was ready to leave at `ready`: the wait for
-    /// the slot counts as FC-link time.
-    fn dbuf_go(&mut self, now: Ps, t: u32, ready: Ps) {
+    /// design's link (same channel: none).
+    fn dbuf_go(&mut self, now: Ps, t: u32) {
         let x = self.txns[t as usize];
         let (fc, dst) = (self.fc_of_plane(x.plane), self.fc_of_plane(x.link));
         let ctl = self.ctl.as_mut().expect("controller model on");
-        ctl.link_time += now - ready;
-        ctl.add(CLASS_GC, C_LINK, now - ready);
         if fc == dst {
             self.q.schedule(now, Event::MoveDone { txn: t });
             return;

@@ -144,13 +144,18 @@ fn global_copyback_on_the_same_channel_skips_the_link() {
 /// A bounded destination dBUF (`dbuf_destination_bytes`): two global copyback pages read at
 /// the same time on channels 1 and 2, both headed for channel 0 (planes 0 and 1), over
 /// dSSD's system bus (10 GB/s: 409.6 ns a page). With room for two pages there, the second
-/// page follows the first on the bus; with room for one, it leaves its source only when the
-/// first page's program has moved it into the chip (CMD 10 + 4096 ns of data on channel 0).
+/// page follows the first on the bus; with room for one, the second read is not even
+/// dispatched (the slot is taken at dispatch) until the first page's program has moved it
+/// into the chip (CMD 10 + 4096 ns of data on channel 0); then it is read out and checked
+/// (READ_OUT + ECC 100 ns) before it takes the bus.
 #[test]
-fn a_full_destination_dbuf_holds_pages_at_their_source() {
+fn a_full_destination_dbuf_holds_gc_reads_at_their_source() {
     let ready = READ_OUT + 100 * NS;
     let bus = 409_600;
-    for (pages, second_start) in [(2, ready + bus), (1, ready + bus + (10 + 4_096) * NS)] {
+    for (pages, second_start) in [
+        (2, ready + bus),
+        (1, ready + bus + (10 + 4_096) * NS + ready),
+    ] {
         let mut c = drive(Design::Dssd);
         c.flash.channels = 4;
         c.controller.dbuf_destination_bytes = pages * 4096;
@@ -229,7 +234,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     /// Random overwrites on an aged drive, every design, GC mode and pacing, dies GC-first or
-    /// in issue order, source dBUFs of 2-8 pages:
+    /// in issue order, source dBUFs of 2-8 pages, destination dBUFs unbounded or of 1-8 pages:
     /// every request completes (no dBUF deadlock), no logical page is lost (FTL scan), and
     /// the bus, DRAM and dedicated bus were never granted to two movements at once.
     #[test]
@@ -240,6 +245,7 @@ proptest! {
         copyback in any::<bool>(),
         occupancy in 0.5f64..=1.0,
         dbuf_pages in 2u32..=8,
+        dbuf_in_pages in 0u32..=8,
         forward in any::<bool>(),
         per_write in any::<bool>(),
         issue_order in any::<bool>(),
@@ -252,6 +258,8 @@ proptest! {
         c.ftl.die_scheduling =
             if issue_order { DieScheduling::IssueOrder } else { DieScheduling::Priority };
         c.controller.dbuf_bytes = dbuf_pages * 4096;
+        // 0: unbounded; else a destination dBUF of 1-8 pages (its slot taken at dispatch).
+        c.controller.dbuf_destination_bytes = dbuf_in_pages * 4096;
         c.controller.dram_forward_reads = forward;
         c.cache.enabled = cache;
         c.ftl.copyback = copyback && !design.global_copyback();
