@@ -490,7 +490,15 @@ pub fn lines(
     };
     // Linear ticks print with the axis's own decimals; log ticks as round numbers.
     let x_axis = (!log_x).then(|| Axis::fit(lo, hi, lo >= 0.0));
-    let tx = |x: f64| if log_x { x.max(lo).log10() } else { x };
+    // Clamped at the axis start (not the data's minimum: a tick below the data, such as
+    // the 0.1 of data from 0.5, was drawn at the minimum's place).
+    let tx = |x: f64| {
+        if log_x {
+            x.max(10f64.powf(a)).log10()
+        } else {
+            x
+        }
+    };
     let plot_w = w - LEFT - RIGHT;
     let px = |x: f64| LEFT + plot_w * (tx(x) - a) / (b - a);
     let fraction = ylo >= 0.0 && yhi <= 1.0 && y_label.contains("fraction");
@@ -666,6 +674,22 @@ fn fmt_num(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_log_x_tick_below_the_data_sits_at_the_axis_start() {
+        let pts = vec![(0.5, 1.0), (1.0, 2.0), (4.0, 3.0)];
+        let svg = lines("t", "x", "y", &[("a".into(), pts)], true);
+        // Decades 0.1..10: 0.1 at the left edge, 1 halfway.
+        assert!(svg.contains(&format!(r#"<text x="{LEFT:.1}""#)), "{svg}");
+        let mid = LEFT + (720.0 - LEFT - RIGHT) / 2.0;
+        assert!(
+            svg.contains(&format!(
+                r#"<text x="{mid:.1}" y="{:.1}" text-anchor="middle">1</text>"#,
+                TOP + HEIGHT + 16.0
+            )),
+            "{svg}"
+        );
+    }
 
     #[test]
     fn log_axis_covers_whole_decades_and_labels_them() {
