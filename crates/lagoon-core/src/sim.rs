@@ -14,7 +14,8 @@
 //! intrusive linked lists through the transaction slab, so the steady state allocates nothing.
 
 use crate::config::{
-    DieScheduling, GcDestination, GcMode, MappingConfig, Multiplane, SsdConfig, WriteCompletion,
+    DieScheduling, GcDestination, GcMode, GcPacing, MappingConfig, Multiplane, SsdConfig,
+    WriteCompletion,
 };
 use crate::engine::EventQueue;
 use crate::flash::{FlashOp, FlashTiming};
@@ -314,7 +315,6 @@ pub struct Simulator {
     /// fNoC busy time already put into the timeline.
     fnoc_busy_seen: Ps,
     /// Global copyback pages waiting, per destination FC, for room in its destination dBUF.
-    dbuf_wait: Vec<List>,
     /// [`Simulator::set_stop_at_last_completion`].
     stop_at_last_completion: bool,
     /// Controller model: when each transaction last entered a die queue, by slab index.
@@ -507,7 +507,6 @@ impl Simulator {
             probe_gc_dest: Vec::new(),
             timeline: None,
             fnoc_busy_seen: 0,
-            dbuf_wait: vec![List::EMPTY; cfg.flash.channels as usize],
             stop_at_last_completion: false,
             remap: None,
             forwarded: Vec::new(),
@@ -749,7 +748,7 @@ impl Simulator {
     }
 
     /// Queue probe operation `i` on its die (dispatch is the caller's).
-    fn probe_inject(&mut self, _now: Ps, i: usize) {
+    fn probe_inject(&mut self, now: Ps, i: usize) {
         let page = self.ftl.geo.page_bytes;
         let (t, q) = match self.probe_ops[i] {
             ProbeOp::Read { ppa } => {
@@ -800,6 +799,9 @@ impl Simulator {
             .ftl
             .geo
             .die_of_plane(self.exec_plane(&self.txns[t as usize])) as usize;
+        if self.ctl.is_some() || self.issue_order() {
+            self.mark_queued(t, now);
+        }
         push_back(&mut self.txns, &mut self.queues[die][q], t);
         self.probe_die = die;
     }
@@ -1393,8 +1395,8 @@ impl Simulator {
             .ftl
             .geo
             .die_of_plane(self.exec_plane(&self.txns[t as usize])) as usize;
-        if self.ctl.is_some() {
-            // Latency breakdown: when each transaction entered its die queue.
+        if self.ctl.is_some() || self.issue_order() {
+            // Latency breakdown and issue order: when each transaction entered its die queue.
             self.mark_queued(t, now);
         }
         push_back(&mut self.txns, &mut self.queues[die][q], t);
@@ -1425,11 +1427,42 @@ impl Simulator {
                 }
             }
             GcMode::Preemptive => {}
-            GcMode::PerPlane | GcMode::Parallel if !self.cfg.ftl.gc_preemptible => return true,
+            GcMode::PerPlane | GcMode::Parallel
+                if !self.cfg.ftl.gc_preemptible && !self.issue_order() =>
+            {
+                return true
+            }
             GcMode::PerPlane | GcMode::Parallel => {}
         }
         let p0 = die as u32 * self.ftl.geo.planes_per_die;
         (p0..p0 + self.ftl.geo.planes_per_die).any(|p| self.ftl.gc_urgent(p))
+    }
+
+    /// Dies serve GC and user queues in issue order (`die_scheduling = "issue-order"`, GC
+    /// neither preemptible nor partial): SimpleSSD's PAL books each operation's die time in
+    /// the order operations are issued, GC's and the host's alike.
+    #[inline]
+    fn issue_order(&self) -> bool {
+        let f = &self.cfg.ftl;
+        f.die_scheduling == DieScheduling::IssueOrder
+            && matches!(f.gc_mode, GcMode::PerPlane | GcMode::Parallel)
+            && !f.gc_preemptible
+    }
+
+    /// The die's queues by the time their oldest transaction was queued (ties in user-first
+    /// order); empty queues last.
+    fn queues_by_issue(&self, die: usize) -> [usize; NQ] {
+        let mut order = ORDER_USER_FIRST;
+        let q = &self.queues[die];
+        order.sort_by_key(|&i| {
+            let h = q[i].head;
+            if h == NONE {
+                Ps::MAX
+            } else {
+                self.queued_at[h as usize]
+            }
+        });
+        order
     }
 
     /// If the die is idle, start its next operation: the first queue in priority order that
@@ -1451,6 +1484,8 @@ impl Simulator {
         let mut dropped = false;
         let order = if self.gc_first(die) {
             ORDER_GC_FIRST
+        } else if self.issue_order() {
+            self.queues_by_issue(die)
         } else {
             ORDER_USER_FIRST
         };
@@ -1493,6 +1528,10 @@ impl Simulator {
                     if x.kind == TxnKind::GcWrite && self.global_copyback() {
                         self.dbuf_release(now, self.fc_of_plane(x.plane), 1);
                     }
+                    if x.kind == TxnKind::GcRead && x.link != NONE && x.link != x.plane {
+                        // Its destination was chosen at an earlier dispatch attempt.
+                        self.ftl.release_gc(x.link);
+                    }
                     self.free_txn(cur);
                     self.gc_arrived(&x);
                     self.gc_move_done(now, gc_source_plane(&x));
@@ -1534,7 +1573,8 @@ impl Simulator {
                         }
                         TxnKind::GcRead => self.dbuf_room(die) > n as u32,
                         _ => true,
-                    };
+                    }
+                    && (x.kind != TxnKind::GcRead || self.claim_destination_slot(cur));
                 if ok {
                     remove_linked(&mut self.txns, &mut self.queues[die][q], prev, cur);
                     picked[n] = cur;
@@ -1604,20 +1644,21 @@ impl Simulator {
                         }
                     }
                     self.cmt_insert(now, lpa, true);
-                    self.maybe_gc(now, x.plane);
+                    self.maybe_gc(now, x.plane, true);
                     ppa
                 }
                 TxnKind::MapWrite => {
                     let ppa = self.ftl.write_translation_page(x.lpa);
-                    self.maybe_gc(now, x.plane);
+                    self.maybe_gc(now, x.plane, true);
                     ppa
                 }
                 TxnKind::GcWrite | TxnKind::Copyback => {
                     let ppa = self.ftl.relocate_to(x.lpa, x.ppa, x.plane);
                     self.gc_arrived(&x);
                     if x.plane != gc_source_plane(&x) {
-                        // A page imported from another plane may start this plane's GC.
-                        self.maybe_gc(now, x.plane);
+                        // A page imported from another plane may start this plane's GC: with
+                        // per-plane thresholds it takes the plane's space as a host write does.
+                        self.maybe_gc(now, x.plane, true);
                     }
                     if x.lpa & MAP_TAG == 0 {
                         if let Some(c) = &mut self.cmt {
@@ -1944,7 +1985,7 @@ impl Simulator {
                 self.ftl
                     .erase_done(x.plane, self.ftl.geo.block_of_ppa(x.ppa));
                 self.gc_victim[x.plane as usize] = NONE;
-                self.maybe_gc(now, x.plane);
+                self.maybe_gc(now, x.plane, false);
             }
         }
     }
@@ -1965,8 +2006,20 @@ impl Simulator {
 
     // ------------------------------------------------------------------------ GC
 
-    fn maybe_gc(&mut self, now: Ps, plane: u32) {
+    /// Start GC in `plane` if it is due; `write`: a page was just placed there (a host or
+    /// mapping write, or a GC page from another plane). With `gc_pacing = "per-write"` only
+    /// such a write starts a victim (SimpleSSD: GC is triggered inside a write and reclaims
+    /// GCReclaimBlocks = 1 block), not the erase that ends the last one, unless the plane is
+    /// below the hard threshold or too low for the next user write.
+    fn maybe_gc(&mut self, now: Ps, plane: u32, write: bool) {
         if !self.ftl.gc_due(plane) {
+            return;
+        }
+        if !write
+            && self.cfg.ftl.gc_pacing == GcPacing::PerWrite
+            && !self.ftl.gc_urgent(plane)
+            && self.ftl.can_allocate(plane, Stream::User)
+        {
             return;
         }
         if !self.start_plane_gc(now, plane) {
@@ -2046,7 +2099,12 @@ impl Simulator {
             if p == src {
                 continue;
             }
-            let room = self.ftl.gc_room(p);
+            // Less the pages its own victim still has to move: they may land there (its own
+            // plane is their fallback) and must not find the room promised to imports.
+            let room = self
+                .ftl
+                .gc_room(p)
+                .saturating_sub(self.gc_moves[p as usize] as u64);
             // Pages reserved there count as valid: they will be.
             let valid = self.ftl.plane_valid(p) + self.ftl.gc_room_reserved(p);
             if room > 0 && valid < best_valid {
@@ -2082,7 +2140,12 @@ impl Simulator {
             x.kind == TxnKind::GcRead && ctl.design.global_copyback()
         };
         let dst_fc = if global {
-            let d = self.gc_destination(x.plane);
+            // Chosen at dispatch with a bounded destination dBUF.
+            let d = if x.link != NONE {
+                x.link
+            } else {
+                self.gc_destination(x.plane)
+            };
             self.txns[t as usize].link = d;
             self.fc_of_plane(d)
         } else {
@@ -2132,49 +2195,64 @@ impl Simulator {
         g.chip_of_die(g.die_of_plane(plane)) / self.cfg.flash.chips_per_channel
     }
 
-    /// A global copyback page through its source ECC: take a slot in its destination FC's
-    /// dBUF and go, or wait there in arrival order (§4.2: the page is copied to the
-    /// destination's dBUF; §6.5: the dBUFs are 32 KB).
-    fn dbuf_depart(&mut self, now: Ps, t: u32) {
+    /// A global copyback GC read about to be dispatched with a bounded destination dBUF
+    /// (`dbuf_destination_bytes`): choose its destination (once) and take a slot in that FC's
+    /// dBUF, or leave the read queued (false). Reserving at dispatch, not when the page is
+    /// ready to leave, means no page holds its source dBUF and the die while it waits for a
+    /// slot that only a GC program (which may need that die's GC) frees.
+    fn claim_destination_slot(&mut self, t: u32) -> bool {
+        match &self.ctl {
+            Some(c) if c.design.global_copyback() && c.dbuf_in_pages != u32::MAX => {}
+            _ => return true,
+        }
+        let first = self.txns[t as usize].link == NONE;
+        if first {
+            let d = self.gc_destination(self.txns[t as usize].plane);
+            self.txns[t as usize].link = d;
+        }
         let dst = self.fc_of_plane(self.txns[t as usize].link) as usize;
         let ctl = self.ctl.as_mut().expect("controller model on");
         if ctl.dbuf_in[dst] < ctl.dbuf_in_pages {
             ctl.dbuf_in[dst] += 1;
-            self.dbuf_go(now, t, now);
+            true
         } else {
-            ctl.stats.dbuf_destination_waits += 1;
-            self.mark_queued(t, now);
-            push_back(&mut self.txns, &mut self.dbuf_wait[dst], t);
+            if first {
+                ctl.stats.dbuf_destination_waits += 1;
+            }
+            false
         }
     }
 
-    /// `k` pages left the destination dBUF of `fc` (their program moved them into the chip,
-    /// or they were dropped): waiting pages take the slots.
-    fn dbuf_release(&mut self, now: Ps, fc: u32, k: u32) {
-        let fc = fc as usize;
+    /// A global copyback page through its source ECC goes to its destination FC's dBUF
+    /// (§4.2; §6.5: the dBUFs are 32 KB). A bounded dBUF's slot was taken at dispatch.
+    fn dbuf_depart(&mut self, now: Ps, t: u32) {
+        let dst = self.fc_of_plane(self.txns[t as usize].link) as usize;
         let ctl = self.ctl.as_mut().expect("controller model on");
-        ctl.dbuf_in[fc] -= k;
-        while self.dbuf_wait[fc].head != NONE {
-            let ctl = self.ctl.as_mut().expect("controller model on");
-            if ctl.dbuf_in[fc] >= ctl.dbuf_in_pages {
-                break;
+        if ctl.dbuf_in_pages == u32::MAX {
+            ctl.dbuf_in[dst] += 1;
+        }
+        self.dbuf_go(now, t);
+    }
+
+    /// `k` pages left the destination dBUF of `fc` (their program moved them into the chip,
+    /// or they were dropped): if it was full, GC reads waiting for its slots may start.
+    fn dbuf_release(&mut self, now: Ps, fc: u32, k: u32) {
+        let ctl = self.ctl.as_mut().expect("controller model on");
+        let was_full = ctl.dbuf_in[fc as usize] >= ctl.dbuf_in_pages;
+        ctl.dbuf_in[fc as usize] -= k;
+        if was_full {
+            for die in 0..self.dies.len() {
+                self.try_dispatch(now, die);
             }
-            ctl.dbuf_in[fc] += 1;
-            let t = pop_front(&mut self.txns, &mut self.dbuf_wait[fc]);
-            let ready = self.queued_at[t as usize];
-            self.dbuf_go(now, t, ready);
         }
     }
 
     /// A global copyback page with its destination slot: to the destination FC over the
-    /// design's link (same channel: none). It was ready to leave at `ready`: the wait for
-    /// the slot counts as FC-link time.
-    fn dbuf_go(&mut self, now: Ps, t: u32, ready: Ps) {
+    /// design's link (same channel: none).
+    fn dbuf_go(&mut self, now: Ps, t: u32) {
         let x = self.txns[t as usize];
         let (fc, dst) = (self.fc_of_plane(x.plane), self.fc_of_plane(x.link));
         let ctl = self.ctl.as_mut().expect("controller model on");
-        ctl.link_time += now - ready;
-        ctl.add(CLASS_GC, C_LINK, now - ready);
         if fc == dst {
             self.q.schedule(now, Event::MoveDone { txn: t });
             return;

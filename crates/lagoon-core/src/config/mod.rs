@@ -471,7 +471,10 @@ pub struct FtlConfig {
     /// How a die picks its next user transaction: `priority` (MQSim's out-of-order: reads
     /// before writes, any executable transaction in the queue) or `fifo` (user reads and
     /// writes in arrival order, the oldest first; a device that cannot reorder, for studying
-    /// host schedulers such as PIQ).
+    /// host schedulers such as PIQ) or `issue-order` (every queue, GC's included, in the
+    /// order its oldest transaction was queued: no priority for GC or user I/O, as
+    /// SimpleSSD's PAL books dies in issue order; GC still first on a plane below
+    /// `gc_hard_threshold`).
     pub die_scheduling: DieScheduling,
     /// When a user write (not absorbed by the DRAM cache) completes to the host: after its
     /// program (`program`, MQSim) or as soon as its data has crossed the channel into the chip
@@ -493,6 +496,20 @@ pub struct FtlConfig {
     /// §3 "global free block selection": the plane with the fewest valid pages that has room
     /// short of its last free block, scanned from a rotating start; the victim's own if none).
     pub gc_destination: GcDestination,
+    /// When a plane starts its next victim: `backlog` (whenever it is below `gc_threshold`:
+    /// after each erase too, so a plane works off its deficit in one go) or `per-write`
+    /// (SimpleSSD's GCReclaimBlocks = 1: one victim per host write that finds its plane below
+    /// `gc_threshold`; an erase or an imported GC page starts the next only on a plane below
+    /// `gc_hard_threshold` or too low for a user write).
+    pub gc_pacing: GcPacing,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcPacing {
+    #[default]
+    Backlog,
+    PerWrite,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
@@ -555,6 +572,7 @@ pub enum DieScheduling {
     #[default]
     Priority,
     Fifo,
+    IssueOrder,
 }
 
 /// DRAM write-back data cache in the controller.
@@ -783,6 +801,7 @@ impl Default for FtlConfig {
             gc_mode: GcMode::PerPlane,
             gc_partial_ops: 1,
             gc_destination: GcDestination::SamePlane,
+            gc_pacing: GcPacing::Backlog,
         }
     }
 }
