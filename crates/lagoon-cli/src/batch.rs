@@ -189,6 +189,7 @@ pub fn run_all(jobs: Vec<Job>, threads: usize, quiet: bool) -> Result<Vec<Record
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<Record>>>> = Mutex::new((0..n).map(|_| None).collect());
     let failed = std::sync::atomic::AtomicBool::new(false);
+    let walls: Mutex<Vec<f64>> = Mutex::new(vec![0.0; n]);
     std::thread::scope(|s| {
         for _ in 0..threads.clamp(1, n.max(1)) {
             s.spawn(|| loop {
@@ -199,7 +200,9 @@ pub fn run_all(jobs: Vec<Job>, threads: usize, quiet: bool) -> Result<Vec<Record
                 let job = &jobs[i];
                 let k = &job.key;
                 pb.set_message(format!("{} {} {} {}", k.ssd, k.mesh, k.workload, k.design));
+                let t0 = std::time::Instant::now();
                 let out = job.run();
+                walls.lock().expect("no panics while holding")[i] = t0.elapsed().as_secs_f64();
                 if out.is_err() {
                     failed.store(true, Ordering::Relaxed);
                 }
@@ -209,6 +212,9 @@ pub fn run_all(jobs: Vec<Job>, threads: usize, quiet: bool) -> Result<Vec<Record
         }
     });
     pb.finish_and_clear();
+    if !quiet && n > 1 {
+        eprintln!("{}", slowest(&jobs, &walls.into_inner().expect("threads joined"), 5));
+    }
     let mut out = Vec::with_capacity(n);
     for r in results.into_inner().expect("threads joined") {
         match r {
@@ -221,6 +227,40 @@ pub fn run_all(jobs: Vec<Job>, threads: usize, quiet: bool) -> Result<Vec<Record
         return Err(anyhow!("a run failed; {} of {n} finished", out.len()));
     }
     Ok(out)
+}
+
+/// The `k` runs that took longest (wall clock), one line: where a batch spends its time.
+fn slowest(jobs: &[Job], walls: &[f64], k: usize) -> String {
+    let total: f64 = walls.iter().sum();
+    let mut idx: Vec<usize> = (0..jobs.len()).collect();
+    idx.sort_by(|&a, &b| walls[b].total_cmp(&walls[a]));
+    let list: Vec<String> = idx
+        .iter()
+        .take(k)
+        .map(|&i| {
+            let k = &jobs[i].key;
+            format!(
+                "{:.1} s {} {} {} {} {}",
+                walls[i], k.ssd, k.mesh, k.replay, k.workload, k.design
+            )
+        })
+        .collect();
+    // Run time per design, largest first.
+    let mut by: Vec<(String, f64)> = Vec::new();
+    for (j, w) in jobs.iter().zip(walls) {
+        match by.iter_mut().find(|(d, _)| *d == j.key.design) {
+            Some((_, t)) => *t += w,
+            None => by.push((j.key.design.clone(), *w)),
+        }
+    }
+    by.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let by: Vec<String> = by.iter().map(|(d, t)| format!("{d} {t:.0} s")).collect();
+    format!(
+        "{} runs, {total:.1} s of run time ({}); slowest: {}",
+        jobs.len(),
+        by.join(", "),
+        list.join("; ")
+    )
 }
 
 /// Where a batch's runs execute: this machine's threads ([`Threads`], what the CLI uses) or

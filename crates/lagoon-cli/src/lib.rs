@@ -5,6 +5,7 @@ pub mod batch;
 pub mod compare;
 pub mod help;
 pub mod import;
+pub mod lifetime;
 pub mod net;
 pub mod plot;
 pub mod reproduce;
@@ -43,6 +44,9 @@ pub enum Command {
     Compare(compare::CompareArgs),
     /// Regenerate a paper's evaluation: runs, CSV/JSON, SVG figures and a summary.
     Reproduce(reproduce::ReproduceArgs),
+    /// Write a fresh drive to death (functional: FTL, GC, wear, superblocks; no timing) and
+    /// report bad superblocks against data written (Decoupled SSD §5, §6.4).
+    Lifetime(lifetime::LifetimeArgs),
     /// The configured network alone under synthetic traffic: latency against offered load.
     Net(net::NetArgs),
     /// Show a preset's configuration as TOML, or every key with its unit and valid range.
@@ -136,6 +140,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Compare(a) => compare::compare(a),
         Command::Reproduce(a) => reproduce::reproduce(a),
         Command::Net(a) => net::net(a),
+        Command::Lifetime(a) => lifetime::run(a),
         Command::Trace { command } => trace::trace(command),
         Command::Config { preset, keys } => config(preset, keys),
         Command::Import { command } => import::import(command),

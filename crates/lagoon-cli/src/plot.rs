@@ -48,6 +48,8 @@ struct Axis {
     hi: f64,
     step: f64,
     decimals: usize,
+    /// `lo`, `hi` and the ticks are powers of ten (log10 of the value).
+    log: bool,
 }
 
 impl Axis {
@@ -101,6 +103,32 @@ impl Axis {
             hi,
             step,
             decimals,
+            log: false,
+        }
+    }
+
+    /// Whole decades covering `[lo, hi]` (both > 0), a tick at each.
+    fn fit_log(lo: f64, hi: f64) -> Self {
+        let (lo, hi) = if lo > 0.0 && hi.is_finite() {
+            (lo.log10().floor(), hi.log10().ceil())
+        } else {
+            (0.0, 1.0)
+        };
+        Axis {
+            lo,
+            hi: hi.max(lo + 1.0),
+            step: 1.0,
+            decimals: 0,
+            log: true,
+        }
+    }
+
+    /// A value in axis units (log10 on a log axis).
+    fn pos(&self, v: f64) -> f64 {
+        if self.log {
+            v.log10()
+        } else {
+            v
         }
     }
 
@@ -110,6 +138,13 @@ impl Axis {
     }
 
     fn label(&self, v: f64) -> String {
+        if self.log {
+            return if v >= 0.0 {
+                fmt_num(10f64.powi(v.round() as i32))
+            } else {
+                format!("{:.*}", (-v).round() as usize, 10f64.powi(v.round() as i32))
+            };
+        }
         let v = if v.abs() < self.step * 1e-9 { 0.0 } else { v };
         if v.abs() >= 1e4 && self.decimals == 0 {
             fmt_num(v)
@@ -301,6 +336,30 @@ pub fn bars(
     series: &[(String, Vec<f64>)],
     reference: Option<f64>,
 ) -> String {
+    bars_on(title, x_label, y_label, groups, series, reference, false)
+}
+
+/// As [`bars`] on a logarithmic y axis (whole decades; bars grow from its bottom), for
+/// values over several orders of magnitude. Values must be > 0; others are "n/a".
+pub fn bars_log(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    groups: &[String],
+    series: &[(String, Vec<f64>)],
+) -> String {
+    bars_on(title, x_label, y_label, groups, series, None, true)
+}
+
+fn bars_on(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    groups: &[String],
+    series: &[(String, Vec<f64>)],
+    reference: Option<f64>,
+    log_y: bool,
+) -> String {
     let per_group = series.len().max(1) as f64;
     let bar_w = 9.0;
     let group_w = per_group * bar_w + 12.0;
@@ -313,15 +372,23 @@ pub fn bars(
         series
             .iter()
             .flat_map(|(_, v)| v.iter().copied())
-            .filter(|v| v.is_finite())
+            .filter(|v| v.is_finite() && (!log_y || *v > 0.0))
             .chain(reference)
     };
     let (lo, hi) = vals().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
         (l.min(v), h.max(v))
     });
-    let ax = Axis::fit(lo, hi, reference.is_none());
-    let base = reference.unwrap_or(0.0).clamp(ax.lo, ax.hi);
-    let y_of = |v: f64| TOP + HEIGHT * (1.0 - ax.frac(v));
+    let ax = if log_y {
+        Axis::fit_log(lo, hi)
+    } else {
+        Axis::fit(lo, hi, reference.is_none())
+    };
+    let base = if log_y {
+        10f64.powf(ax.lo)
+    } else {
+        reference.unwrap_or(0.0).clamp(ax.lo, ax.hi)
+    };
+    let y_of = |v: f64| TOP + HEIGHT * (1.0 - ax.frac(ax.pos(v)));
     let mut s = header(w, h, title);
     let names: Vec<String> = series.iter().map(|(n, _)| n.clone()).collect();
     hatch_defs(&mut s, &names);
@@ -333,7 +400,7 @@ pub fn bars(
         for (k, (sname, vals)) in series.iter().enumerate() {
             let v = vals.get(g).copied().unwrap_or(f64::NAN);
             let x = x0 + bar_w * k as f64;
-            if !v.is_finite() {
+            if !v.is_finite() || (log_y && v <= 0.0) {
                 let _ = writeln!(
                     s,
                     r##"<text transform="translate({:.1},{:.1}) rotate(-90)" font-size="9" fill="#666">n/a</text>"##,
@@ -423,7 +490,15 @@ pub fn lines(
     };
     // Linear ticks print with the axis's own decimals; log ticks as round numbers.
     let x_axis = (!log_x).then(|| Axis::fit(lo, hi, lo >= 0.0));
-    let tx = |x: f64| if log_x { x.max(lo).log10() } else { x };
+    // Clamped at the axis start (not the data's minimum: a tick below the data, such as
+    // the 0.1 of data from 0.5, was drawn at the minimum's place).
+    let tx = |x: f64| {
+        if log_x {
+            x.max(10f64.powf(a)).log10()
+        } else {
+            x
+        }
+    };
     let plot_w = w - LEFT - RIGHT;
     let px = |x: f64| LEFT + plot_w * (tx(x) - a) / (b - a);
     let fraction = ylo >= 0.0 && yhi <= 1.0 && y_label.contains("fraction");
@@ -433,6 +508,7 @@ pub fn lines(
             hi: 1.0,
             step: 0.2,
             decimals: 1,
+            log: false,
         }
     } else {
         Axis::fit(ylo, yhi, false)
@@ -598,6 +674,31 @@ fn fmt_num(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_log_x_tick_below_the_data_sits_at_the_axis_start() {
+        let pts = vec![(0.5, 1.0), (1.0, 2.0), (4.0, 3.0)];
+        let svg = lines("t", "x", "y", &[("a".into(), pts)], true);
+        // Decades 0.1..10: 0.1 at the left edge, 1 halfway.
+        assert!(svg.contains(&format!(r#"<text x="{LEFT:.1}""#)), "{svg}");
+        let mid = LEFT + (720.0 - LEFT - RIGHT) / 2.0;
+        assert!(
+            svg.contains(&format!(
+                r#"<text x="{mid:.1}" y="{:.1}" text-anchor="middle">1</text>"#,
+                TOP + HEIGHT + 16.0
+            )),
+            "{svg}"
+        );
+    }
+
+    #[test]
+    fn log_axis_covers_whole_decades_and_labels_them() {
+        let ax = Axis::fit_log(0.003, 250.0);
+        assert_eq!((ax.lo, ax.hi), (-3.0, 3.0));
+        let labels: Vec<String> = ax.ticks().iter().map(|&t| ax.label(t)).collect();
+        assert_eq!(labels, ["0.001", "0.01", "0.1", "1", "10", "100", "1k"]);
+        assert!((ax.frac(ax.pos(1.0)) - 0.5).abs() < 1e-12);
+    }
 
     #[test]
     fn bars_draw_one_rect_per_finite_value_and_mark_missing_ones() {

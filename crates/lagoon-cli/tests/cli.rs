@@ -1096,3 +1096,117 @@ fn run_design_and_timeline() {
     assert!(err.contains("dssd_x") && err.contains("dssd_b"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A drive that wears out in a fraction of a second: 2 ch x 1 way x 1 die x 2 planes of 48
+/// blocks of 8 pages, P/E limits Normal(200, 30).
+const TINY_WEAR: &str = "base = \"dssd-superblock\"\nname = \"tiny-wear\"\n[flash]\nchannels = 2\nchips_per_channel = 1\ndies_per_chip = 1\nblocks_per_plane = 48\npages_per_block = 8\n[ftl]\ngc_threshold = 0.05\n[wear]\npe_mean = 200.0\npe_sigma = 30.0\n";
+
+/// `lagoon lifetime --json -`: one JSON document on stdout with the wear counters and
+/// bad-block counts; same seed, same life.
+#[test]
+fn lifetime_json_has_wear_and_bad_block_counts() {
+    let ssd = tmp("tiny-wear.toml", TINY_WEAR);
+    let run = || {
+        lagoon(&[
+            "lifetime", "--ssd", &ssd, "--mode", "recycled", "--json", "-",
+        ])
+    };
+    let (code, out, err) = run();
+    assert_eq!(code, 0, "{err}");
+    let r: serde_json::Value = serde_json::from_str(&out).expect("stdout is JSON only");
+    assert_eq!(r["superblock_mode"], "recycled");
+    assert_eq!(r["end"], "worn-out");
+    assert!(r["bad_blocks"].as_u64().unwrap() > 0);
+    assert!(r["counters"]["bad_superblocks"].as_u64().unwrap() > 0);
+    assert!(r["remaps"].as_u64().unwrap() > 0);
+    let (lo, hi) = (
+        r["min_erases"].as_u64().unwrap(),
+        r["max_erases"].as_u64().unwrap(),
+    );
+    assert!(lo > 100 && hi >= lo && hi < 400, "{lo}..{hi}");
+    let strip = |v: &mut serde_json::Value| {
+        v["wall_s"] = 0.into();
+        v["page_programs_per_s"] = 0.into();
+    };
+    let mut a = r.clone();
+    let mut b: serde_json::Value = serde_json::from_str(&run().1).unwrap();
+    strip(&mut a);
+    strip(&mut b);
+    assert_eq!(a, b);
+}
+
+/// Bad `[wear]` input: one message naming the key, exit code 2.
+#[test]
+fn lifetime_bad_wear_input_is_one_clear_error() {
+    for (text, needle) in [
+        ("pe_men = 5.0", "pe_men"),
+        ("srt_entries = 99999999", "wear.srt_entries"),
+        ("reserve_fraction = 0.9", "wear.reserve_fraction"),
+        ("rbt_pick = \"oldest\"", "oldest"),
+        ("superblock = \"dynamic\"", "dynamic"),
+    ] {
+        let ssd = tmp("bad-wear.toml", &format!("{TINY_WEAR}{text}\n"));
+        let (code, _, err) = lagoon(&["lifetime", "--ssd", &ssd, "--quiet"]);
+        assert_eq!(code, 2, "{text}: {err}");
+        assert!(
+            err.contains(needle) && err.lines().count() <= 3,
+            "{text}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let (code, _, err) = lagoon(&[
+        "lifetime",
+        "--ssd",
+        &tmp("w.toml", TINY_WEAR),
+        "--mode",
+        "x",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--mode"), "{err}");
+}
+
+/// `reproduce superblocks` writes every figure and the summary keys the issue names (on a
+/// drive of few, small blocks: the figure code is the same).
+#[test]
+fn reproduce_superblocks_writes_figures_and_summary() {
+    let out = std::env::temp_dir().join(format!("lagoon-repro-sb-{}", std::process::id()));
+    let (code, _, err) = lagoon(&[
+        "reproduce",
+        "superblocks",
+        "--tiny-drive",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for f in [
+        "fig14a_bad_superblocks.csv",
+        "fig14a_bad_superblocks.svg",
+        "fig14b_gain_vs_sigma.svg",
+        "fig15a_perf_vs_srt.csv",
+        "fig15a_perf_vs_srt_ull.svg",
+        "fig15a_perf_vs_srt_tlc.svg",
+        "fig16a_gain_vs_srt.svg",
+        "fig16b_active_srt.svg",
+        "summary.md",
+    ] {
+        assert!(out.join(f).exists(), "{f} missing");
+    }
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    for m in ["baseline", "recycled", "reserv"] {
+        assert!(
+            s["first_bad_superblock_tb"][m].as_f64().unwrap() > 0.0,
+            "{m}"
+        );
+    }
+    for m in ["recycled", "reserv"] {
+        assert!(s["endurance_gain"][m].as_f64().is_some(), "{m}");
+    }
+    assert_eq!(s["paper"]["endurance_gain"]["reserv"], 0.35);
+    assert!(s["reasons"].as_array().unwrap().len() >= 4);
+    // The fresh drive is the reference of every Fig. 15(a) case.
+    let f15 = s["fig15a"].as_array().unwrap();
+    assert_eq!(f15.iter().filter(|p| p["rbt_pick"] == "fresh").count(), 4);
+    assert!(f15.iter().all(|p| p["normalized"].as_f64().unwrap() > 0.0));
+}

@@ -11,6 +11,7 @@ pub mod energy;
 pub mod engine;
 pub mod flash;
 pub mod host;
+pub mod lifetime;
 pub mod interconnect;
 pub mod report;
 pub mod scenario;

@@ -35,6 +35,8 @@ pub struct Scenario {
     pub timeline_window: Option<crate::time::Ps>,
     /// Stop at the last host completion; background GC is not drained.
     pub stop_at_last_completion: bool,
+    /// An aged drive's block remapping (dSSD Fig. 15; from [`crate::lifetime::age`]).
+    pub block_remap: Option<std::sync::Arc<crate::ssd::dynamic_superblock::BlockRemap>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -65,6 +67,7 @@ impl Scenario {
             host_scheduler: None,
             timeline_window: None,
             stop_at_last_completion: false,
+            block_remap: None,
         }
     }
 
@@ -155,6 +158,10 @@ impl Scenario {
             sim.set_timeline(w);
         }
         sim.set_stop_at_last_completion(self.stop_at_last_completion);
+        if let Some(r) = &self.block_remap {
+            sim.set_block_remap(r.clone())
+                .map_err(ScenarioError::Invalid)?;
+        }
         let outcome = sim.run(progress)?;
         if outcome.flows.iter().all(|f| f.completed == 0) {
             return Err(ScenarioError::Invalid(format!(

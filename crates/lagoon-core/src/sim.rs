@@ -14,7 +14,8 @@
 //! intrusive linked lists through the transaction slab, so the steady state allocates nothing.
 
 use crate::config::{
-    DieScheduling, GcDestination, GcMode, MappingConfig, Multiplane, SsdConfig, WriteCompletion,
+    DieScheduling, GcDestination, GcMode, GcPacing, MappingConfig, Multiplane, SsdConfig,
+    WriteCompletion,
 };
 use crate::engine::EventQueue;
 use crate::flash::{FlashOp, FlashTiming};
@@ -26,13 +27,14 @@ use crate::ssd::controller::{
     add_at, Controller, ControllerStats, FcLink, Resource, Timeline, CLASS_GC, CLASS_READ,
     CLASS_WRITE, C_BUS, C_DRAM, C_ECC, C_FLASH, C_LINK, C_QUEUE,
 };
+use crate::ssd::dynamic_superblock::BlockRemap;
 use crate::ssd::ftl::cmt::{Cmt, Evicted};
 use crate::ssd::ftl::{Ftl, Stream, MAP_TAG, NONE};
 use crate::ssd::hil::PcieLink;
+use crate::ssd::lru::IntMap;
 use crate::stats::FlowLatency;
 use crate::time::{Ps, PS_PER_NS, PS_PER_S};
 use lagoon_workload::{IoRequest, Op, WorkloadError};
-use std::collections::HashMap;
 
 /// Everything that can happen. Small and `Copy`: ordered by (time, sequence) in the queue.
 #[derive(Clone, Copy, Debug)]
@@ -283,13 +285,12 @@ pub struct Simulator {
     /// Writes waiting for a free buffer slot.
     buffer_wait: List,
     /// Translation page → transactions waiting for its read.
-    map_waiters: HashMap<u32, List>,
+    map_waiters: IntMap<u32, List>,
     gc_moves: Vec<u32>,
     gc_victim: Vec<u32>,
     scratch: Vec<(u32, u32)>,
     sectors_per_page: u32,
     flash: FlashCounters,
-    latency: FlowLatency,
     last_completion: Ps,
     error: Option<WorkloadError>,
     verify: bool,
@@ -314,11 +315,15 @@ pub struct Simulator {
     /// fNoC busy time already put into the timeline.
     fnoc_busy_seen: Ps,
     /// Global copyback pages waiting, per destination FC, for room in its destination dBUF.
-    dbuf_wait: Vec<List>,
     /// [`Simulator::set_stop_at_last_completion`].
     stop_at_last_completion: bool,
     /// Controller model: when each transaction last entered a die queue, by slab index.
     queued_at: Vec<Ps>,
+    /// Dynamic superblocks (dSSD §5, Fig. 15): the plane each block the FTL addresses is on;
+    /// `None` = every block on its own plane (every run but an aged drive's window).
+    remap: Option<std::sync::Arc<BlockRemap>>,
+    /// Dies a dispatch scan handed remapped transactions to (dispatched after the scan).
+    forwarded: Vec<u32>,
 }
 
 /// The watchdog's default bound: this many events in a row at one simulated instant, or
@@ -481,13 +486,12 @@ impl Simulator {
             in_device: 0,
             rr_flow: 0,
             buffer_wait: List::EMPTY,
-            map_waiters: HashMap::with_capacity(1024),
+            map_waiters: IntMap::with_capacity_and_hasher(1024, Default::default()),
             gc_moves: vec![0; g.planes as usize],
             gc_victim: vec![NONE; g.planes as usize],
             scratch: Vec::with_capacity(g.pages_per_block as usize),
             sectors_per_page: spp,
             flash: FlashCounters::default(),
-            latency: FlowLatency::default(),
             last_completion: 0,
             error: None,
             verify: false,
@@ -503,8 +507,9 @@ impl Simulator {
             probe_gc_dest: Vec::new(),
             timeline: None,
             fnoc_busy_seen: 0,
-            dbuf_wait: vec![List::EMPTY; cfg.flash.channels as usize],
             stop_at_last_completion: false,
+            remap: None,
+            forwarded: Vec::new(),
             queued_at: Vec::new(),
             cfg: cfg.clone(),
             ftl,
@@ -620,6 +625,47 @@ impl Simulator {
         self.stop_at_last_completion = on;
     }
 
+    /// Run over an aged drive's block remapping (dSSD §5, Fig. 15: the timing model switched
+    /// on at an age of the lifetime mode): every command for a remapped block runs on the
+    /// plane, and so the die, it was remapped to. Its geometry must be the drive's.
+    pub fn set_block_remap(&mut self, remap: std::sync::Arc<BlockRemap>) -> Result<(), String> {
+        let g = &self.ftl.geo;
+        if remap.planes() != g.planes || remap.blocks_per_plane() != g.blocks_per_plane {
+            return Err(format!(
+                "block remap of {} planes x {} blocks on a drive of {} x {}",
+                remap.planes(),
+                remap.blocks_per_plane(),
+                g.planes,
+                g.blocks_per_plane
+            ));
+        }
+        self.remap = Some(remap);
+        Ok(())
+    }
+
+    /// The plane transaction `x` runs on: its own, or with a block remap the plane of the
+    /// block it reads or erases, or of the block its write will be placed in now.
+    #[inline]
+    fn exec_plane(&self, x: &Txn) -> u32 {
+        let Some(r) = &self.remap else {
+            return x.plane;
+        };
+        let g = &self.ftl.geo;
+        match x.kind {
+            TxnKind::UserRead
+            | TxnKind::MapRead
+            | TxnKind::RmwRead
+            | TxnKind::GcRead
+            | TxnKind::Erase => r.plane(g.plane_of_ppa(x.ppa), g.block_of_ppa(x.ppa)),
+            TxnKind::UserWrite | TxnKind::MapWrite => {
+                r.plane(x.plane, self.ftl.next_block(x.plane, Stream::User))
+            }
+            TxnKind::GcWrite | TxnKind::Copyback => {
+                r.plane(x.plane, self.ftl.next_block(x.plane, Stream::Gc))
+            }
+        }
+    }
+
     /// Inject flash operations at time 0 straight into the die queues (no host, no mapping
     /// lookups) and return each one's completion time in picoseconds, in input order.
     pub fn probe_flash(cfg: &SsdConfig, arch: Arch, ops: &[ProbeOp]) -> Vec<Ps> {
@@ -635,7 +681,20 @@ impl Simulator {
         arch: Arch,
         ops: &[(Ps, ProbeOp)],
     ) -> (Vec<Ps>, ProbeExtra) {
+        Self::probe_flash_remapped(cfg, arch, ops, None)
+    }
+
+    /// As [`Self::probe_flash_at`] over a block remapping ([`Self::set_block_remap`]).
+    pub fn probe_flash_remapped(
+        cfg: &SsdConfig,
+        arch: Arch,
+        ops: &[(Ps, ProbeOp)],
+        remap: Option<std::sync::Arc<BlockRemap>>,
+    ) -> (Vec<Ps>, ProbeExtra) {
         let mut s = Simulator::new(cfg, arch, Vec::new(), 0);
+        if let Some(r) = remap {
+            s.set_block_remap(r).expect("remap of the drive's geometry");
+        }
         s.probe_ops = ops.iter().map(|o| o.1).collect();
         if let Some(c) = &mut s.ctl {
             c.bus.audit = Some(Vec::new());
@@ -654,7 +713,10 @@ impl Simulator {
         }
         while let Some((now, ev)) = s.q.pop() {
             match ev {
-                Event::TransferDone { die, conflict } => s.on_transfer_done(now, die, conflict),
+                Event::TransferDone { die, conflict } => {
+                    s.on_transfer_done(now, die, conflict);
+                    s.net.transfer_done(now, die, &mut s.q);
+                }
                 Event::ArrayDone { die } => s.on_array_done(now, die),
                 Event::Net(e) => s.net.on_event(now, e, &mut s.q),
                 Event::StageDone { die } => s.submit_command(now, die as usize),
@@ -686,7 +748,7 @@ impl Simulator {
     }
 
     /// Queue probe operation `i` on its die (dispatch is the caller's).
-    fn probe_inject(&mut self, _now: Ps, i: usize) {
+    fn probe_inject(&mut self, now: Ps, i: usize) {
         let page = self.ftl.geo.page_bytes;
         let (t, q) = match self.probe_ops[i] {
             ProbeOp::Read { ppa } => {
@@ -733,7 +795,13 @@ impl Simulator {
         } else {
             self.probe_gc.push(i as u32);
         }
-        let die = self.ftl.geo.die_of_plane(self.txns[t as usize].plane) as usize;
+        let die = self
+            .ftl
+            .geo
+            .die_of_plane(self.exec_plane(&self.txns[t as usize])) as usize;
+        if self.ctl.is_some() || self.issue_order() {
+            self.mark_queued(t, now);
+        }
         push_back(&mut self.txns, &mut self.queues[die][q], t);
         self.probe_die = die;
     }
@@ -773,7 +841,10 @@ impl Simulator {
                 Event::Arrival { flow } => self.on_arrival(now, flow as usize),
                 Event::Fetched { req } => self.on_fetched(now, req),
                 Event::DramDone { req, pages } => self.request_pages_done(now, req, pages),
-                Event::TransferDone { die, conflict } => self.on_transfer_done(now, die, conflict),
+                Event::TransferDone { die, conflict } => {
+                    self.on_transfer_done(now, die, conflict);
+                    self.net.transfer_done(now, die, &mut self.q);
+                }
                 Event::ArrayDone { die } => self.on_array_done(now, die),
                 Event::Completed { req } => {
                     self.on_completed(now, req);
@@ -1018,7 +1089,6 @@ impl Simulator {
         let e2e = (now - r.arrival) / PS_PER_NS;
         let dev = (now - r.enqueued) / PS_PER_NS;
         let f = r.flow as usize;
-        self.latency.record(r.is_read, e2e, dev);
         let fl = &mut self.flows[f];
         fl.latency.record(r.is_read, e2e, dev);
         fl.completed += 1;
@@ -1321,9 +1391,12 @@ impl Simulator {
         } else {
             q
         };
-        let die = self.ftl.geo.die_of_plane(self.txns[t as usize].plane) as usize;
-        if self.ctl.is_some() {
-            // Latency breakdown: when each transaction entered its die queue.
+        let die = self
+            .ftl
+            .geo
+            .die_of_plane(self.exec_plane(&self.txns[t as usize])) as usize;
+        if self.ctl.is_some() || self.issue_order() {
+            // Latency breakdown and issue order: when each transaction entered its die queue.
             self.mark_queued(t, now);
         }
         push_back(&mut self.txns, &mut self.queues[die][q], t);
@@ -1354,16 +1427,55 @@ impl Simulator {
                 }
             }
             GcMode::Preemptive => {}
-            GcMode::PerPlane | GcMode::Parallel if !self.cfg.ftl.gc_preemptible => return true,
+            GcMode::PerPlane | GcMode::Parallel
+                if !self.cfg.ftl.gc_preemptible && !self.issue_order() =>
+            {
+                return true
+            }
             GcMode::PerPlane | GcMode::Parallel => {}
         }
         let p0 = die as u32 * self.ftl.geo.planes_per_die;
         (p0..p0 + self.ftl.geo.planes_per_die).any(|p| self.ftl.gc_urgent(p))
     }
 
+    /// Dies serve GC and user queues in issue order (`die_scheduling = "issue-order"`, GC
+    /// neither preemptible nor partial): SimpleSSD's PAL books each operation's die time in
+    /// the order operations are issued, GC's and the host's alike.
+    #[inline]
+    fn issue_order(&self) -> bool {
+        let f = &self.cfg.ftl;
+        f.die_scheduling == DieScheduling::IssueOrder
+            && matches!(f.gc_mode, GcMode::PerPlane | GcMode::Parallel)
+            && !f.gc_preemptible
+    }
+
+    /// The die's queues by the time their oldest transaction was queued (ties in user-first
+    /// order); empty queues last.
+    fn queues_by_issue(&self, die: usize) -> [usize; NQ] {
+        let mut order = ORDER_USER_FIRST;
+        let q = &self.queues[die];
+        order.sort_by_key(|&i| {
+            let h = q[i].head;
+            if h == NONE {
+                Ps::MAX
+            } else {
+                self.queued_at[h as usize]
+            }
+        });
+        order
+    }
+
     /// If the die is idle, start its next operation: the first queue in priority order that
     /// has an executable transaction, plus same-kind partners on the die's other planes.
     fn try_dispatch(&mut self, now: Ps, die: usize) {
+        self.dispatch_scan(now, die);
+        // Only with a block remap: dies that were handed transactions by the scan.
+        while let Some(d) = self.forwarded.pop() {
+            self.try_dispatch(now, d as usize);
+        }
+    }
+
+    fn dispatch_scan(&mut self, now: Ps, die: usize) {
         if self.dies[die].phase != Phase::Idle {
             return;
         }
@@ -1372,6 +1484,8 @@ impl Simulator {
         let mut dropped = false;
         let order = if self.gc_first(die) {
             ORDER_GC_FIRST
+        } else if self.issue_order() {
+            self.queues_by_issue(die)
         } else {
             ORDER_USER_FIRST
         };
@@ -1414,6 +1528,10 @@ impl Simulator {
                     if x.kind == TxnKind::GcWrite && self.global_copyback() {
                         self.dbuf_release(now, self.fc_of_plane(x.plane), 1);
                     }
+                    if x.kind == TxnKind::GcRead && x.link != NONE && x.link != x.plane {
+                        // Its destination was chosen at an earlier dispatch attempt.
+                        self.ftl.release_gc(x.link);
+                    }
                     self.free_txn(cur);
                     self.gc_arrived(&x);
                     self.gc_move_done(now, gc_source_plane(&x));
@@ -1424,9 +1542,20 @@ impl Simulator {
                 if fifo && n == 0 && scanned > 1 {
                     break;
                 }
+                let exec = self.exec_plane(&x);
+                if self.remap.is_some() && self.ftl.geo.die_of_plane(exec) as usize != die {
+                    // Remapped onto another die (its write frontier moved to a remapped
+                    // block since it was queued): the controller sends it there.
+                    remove_linked(&mut self.txns, &mut self.queues[die][q], prev, cur);
+                    let to = self.ftl.geo.die_of_plane(exec);
+                    push_back(&mut self.txns, &mut self.queues[to as usize][q], cur);
+                    self.forwarded.push(to);
+                    cur = next;
+                    continue;
+                }
                 let same_kind =
                     !fifo || n == 0 || writes(x.kind) == writes(self.txns[picked[0] as usize].kind);
-                let local = x.plane % self.ftl.geo.planes_per_die;
+                let local = exec % self.ftl.geo.planes_per_die;
                 let offset = if rule == Multiplane::SameOffset {
                     self.plane_offset(&x)
                 } else {
@@ -1444,7 +1573,8 @@ impl Simulator {
                         }
                         TxnKind::GcRead => self.dbuf_room(die) > n as u32,
                         _ => true,
-                    };
+                    }
+                    && (x.kind != TxnKind::GcRead || self.claim_destination_slot(cur));
                 if ok {
                     remove_linked(&mut self.txns, &mut self.queues[die][q], prev, cur);
                     picked[n] = cur;
@@ -1514,20 +1644,21 @@ impl Simulator {
                         }
                     }
                     self.cmt_insert(now, lpa, true);
-                    self.maybe_gc(now, x.plane);
+                    self.maybe_gc(now, x.plane, true);
                     ppa
                 }
                 TxnKind::MapWrite => {
                     let ppa = self.ftl.write_translation_page(x.lpa);
-                    self.maybe_gc(now, x.plane);
+                    self.maybe_gc(now, x.plane, true);
                     ppa
                 }
                 TxnKind::GcWrite | TxnKind::Copyback => {
                     let ppa = self.ftl.relocate_to(x.lpa, x.ppa, x.plane);
                     self.gc_arrived(&x);
                     if x.plane != gc_source_plane(&x) {
-                        // A page imported from another plane may start this plane's GC.
-                        self.maybe_gc(now, x.plane);
+                        // A page imported from another plane may start this plane's GC: with
+                        // per-plane thresholds it takes the plane's space as a host write does.
+                        self.maybe_gc(now, x.plane, true);
                     }
                     if x.lpa & MAP_TAG == 0 {
                         if let Some(c) = &mut self.cmt {
@@ -1854,7 +1985,7 @@ impl Simulator {
                 self.ftl
                     .erase_done(x.plane, self.ftl.geo.block_of_ppa(x.ppa));
                 self.gc_victim[x.plane as usize] = NONE;
-                self.maybe_gc(now, x.plane);
+                self.maybe_gc(now, x.plane, false);
             }
         }
     }
@@ -1875,8 +2006,20 @@ impl Simulator {
 
     // ------------------------------------------------------------------------ GC
 
-    fn maybe_gc(&mut self, now: Ps, plane: u32) {
+    /// Start GC in `plane` if it is due; `write`: a page was just placed there (a host or
+    /// mapping write, or a GC page from another plane). With `gc_pacing = "per-write"` only
+    /// such a write starts a victim (SimpleSSD: GC is triggered inside a write and reclaims
+    /// GCReclaimBlocks = 1 block), not the erase that ends the last one, unless the plane is
+    /// below the hard threshold or too low for the next user write.
+    fn maybe_gc(&mut self, now: Ps, plane: u32, write: bool) {
         if !self.ftl.gc_due(plane) {
+            return;
+        }
+        if !write
+            && self.cfg.ftl.gc_pacing == GcPacing::PerWrite
+            && !self.ftl.gc_urgent(plane)
+            && self.ftl.can_allocate(plane, Stream::User)
+        {
             return;
         }
         if !self.start_plane_gc(now, plane) {
@@ -1956,7 +2099,12 @@ impl Simulator {
             if p == src {
                 continue;
             }
-            let room = self.ftl.gc_room(p);
+            // Less the pages its own victim still has to move: they may land there (its own
+            // plane is their fallback) and must not find the room promised to imports.
+            let room = self
+                .ftl
+                .gc_room(p)
+                .saturating_sub(self.gc_moves[p as usize] as u64);
             // Pages reserved there count as valid: they will be.
             let valid = self.ftl.plane_valid(p) + self.ftl.gc_room_reserved(p);
             if room > 0 && valid < best_valid {
@@ -1992,7 +2140,12 @@ impl Simulator {
             x.kind == TxnKind::GcRead && ctl.design.global_copyback()
         };
         let dst_fc = if global {
-            let d = self.gc_destination(x.plane);
+            // Chosen at dispatch with a bounded destination dBUF.
+            let d = if x.link != NONE {
+                x.link
+            } else {
+                self.gc_destination(x.plane)
+            };
             self.txns[t as usize].link = d;
             self.fc_of_plane(d)
         } else {
@@ -2042,49 +2195,64 @@ impl Simulator {
         g.chip_of_die(g.die_of_plane(plane)) / self.cfg.flash.chips_per_channel
     }
 
-    /// A global copyback page through its source ECC: take a slot in its destination FC's
-    /// dBUF and go, or wait there in arrival order (§4.2: the page is copied to the
-    /// destination's dBUF; §6.5: the dBUFs are 32 KB).
-    fn dbuf_depart(&mut self, now: Ps, t: u32) {
+    /// A global copyback GC read about to be dispatched with a bounded destination dBUF
+    /// (`dbuf_destination_bytes`): choose its destination (once) and take a slot in that FC's
+    /// dBUF, or leave the read queued (false). Reserving at dispatch, not when the page is
+    /// ready to leave, means no page holds its source dBUF and the die while it waits for a
+    /// slot that only a GC program (which may need that die's GC) frees.
+    fn claim_destination_slot(&mut self, t: u32) -> bool {
+        match &self.ctl {
+            Some(c) if c.design.global_copyback() && c.dbuf_in_pages != u32::MAX => {}
+            _ => return true,
+        }
+        let first = self.txns[t as usize].link == NONE;
+        if first {
+            let d = self.gc_destination(self.txns[t as usize].plane);
+            self.txns[t as usize].link = d;
+        }
         let dst = self.fc_of_plane(self.txns[t as usize].link) as usize;
         let ctl = self.ctl.as_mut().expect("controller model on");
         if ctl.dbuf_in[dst] < ctl.dbuf_in_pages {
             ctl.dbuf_in[dst] += 1;
-            self.dbuf_go(now, t, now);
+            true
         } else {
-            ctl.stats.dbuf_destination_waits += 1;
-            self.mark_queued(t, now);
-            push_back(&mut self.txns, &mut self.dbuf_wait[dst], t);
+            if first {
+                ctl.stats.dbuf_destination_waits += 1;
+            }
+            false
         }
     }
 
-    /// `k` pages left the destination dBUF of `fc` (their program moved them into the chip,
-    /// or they were dropped): waiting pages take the slots.
-    fn dbuf_release(&mut self, now: Ps, fc: u32, k: u32) {
-        let fc = fc as usize;
+    /// A global copyback page through its source ECC goes to its destination FC's dBUF
+    /// (§4.2; §6.5: the dBUFs are 32 KB). A bounded dBUF's slot was taken at dispatch.
+    fn dbuf_depart(&mut self, now: Ps, t: u32) {
+        let dst = self.fc_of_plane(self.txns[t as usize].link) as usize;
         let ctl = self.ctl.as_mut().expect("controller model on");
-        ctl.dbuf_in[fc] -= k;
-        while self.dbuf_wait[fc].head != NONE {
-            let ctl = self.ctl.as_mut().expect("controller model on");
-            if ctl.dbuf_in[fc] >= ctl.dbuf_in_pages {
-                break;
+        if ctl.dbuf_in_pages == u32::MAX {
+            ctl.dbuf_in[dst] += 1;
+        }
+        self.dbuf_go(now, t);
+    }
+
+    /// `k` pages left the destination dBUF of `fc` (their program moved them into the chip,
+    /// or they were dropped): if it was full, GC reads waiting for its slots may start.
+    fn dbuf_release(&mut self, now: Ps, fc: u32, k: u32) {
+        let ctl = self.ctl.as_mut().expect("controller model on");
+        let was_full = ctl.dbuf_in[fc as usize] >= ctl.dbuf_in_pages;
+        ctl.dbuf_in[fc as usize] -= k;
+        if was_full {
+            for die in 0..self.dies.len() {
+                self.try_dispatch(now, die);
             }
-            ctl.dbuf_in[fc] += 1;
-            let t = pop_front(&mut self.txns, &mut self.dbuf_wait[fc]);
-            let ready = self.queued_at[t as usize];
-            self.dbuf_go(now, t, ready);
         }
     }
 
     /// A global copyback page with its destination slot: to the destination FC over the
-    /// design's link (same channel: none). It was ready to leave at `ready`: the wait for
-    /// the slot counts as FC-link time.
-    fn dbuf_go(&mut self, now: Ps, t: u32, ready: Ps) {
+    /// design's link (same channel: none).
+    fn dbuf_go(&mut self, now: Ps, t: u32) {
         let x = self.txns[t as usize];
         let (fc, dst) = (self.fc_of_plane(x.plane), self.fc_of_plane(x.link));
         let ctl = self.ctl.as_mut().expect("controller model on");
-        ctl.link_time += now - ready;
-        ctl.add(CLASS_GC, C_LINK, now - ready);
         if fc == dst {
             self.q.schedule(now, Event::MoveDone { txn: t });
             return;
@@ -2281,6 +2449,11 @@ impl Simulator {
             *tl
         });
         let controller = self.ctl.as_mut().map(|c| c.finish(span, &self.dram));
+        let mut latency = FlowLatency::default();
+        for f in &mut self.flows {
+            f.latency.finish();
+            latency.merge(&f.latency);
+        }
         Outcome {
             controller,
             resource_audit,
@@ -2303,7 +2476,7 @@ impl Simulator {
                 + self.reqs.capacity() * std::mem::size_of::<Request>(),
             consistency: self.verify.then(|| self.ftl.check_consistency()),
             config: self.cfg,
-            latency: self.latency,
+            latency,
             flows: self
                 .flows
                 .into_iter()

@@ -4,6 +4,7 @@
 pub mod dssd;
 pub mod mqsimnet;
 pub mod piq;
+pub mod superblocks;
 pub mod venice;
 
 use crate::batch::{Executor, Job, Record, Threads};
@@ -14,10 +15,11 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct ReproduceArgs {
-    /// The paper to reproduce: `venice`, `piq`, `mqsimnet` or `dssd`.
+    /// The paper to reproduce: `venice`, `piq`, `mqsimnet`, `dssd` or `superblocks` (the
+    /// Decoupled SSD's dynamic superblocks, §6.4, in the lifetime mode).
     pub paper: String,
     /// Fewer requests per run (every figure kept): about 22 s (venice) and 3 s (piq) on 2
-    /// cores (docs/BENCHMARKS.md).
+    /// cores; superblocks: smaller superblocks and drives, ~35 s (docs/BENCHMARKS.md).
     #[arg(long)]
     pub quick: bool,
     /// Output directory (default: results/<paper>).
@@ -46,7 +48,8 @@ pub struct ReproduceArgs {
     /// spread a reproduction over Dask workers.
     #[arg(skip)]
     pub executor: Option<std::sync::Arc<dyn Executor>>,
-    /// Tests only (dssd): every figure on a drive with few, small blocks, in seconds.
+    /// Tests only (dssd, superblocks): every figure on a drive with few, small blocks, in
+    /// seconds.
     #[arg(long, hide = true)]
     pub tiny_drive: bool,
 }
@@ -62,7 +65,10 @@ pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
         "piq" => piq::run(&a),
         "mqsimnet" => mqsimnet::run(&a),
         "dssd" => dssd::run(&a),
-        other => bail!("reproduce: unknown paper '{other}' (known: venice, piq, mqsimnet, dssd)"),
+        "superblocks" => superblocks::run(&a),
+        other => bail!(
+            "reproduce: unknown paper '{other}' (known: venice, piq, mqsimnet, dssd, superblocks)"
+        ),
     }
 }
 

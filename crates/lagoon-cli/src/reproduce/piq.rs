@@ -39,6 +39,7 @@ fn device_label(slots: u32, die: DieScheduling, ack: WriteCompletion) -> String 
     let order = match die {
         DieScheduling::Priority => "out-of-order dies",
         DieScheduling::Fifo => "in-order dies",
+        DieScheduling::IssueOrder => "issue-order dies",
     };
     match ack {
         WriteCompletion::Program => format!("{slots} slots, {order}"),

@@ -11,9 +11,11 @@ pub mod controller;
 pub mod network;
 pub mod presets;
 pub mod schema;
+pub mod wear;
 
 pub use controller::{ControllerConfig, Design, FnocConfig};
 pub use network::{ControllerAttach, RoutingKind, Switching, TopologyKind};
+pub use wear::{RbtPick, SuperblockMode, SuperblockWidth, WearConfig};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -51,6 +53,8 @@ pub struct SsdConfig {
     pub controller: ControllerConfig,
     /// dSSD_f's flash-controller network (used when `controller.design = "dssd_f"`).
     pub fnoc: FnocConfig,
+    /// Block endurance and superblock management (lifetime mode; no effect on timed runs).
+    pub wear: WearConfig,
 }
 
 /// Networked back ends (pnSSD, NoSSD, Venice): the mesh of flash nodes and its links.
@@ -105,6 +109,7 @@ pub struct NetworkConfig {
     /// Input buffer per router port, bytes, split evenly over its VCs (MQSimNet Table I: 6 KB).
     pub input_buffer_bytes: u32,
     /// Output buffer per router port, bytes, split evenly over its VCs (MQSimNet Table I: 8 KB).
+    /// 0: an input-queued router, the link taking flits straight from the input VC.
     pub output_buffer_bytes: u32,
     /// Propagation delay of a link (and of a credit coming back over it), ns (MQSimNet: 1 ns).
     pub link_latency_ns: f64,
@@ -151,7 +156,7 @@ impl Section for NetworkConfig {
         int!(flit_bytes, "bytes", 1, 65_536),
         int!(packet_flits, "flits", 1, 1 << 20),
         int!(input_buffer_bytes, "bytes per port", 1, 1 << 24),
-        int!(output_buffer_bytes, "bytes per port", 1, 1 << 24),
+        int!(output_buffer_bytes, "bytes per port (0: an input-queued router)", 0, 1 << 24),
         real!(link_latency_ns, "ns", Range::real(0.0, 1e6)),
         int!(dragonfly_a, "routers per group, 0 = sized", 0, 256),
         int!(dragonfly_h, "global links per router, 0 = sized", 0, 256),
@@ -466,7 +471,10 @@ pub struct FtlConfig {
     /// How a die picks its next user transaction: `priority` (MQSim's out-of-order: reads
     /// before writes, any executable transaction in the queue) or `fifo` (user reads and
     /// writes in arrival order, the oldest first; a device that cannot reorder, for studying
-    /// host schedulers such as PIQ).
+    /// host schedulers such as PIQ) or `issue-order` (every queue, GC's included, in the
+    /// order its oldest transaction was queued: no priority for GC or user I/O, as
+    /// SimpleSSD's PAL books dies in issue order; GC still first on a plane below
+    /// `gc_hard_threshold`).
     pub die_scheduling: DieScheduling,
     /// When a user write (not absorbed by the DRAM cache) completes to the host: after its
     /// program (`program`, MQSim) or as soon as its data has crossed the channel into the chip
@@ -488,6 +496,20 @@ pub struct FtlConfig {
     /// §3 "global free block selection": the plane with the fewest valid pages that has room
     /// short of its last free block, scanned from a rotating start; the victim's own if none).
     pub gc_destination: GcDestination,
+    /// When a plane starts its next victim: `backlog` (whenever it is below `gc_threshold`:
+    /// after each erase too, so a plane works off its deficit in one go) or `per-write`
+    /// (SimpleSSD's GCReclaimBlocks = 1: one victim per host write that finds its plane below
+    /// `gc_threshold`; an erase or an imported GC page starts the next only on a plane below
+    /// `gc_hard_threshold` or too low for a user write).
+    pub gc_pacing: GcPacing,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcPacing {
+    #[default]
+    Backlog,
+    PerWrite,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
@@ -550,6 +572,7 @@ pub enum DieScheduling {
     #[default]
     Priority,
     Fifo,
+    IssueOrder,
 }
 
 /// DRAM write-back data cache in the controller.
@@ -713,6 +736,7 @@ impl Default for SsdConfig {
             energy: Default::default(),
             controller: Default::default(),
             fnoc: Default::default(),
+            wear: Default::default(),
         }
     }
 }
@@ -777,6 +801,7 @@ impl Default for FtlConfig {
             gc_mode: GcMode::PerPlane,
             gc_partial_ops: 1,
             gc_destination: GcDestination::SamePlane,
+            gc_pacing: GcPacing::Backlog,
         }
     }
 }
@@ -1026,7 +1051,8 @@ impl SsdConfig {
             }
         }
         self.check_network_layer()?;
-        self.check_controller()
+        self.check_controller()?;
+        self.check_wear()
     }
 
     /// Physical pages of the flash array (each factor is bounded by the schema, so the

@@ -498,6 +498,9 @@ impl SsdConfig {
             ("network.input_buffer_bytes", n.input_buffer_bytes),
             ("network.output_buffer_bytes", n.output_buffer_bytes),
         ] {
+            if key == "network.output_buffer_bytes" && bytes == 0 {
+                continue; // an input-queued router
+            }
             let per_vc = bytes / n.vcs.max(1) / n.flit_bytes.max(1);
             if per_vc == 0 {
                 return Err(invalid(

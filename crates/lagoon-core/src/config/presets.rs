@@ -12,6 +12,7 @@ pub const NAMES: &[&str] = &[
     "mqsimnet",
     "dssd-ull",
     "dssd-tlc",
+    "dssd-superblock",
 ];
 
 /// (name, TOML text) of every preset; the first is the base of the others.
@@ -36,6 +37,10 @@ const PRESETS: &[(&str, &str)] = &[
     ("mqsimnet", include_str!("../../presets/mqsimnet.toml")),
     ("dssd-ull", include_str!("../../presets/dssd-ull.toml")),
     ("dssd-tlc", include_str!("../../presets/dssd-tlc.toml")),
+    (
+        "dssd-superblock",
+        include_str!("../../presets/dssd-superblock.toml"),
+    ),
 ];
 
 pub fn by_name(name: &str) -> Option<SsdConfig> {

@@ -179,6 +179,7 @@ impl SsdConfig {
         section_keys(&self.energy, &mut out);
         section_keys(&self.controller, &mut out);
         section_keys(&self.fnoc, &mut out);
+        section_keys(&self.wear, &mut out);
         out
     }
 }

@@ -43,8 +43,6 @@ pub struct Transfer {
 /// Events internal to an interconnect (scheduled through the shared event queue).
 #[derive(Clone, Copy, Debug)]
 pub enum NetEvent {
-    /// A channel finished a transfer and may start the next queued one.
-    ChannelFree { channel: u32 },
     /// pnSSD: a controller finished its transfer.
     ControllerFree { fc: u32 },
     /// Venice: a controller's scout reaches its next router in reserve mode.
@@ -177,6 +175,11 @@ pub trait Interconnect {
     /// `Event::TransferDone { die, conflict }` exactly once for it.
     fn submit(&mut self, now: Ps, t: Transfer, q: &mut EventQueue<Event>);
     fn on_event(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>);
+    /// Called right after the simulator handled `TransferDone` for `die`. A back end whose
+    /// resource frees when the transfer ends frees it here rather than scheduling its own
+    /// event at the same instant right after `TransferDone`: the order is the same (nothing
+    /// could fall between two consecutive sequence numbers), at one event per transfer.
+    fn transfer_done(&mut self, _now: Ps, _die: u32, _q: &mut EventQueue<Event>) {}
     fn stats(&self, sim_time: Ps) -> InterconnectStats;
     /// Events the back end handled from its own heap so far (the watchdog counts them as
     /// work done without progress, like queue events).
@@ -214,7 +217,10 @@ pub(crate) mod testutil {
         while let Some((now, ev)) = q.pop() {
             match ev {
                 Event::Net(e) => n.on_event(now, e, q),
-                Event::TransferDone { die, conflict } => done.push((now, die, conflict)),
+                Event::TransferDone { die, conflict } => {
+                    done.push((now, die, conflict));
+                    n.transfer_done(now, die, q);
+                }
                 _ => unreachable!("only interconnect events"),
             }
             after(n);

@@ -55,7 +55,7 @@ pub fn nossd_layer(cfg: &SsdConfig) -> SsdConfig {
     n.link_cycle_ns = byte_ns;
     n.packet_flits = n.nossd_buffer_bytes;
     n.input_buffer_bytes = n.nossd_buffer_bytes;
-    n.output_buffer_bytes = n.nossd_buffer_bytes;
+    n.output_buffer_bytes = 0; // input-queued: "a 16KB buffer per router port" (Venice §3.2)
     n.link_latency_ns = (hop - byte_ns * (n.router_delay_cycles as f64 + 1.0)).max(0.0);
     c
 }

@@ -20,6 +20,7 @@ pub fn bus_time(t: &Transfer, bytes_per_s: f64) -> Ps {
 pub struct SharedBus {
     name: &'static str,
     chips_per_bus: u32,
+    dies_per_chip: u32,
     bytes_per_s: f64,
     busy: Vec<bool>,
     waiting: Vec<VecDeque<(Ps, Transfer)>>,
@@ -40,6 +41,7 @@ impl SharedBus {
         Self {
             name,
             chips_per_bus,
+            dies_per_chip: cfg.flash.dies_per_chip,
             bytes_per_s: cfg.flash.channel_mb_s * 1e6 * rate_factor,
             busy: vec![false; buses as usize],
             waiting: (0..buses)
@@ -100,18 +102,13 @@ impl SharedBus {
             self.conflicted += 1;
             self.wait += now - ready;
         }
+        // The channel frees in `transfer_done`, right after this event is handled.
         q.schedule(
             now + d,
             Event::TransferDone {
                 die: t.die,
                 conflict,
             },
-        );
-        q.schedule(
-            now + d,
-            Event::Net(NetEvent::ChannelFree {
-                channel: bus as u32,
-            }),
         );
     }
 }
@@ -130,11 +127,12 @@ impl Interconnect for SharedBus {
         }
     }
 
-    fn on_event(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
-        let NetEvent::ChannelFree { channel } = ev else {
-            unreachable!("shared buses only free channels")
-        };
-        let bus = channel as usize;
+    fn on_event(&mut self, _now: Ps, _ev: NetEvent, _q: &mut EventQueue<Event>) {
+        unreachable!("shared buses schedule no events of their own")
+    }
+
+    fn transfer_done(&mut self, now: Ps, die: u32, q: &mut EventQueue<Event>) {
+        let bus = (die / self.dies_per_chip / self.chips_per_bus) as usize;
         self.busy[bus] = false;
         if let Some((ready, t)) = self.waiting[bus].pop_front() {
             self.start(now, ready, t, q);

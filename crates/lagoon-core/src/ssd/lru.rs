@@ -30,6 +30,35 @@ pub struct Lru<V: Copy + Default> {
     tombs: usize,
 }
 
+/// A `HashMap` keyed by integers that hashes with [`hash`] instead of SipHash: for maps on
+/// the hot path that are never iterated (iteration order would follow the hasher).
+pub(crate) type IntMap<K, V> =
+    std::collections::HashMap<K, V, std::hash::BuildHasherDefault<IntHasher>>;
+
+#[derive(Default)]
+pub(crate) struct IntHasher(u64);
+
+impl std::hash::Hasher for IntHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = hash(self.0 ^ b as u64);
+        }
+    }
+    #[inline]
+    fn write_u32(&mut self, k: u32) {
+        self.0 = hash(k as u64);
+    }
+    #[inline]
+    fn write_u64(&mut self, k: u64) {
+        self.0 = hash(k);
+    }
+}
+
 #[inline(always)]
 fn hash(k: u64) -> u64 {
     // SplitMix64 finalizer: cheap and well mixed for sequential keys.

@@ -4,6 +4,7 @@
 
 pub mod cache;
 pub mod controller;
+pub mod dynamic_superblock;
 pub mod ftl;
 pub mod hil;
 pub mod lru;

@@ -144,13 +144,18 @@ fn global_copyback_on_the_same_channel_skips_the_link() {
 /// A bounded destination dBUF (`dbuf_destination_bytes`): two global copyback pages read at
 /// the same time on channels 1 and 2, both headed for channel 0 (planes 0 and 1), over
 /// dSSD's system bus (10 GB/s: 409.6 ns a page). With room for two pages there, the second
-/// page follows the first on the bus; with room for one, it leaves its source only when the
-/// first page's program has moved it into the chip (CMD 10 + 4096 ns of data on channel 0).
+/// page follows the first on the bus; with room for one, the second read is not even
+/// dispatched (the slot is taken at dispatch) until the first page's program has moved it
+/// into the chip (CMD 10 + 4096 ns of data on channel 0); then it is read out and checked
+/// (READ_OUT + ECC 100 ns) before it takes the bus.
 #[test]
-fn a_full_destination_dbuf_holds_pages_at_their_source() {
+fn a_full_destination_dbuf_holds_gc_reads_at_their_source() {
     let ready = READ_OUT + 100 * NS;
     let bus = 409_600;
-    for (pages, second_start) in [(2, ready + bus), (1, ready + bus + (10 + 4_096) * NS)] {
+    for (pages, second_start) in [
+        (2, ready + bus),
+        (1, ready + bus + (10 + 4_096) * NS + ready),
+    ] {
         let mut c = drive(Design::Dssd);
         c.flash.channels = 4;
         c.controller.dbuf_destination_bytes = pages * 4096;
@@ -228,7 +233,8 @@ fn verified(c: &SsdConfig, w: &str, seed: u64) -> lagoon_core::sim::Outcome {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
-    /// Random overwrites on an aged drive, every design and GC mode, source dBUFs of 2-8 pages:
+    /// Random overwrites on an aged drive, every design, GC mode and pacing, dies GC-first or
+    /// in issue order, source dBUFs of 2-8 pages, destination dBUFs unbounded or of 1-8 pages:
     /// every request completes (no dBUF deadlock), no logical page is lost (FTL scan), and
     /// the bus, DRAM and dedicated bus were never granted to two movements at once.
     #[test]
@@ -239,12 +245,21 @@ proptest! {
         copyback in any::<bool>(),
         occupancy in 0.5f64..=1.0,
         dbuf_pages in 2u32..=8,
+        dbuf_in_pages in 0u32..=8,
         forward in any::<bool>(),
+        per_write in any::<bool>(),
+        issue_order in any::<bool>(),
         seed in 0u64..1000,
     ) {
+        use lagoon_core::config::{DieScheduling, GcPacing};
         let mut c = drive(design);
         c.ftl.gc_mode = mode;
+        c.ftl.gc_pacing = if per_write { GcPacing::PerWrite } else { GcPacing::Backlog };
+        c.ftl.die_scheduling =
+            if issue_order { DieScheduling::IssueOrder } else { DieScheduling::Priority };
         c.controller.dbuf_bytes = dbuf_pages * 4096;
+        // 0: unbounded; else a destination dBUF of 1-8 pages (its slot taken at dispatch).
+        c.controller.dbuf_destination_bytes = dbuf_in_pages * 4096;
         c.controller.dram_forward_reads = forward;
         c.cache.enabled = cache;
         c.ftl.copyback = copyback && !design.global_copyback();
@@ -390,5 +405,79 @@ fn dssd_presets_follow_table_1() {
             timing.array_time_at(FlashOp::Program, [offset].into_iter()),
             prog * NS
         );
+    }
+}
+
+/// One die of one plane, 10 blocks of 8 pages, aged: 8 full blocks of 4 valid pages (40
+/// logical pages at occupancy 0.8 = 32, 4 a block), 2 free (the threshold, 0.2 x 10).
+/// Controller off: a read is CMD 10 + tR 5000 + 4096 ns out, a program CMD 10 + 4096 ns in
+/// + tPROG 50000, an erase CMD 10 + tBERS 1000000.
+fn pacing_drive(
+    pacing: lagoon_core::config::GcPacing,
+    dies: lagoon_core::config::DieScheduling,
+) -> SsdConfig {
+    let mut c = drive(Design::Baseline);
+    c.controller.enabled = false;
+    c.flash.channels = 1;
+    c.flash.chips_per_channel = 1;
+    c.flash.planes_per_die = 1;
+    c.flash.blocks_per_plane = 10;
+    c.flash.pages_per_block = 8;
+    c.flash.erase_ns = 1_000_000.0;
+    c.ftl.overprovisioning = 0.5;
+    c.ftl.gc_threshold = 0.2;
+    c.ftl.gc_pacing = pacing;
+    c.ftl.die_scheduling = dies;
+    c.precondition.mode = PreconditionMode::Aged;
+    c.precondition.occupancy = 0.8;
+    c.precondition.invalid_distribution = InvalidDistribution::Equal;
+    c.validate().unwrap();
+    c
+}
+
+/// GC pacing (SimpleSSD: one victim per triggering write, dies booked in issue order). Host
+/// write W1 at 0 (logical page 39, never written: no victim loses a page to it) opens a user
+/// block: 1 free block, below the threshold, so W1 starts one victim of 4 valid pages; W2
+/// (page 38) arrives at 1 ns and goes into W1's open block.
+/// - per-write, issue order: W1 (P), the victim's 4 reads (queued at 0, before W2), then W2:
+///   P + 4R + P. Its GC writes were queued after W2 (as each read finished).
+/// - per-write, GC first: W1, 4 reads, 4 programs, the erase, then W2: P + 4R + 4P + E + P.
+///   After the erase the plane has 1 free block, still below the threshold, but per-write
+///   pacing waits for the next host write.
+/// - backlog, GC first: the erase starts a second victim at once (its 4 pages fit in the
+///   open GC block): P + 2 (4R + 4P + E) + P.
+#[test]
+fn gc_pacing_one_victim_per_write_interleaves_with_a_host_write() {
+    use lagoon_core::config::{DieScheduling, GcPacing};
+    let (r, p, e) = (9_106 * NS, 54_106 * NS, 1_000_010 * NS);
+    let ops = [
+        (0, ProbeOp::Program { lpa: 39 }),
+        (NS, ProbeOp::Program { lpa: 38 }),
+    ];
+    for (pacing, dies, w2) in [
+        (GcPacing::PerWrite, DieScheduling::IssueOrder, p + 4 * r + p),
+        (
+            GcPacing::PerWrite,
+            DieScheduling::Priority,
+            p + 4 * r + 4 * p + e + p,
+        ),
+        (
+            GcPacing::Backlog,
+            DieScheduling::Priority,
+            p + 2 * (4 * r + 4 * p + e) + p,
+        ),
+    ] {
+        let c = pacing_drive(pacing, dies);
+        let ftl = Ftl::new(&c, 0);
+        assert_eq!(
+            (
+                ftl.free_blocks(0),
+                ftl.valid_pages(0, 0),
+                ftl.valid_pages(0, 7)
+            ),
+            (2, 4, 4)
+        );
+        let (t, _) = Simulator::probe_flash_at(&c, Arch::Baseline, &ops);
+        assert_eq!(t, vec![p, w2], "{pacing:?} {dies:?}");
     }
 }

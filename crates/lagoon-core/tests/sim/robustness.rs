@@ -87,7 +87,8 @@ fn an_unknown_name_lists_the_valid_ones() {
         ("flash", "multiplane", "`same-offset`, `any`, `off`"),
         ("ftl", "write_completion", "`program` or `transfer`"),
         ("ftl", "dynamic_mapping", "`static`, `chip`, `die`"),
-        ("ftl", "die_scheduling", "`priority` or `fifo`"),
+        ("ftl", "die_scheduling", "`priority`, `fifo`, `issue-order`"),
+        ("ftl", "gc_pacing", "`backlog` or `per-write`"),
         (
             "network",
             "switching",

@@ -269,3 +269,39 @@ fn write_acknowledged_at_transfer_is_tprog_earlier() {
         transfer.latency_ns.max
     );
 }
+
+/// dSSD §6.4 / Fig. 15: a block remapped by a controller's SRT runs on the plane it was
+/// remapped to. Two reads on chips 0 and 1 of channel 0 finish at 7.01 and 11.01 us (their
+/// arrays overlap, the channel serializes the two 4 us transfers); remap chip 1's block 0
+/// onto plane 0 of chip 0, the plane of the other read, and the second read's array time
+/// waits for the first: CMD 10 ns + tR 3 us + 4 us out = 7.01 us, then the second
+/// command, tR and transfer: 7.01 + 0.01 + 3 + 4 = 14.02 us.
+#[test]
+fn remapped_block_on_the_other_reads_plane_serializes_the_reads() {
+    use lagoon_core::ssd::dynamic_superblock::BlockRemap;
+    use std::sync::Arc;
+    let c = venice_31();
+    let g = lagoon_core::flash::Geometry::new(&c.flash, c.ftl.allocation);
+    let ops = [
+        (
+            0,
+            ProbeOp::Read {
+                ppa: first_page(&c, 0, 0),
+            },
+        ),
+        (
+            0,
+            ProbeOp::Read {
+                ppa: first_page(&c, 1, 0),
+            },
+        ),
+    ];
+    let identity = Arc::new(BlockRemap::identity(g.planes, g.blocks_per_plane));
+    let (t, _) = Simulator::probe_flash_remapped(&c, Arch::Baseline, &ops, Some(identity));
+    assert_eq!(t, vec![T_7_01, T_11_01]);
+    let mut r = BlockRemap::identity(g.planes, g.blocks_per_plane);
+    r.set(2, 0, 0); // chip 1 = planes 2-3; its block 0 now lives on plane 0
+    assert_eq!(r.moved_blocks(), 1);
+    let (t, _) = Simulator::probe_flash_remapped(&c, Arch::Baseline, &ops, Some(Arc::new(r)));
+    assert_eq!(t, vec![T_7_01, 14 * PS_PER_US + 20 * PS_PER_NS]);
+}

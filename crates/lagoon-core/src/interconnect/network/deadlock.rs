@@ -99,28 +99,15 @@ impl Network {
                     }
                 }
                 out.retain(|&y| self.fab.owner[(y - n) as usize] != NONE);
+            } else if self.p.input_queued() {
+                out.extend(self.blocked_downstream(o, occ));
             } else if occ.inn > occ.out && self.fab.outb[o as usize].credit.is_empty() {
                 out.push(n + o);
             }
         } else {
             let o = x - n;
-            let b = &self.fab.outb[o as usize];
-            let gp = o / vcs;
-            let far = self.g.far(gp);
-            if let Some(occ) = b.pkts.front() {
-                if occ.inn > occ.out && far != NONE {
-                    let down = far * vcs + o % vcs;
-                    let whole =
-                        occ.out == 0 && matches!(self.p.switching, Switching::Vct | Switching::Saf);
-                    let need = if whole {
-                        self.pkts[occ.pkt as usize].flits
-                    } else {
-                        1
-                    };
-                    if self.fab.inb[down as usize].credit.total() < need {
-                        out.push(down);
-                    }
-                }
+            if let Some(occ) = self.fab.outb[o as usize].pkts.front() {
+                out.extend(self.blocked_downstream(o, occ));
             }
             let w = self.fab.owner_in[o as usize];
             if out.is_empty() && w != NONE {
@@ -128,6 +115,24 @@ impl Network {
             }
         }
         out
+    }
+
+    /// The input VC across output VC `o`'s link, if `occ`'s next flit (or, for a head under
+    /// vct or saf, the whole packet) has no room there.
+    fn blocked_downstream(&self, o: u32, occ: &super::router::Occ) -> Option<u32> {
+        let vcs = self.p.vcs;
+        let far = self.g.far(o / vcs);
+        if occ.inn <= occ.out || far == NONE {
+            return None;
+        }
+        let down = far * vcs + o % vcs;
+        let whole = occ.out == 0 && matches!(self.p.switching, Switching::Vct | Switching::Saf);
+        let need = if whole {
+            self.pkts[occ.pkt as usize].flits
+        } else {
+            1
+        };
+        (self.fab.inb[down as usize].credit.total() < need).then_some(down)
     }
 
     /// Input VC x (< n) or output VC x - n, by router, port and VC.

@@ -74,7 +74,8 @@ pub struct NetParams {
     pub flit_bytes: u32,
     /// Largest packet, flits.
     pub packet_flits: u32,
-    /// Input and output buffer of one VC, flits.
+    /// Input and output buffer of one VC, flits. `out_vc_flits == 0`: an input-queued
+    /// router (no output buffers; the link takes flits straight from the input VC).
     pub in_vc_flits: u32,
     pub out_vc_flits: u32,
     /// One link cycle.
@@ -90,6 +91,13 @@ pub struct NetParams {
 }
 
 impl NetParams {
+    /// No output buffers: the link takes flits straight from the input VC that owns its
+    /// output VC (NoSSD: "a 16KB buffer per router port", Venice §3.2).
+    #[inline]
+    pub fn input_queued(&self) -> bool {
+        self.out_vc_flits == 0
+    }
+
     pub fn from_config(cfg: &SsdConfig) -> Self {
         let n = &cfg.network;
         let cycle = ns(n.link_cycle_ns).max(1);
@@ -105,7 +113,11 @@ impl NetParams {
             flit_bytes: flit,
             packet_flits: n.packet_flits.max(1),
             in_vc_flits: (n.input_buffer_bytes / vcs / flit).max(1),
-            out_vc_flits: (n.output_buffer_bytes / vcs / flit).max(1),
+            out_vc_flits: if n.output_buffer_bytes == 0 {
+                0
+            } else {
+                (n.output_buffer_bytes / vcs / flit).max(1)
+            },
             cycle,
             flit_time,
             link_latency,

@@ -301,6 +301,75 @@ fn plan(
     })
 }
 
+/// The two ends of output VC `v` of port `gp`'s link and the packet at the front of the
+/// sending end: the output VC's buffer, or (input-queued router) the input VC that owns the
+/// output VC, whose credits go upstream over its own link; the input VC across, or the
+/// endpoint. `settle`: bring both buffers to that time first.
+fn link_ends<'a>(
+    fab: &'a mut Fabric,
+    g: &Graph,
+    p: &NetParams,
+    gp: u32,
+    v: u32,
+    settle: Option<Ps>,
+) -> Option<(From<'a>, To<'a>, Occ)> {
+    let o = (gp * p.vcs + v) as usize;
+    let far = g.far(gp);
+    let down = (far != NONE).then_some((far * p.vcs + v) as usize);
+    let transit = p.flit_time + p.link_latency + p.router_delay;
+    let (src, credit_delay) = if p.input_queued() {
+        match fab.owner_in[o] {
+            NONE => return None,
+            i => (i as usize, p.link_latency),
+        }
+    } else {
+        (o, 0)
+    };
+    let bufs = if p.input_queued() {
+        &mut fab.inb
+    } else {
+        &mut fab.outb
+    };
+    let occ = *bufs[src].pkts.front()?;
+    if let Some(now) = settle {
+        bufs[src].settle(now);
+        if let Some(d) = down {
+            fab.inb[d].settle(now);
+        }
+    }
+    Some(match down {
+        None => {
+            let b = if p.input_queued() {
+                &mut fab.inb[src]
+            } else {
+                &mut fab.outb[src]
+            };
+            (From::Buf(b, credit_delay), To::Sink, occ)
+        }
+        Some(d) if p.input_queued() => {
+            let (a, b) = pair_mut(&mut fab.inb, src, d);
+            (From::Buf(a, credit_delay), To::Buf(b, transit), occ)
+        }
+        Some(d) => (
+            From::Buf(&mut fab.outb[src], credit_delay),
+            To::Buf(&mut fab.inb[d], transit),
+            occ,
+        ),
+    })
+}
+
+/// Two distinct elements of a slice, both mutable.
+fn pair_mut<T>(v: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
+    assert_ne!(a, b, "a link joins two different buffers");
+    if a < b {
+        let (x, y) = v.split_at_mut(b);
+        (&mut x[a], &mut y[0])
+    } else {
+        let (x, y) = v.split_at_mut(a);
+        (&mut y[0], &mut x[b])
+    }
+}
+
 /// Move up to `plan.limit` flits of the front packet from `from` to `to`, each at
 /// `max(previous + f, its time in from, its slot's time in to)`: run by run, so flits in
 /// lockstep cost one step. `contiguous`: stop at the first gap (a shared link). Returns the
@@ -444,6 +513,11 @@ impl Network {
                 }
             }
             let o = self.fab.route[i as usize];
+            if self.p.input_queued() {
+                // No crossbar stage: the link pulls the packet's flits from here.
+                self.fab.todo(Task::Out(o / self.p.vcs));
+                return;
+            }
             self.fab.outb[o as usize].settle(now);
             let rule = self.rule(true);
             let (f, cd) = (self.p.flit_time, self.p.link_latency);
@@ -459,19 +533,7 @@ impl Network {
                     self.last_move = now;
                     self.fab.todo(Task::Out(o / self.p.vcs));
                     // Freed slots matter upstream only if flits wait there for them.
-                    let up = self.upstream(i);
-                    let waits = match up {
-                        Task::Out(g) => !self.fab.outb[(g * self.p.vcs + i % self.p.vcs) as usize]
-                            .avail
-                            .is_empty(),
-                        Task::Src(e) => self.srcs[e as usize].head != NONE,
-                        Task::In(_) => {
-                            unreachable!("an input VC is written by a link or an endpoint")
-                        }
-                    };
-                    if waits {
-                        self.fab.todo(up);
-                    }
+                    self.wake_upstream(i);
                 }
             }
             let occ = *self.fab.inb[i as usize].pkts.front().expect("still there");
@@ -482,6 +544,30 @@ impl Network {
             self.fab.inb[i as usize].pkts.pop_front();
             self.fab.route[i as usize] = NONE;
             self.release(o);
+        }
+    }
+
+    /// Slots of input VC `i` were freed: its writer is served if flits wait there for them.
+    fn wake_upstream(&mut self, i: u32) {
+        let up = self.upstream(i);
+        let waits = match up {
+            Task::Out(g) => self.link_has_flits(g * self.p.vcs + i % self.p.vcs),
+            Task::Src(e) => self.srcs[e as usize].head != NONE,
+            Task::In(_) => unreachable!("an input VC is written by a link or an endpoint"),
+        };
+        if waits {
+            self.fab.todo(up);
+        }
+    }
+
+    /// Output VC `o` has flits for its link: in its buffer, or (input-queued) in the input
+    /// VC that owns it.
+    fn link_has_flits(&self, o: u32) -> bool {
+        if self.p.input_queued() {
+            let i = self.fab.owner_in[o as usize];
+            i != NONE && !self.fab.inb[i as usize].avail.is_empty()
+        } else {
+            !self.fab.outb[o as usize].avail.is_empty()
         }
     }
 
@@ -513,11 +599,11 @@ impl Network {
                     continue;
                 }
                 let o = gp * vcs + v;
-                let ob = &self.fab.outb[o as usize];
-                if self.fab.owner[o as usize] != NONE || ob.cap == 0 {
+                let far = self.g.far(gp);
+                if self.fab.owner[o as usize] != NONE || (far == NONE && self.g.endpoint(gp) == NONE)
+                {
                     continue;
                 }
-                let far = self.g.far(gp);
                 self.fab.outb[o as usize].settle(self.now);
                 if far != NONE {
                     self.fab.inb[(far * vcs + v) as usize].settle(self.now);
@@ -619,25 +705,11 @@ impl Network {
 
     /// When the front packet of output VC `v` of port `gp` could next use the link, from `at`.
     fn link_plan(&mut self, gp: u32, v: u32, at: Ps) -> Option<(Occ, Plan)> {
-        let vcs = self.p.vcs;
-        let o = (gp * vcs + v) as usize;
-        let occ = *self.fab.outb[o].pkts.front()?;
-        let flits = self.pkts[occ.pkt as usize].flits;
-        let far = self.g.far(gp);
-        let rule = self.rule(false);
-        let transit = self.p.flit_time + self.p.link_latency + self.p.router_delay;
+        let flits_of = |occ: Occ, pkts: &[super::Packet]| pkts[occ.pkt as usize].flits;
+        let rule = self.rule(self.p.input_queued());
         let now = self.now;
-        let fab = &mut self.fab;
-        fab.outb[o].settle(now);
-        if far != NONE {
-            fab.inb[(far * vcs + v) as usize].settle(now);
-        }
-        let from = From::Buf(&mut fab.outb[o], 0);
-        let to = if far == NONE {
-            To::Sink
-        } else {
-            To::Buf(&mut fab.inb[(far * vcs + v) as usize], transit)
-        };
+        let (from, to, occ) = link_ends(&mut self.fab, &self.g, &self.p, gp, v, Some(now))?;
+        let flits = flits_of(occ, &self.pkts);
         plan(at, &from, &to, occ.pkt, flits, occ.out, rule).map(|pl| (occ, pl))
     }
 
@@ -647,19 +719,20 @@ impl Network {
         let o = gp * vcs + v;
         let far = self.g.far(gp);
         let f = self.p.flit_time;
-        let transit = f + self.p.link_latency + self.p.router_delay;
-        let fab = &mut self.fab;
-        let mut from = From::Buf(&mut fab.outb[o as usize], 0);
-        let mut to = if far == NONE {
-            To::Sink
-        } else {
-            To::Buf(&mut fab.inb[(far * vcs + v) as usize], transit)
-        };
+        let iq = self.p.input_queued();
+        let src_in = self.fab.owner_in[o as usize];
+        let (mut from, mut to, _) =
+            link_ends(&mut self.fab, &self.g, &self.p, gp, v, None).expect("planned");
         let log = self.audit.as_mut().map(|a| &mut a.runs);
         let (n, last) = transfer(&mut from, &mut to, occ.pkt, pl, f, true, log);
         let arrive = f + self.p.link_latency;
+        let from_id = if iq {
+            src_in
+        } else {
+            self.fab.inb.len() as u32 + o
+        };
         self.audit_moves(
-            Some(self.fab.inb.len() as u32 + o),
+            Some(from_id),
             (far != NONE).then_some((far * vcs + v, arrive)),
         );
         self.last_move = self.now;
@@ -667,8 +740,11 @@ impl Network {
         self.fab.rr[gp as usize] = (v + 1) % vcs;
         self.stats.port_busy[gp as usize] += n as Ps * f;
         let flits = self.pkts[occ.pkt as usize].flits;
-        if occ.out + n == flits {
-            self.fab.outb[o as usize].pkts.pop_front();
+        let tail_sent = occ.out + n == flits;
+        if tail_sent {
+            if !iq {
+                self.fab.outb[o as usize].pkts.pop_front();
+            }
             self.fab.cur[gp as usize] = NONE;
             if far == NONE {
                 self.schedule(last + f + self.p.link_latency, NetEvent::Deliver(occ.pkt));
@@ -680,9 +756,22 @@ impl Network {
         if far != NONE {
             self.fab.todo(Task::In(far * vcs + v));
         }
-        let owner_in = self.fab.owner_in[o as usize];
-        if owner_in != NONE {
-            self.fab.todo(Task::In(owner_in));
+        if iq {
+            if n > 0 {
+                self.wake_upstream(src_in);
+            }
+            if tail_sent {
+                // The tail has left: the output VC is free, the input VC's next packet routes.
+                self.fab.inb[src_in as usize].pkts.pop_front();
+                self.fab.route[src_in as usize] = NONE;
+                self.release(o);
+                self.fab.todo(Task::In(src_in));
+            }
+        } else {
+            let owner_in = self.fab.owner_in[o as usize];
+            if owner_in != NONE {
+                self.fab.todo(Task::In(owner_in));
+            }
         }
         self.link_rewake(gp, last + f);
     }
@@ -695,7 +784,7 @@ impl Network {
         let v = self.fab.cur[gp as usize];
         let mut wake = Ps::MAX;
         for w in 0..vcs {
-            if self.fab.outb[(gp * vcs + w) as usize].avail.is_empty() {
+            if !self.link_has_flits(gp * vcs + w) {
                 continue;
             }
             if w == v {

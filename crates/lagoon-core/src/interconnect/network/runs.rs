@@ -154,6 +154,16 @@ impl Runs {
         if self.head.n == 0 || self.head.t > now {
             return;
         }
+        // Already settled at `now` (the common case: a buffer asked again in the same event).
+        if self.head.t == now && self.head.stride == 0 {
+            let next = match self.mid.front() {
+                Some(r) => Some(r.t),
+                None => (self.tail.n > 0).then_some(self.tail.t),
+            };
+            if next.is_none_or(|t| t > now) {
+                return;
+            }
+        }
         let mut past = 0u32;
         while self.head.n > 0 && self.head.t <= now {
             let r = &mut self.head;

@@ -60,12 +60,21 @@ fn run(net: &mut Network, msgs: &[(Ps, u32, u32, u32)]) -> Result<Vec<Delivery>,
     Ok(out)
 }
 
+/// One packet alone on a line; the same time on the input-output-queued router and on the
+/// input-queued one (no output buffers: its crossbar and link are one stage).
 fn one_packet(sw: Switching, hops: u32, flits: u32, buffer: u32) -> Ps {
-    let mut net = line(hops, params(sw, flits, buffer));
-    let done = run(&mut net, &[(0, 0, 1, flits)]).unwrap();
-    assert_eq!(done.len(), 1);
-    assert_eq!(done[0].hops, hops);
-    done[0].delivered
+    let times: Vec<Ps> = [buffer, 0]
+        .into_iter()
+        .map(|out| {
+            let mut net = line(hops, NetParams { out_vc_flits: out, ..params(sw, flits, buffer) });
+            let done = run(&mut net, &[(0, 0, 1, flits)]).unwrap();
+            assert_eq!(done.len(), 1);
+            assert_eq!(done[0].hops, hops);
+            done[0].delivered
+        })
+        .collect();
+    assert_eq!(times[0], times[1], "{sw:?} H={hops} P={flits}: IOQ vs IQ");
+    times[0]
 }
 
 /// Zero load, wormhole and virtual cut-through: the head pays `f + L` per link and `R` per
@@ -257,11 +266,11 @@ fn arb_config() -> impl Strategy<Value = SsdConfig> {
         0..4usize,
         (1u32..4, 1u32..5),
         (0u32..3, 1u32..7, 1u32..6),
-        (any::<bool>(), 0u32..4),
+        (any::<bool>(), 0u32..4, any::<bool>()),
     )
         .prop_filter_map(
             "a provided combination",
-            |(t, r, sw, (ch, cpc), (extra_vcs, packet, buf), (spread, fcs))| {
+            |(t, r, sw, (ch, cpc), (extra_vcs, packet, buf), (spread, fcs, input_queued))| {
                 let mut c = SsdConfig::default();
                 c.flash.channels = ch;
                 c.flash.chips_per_channel = cpc;
@@ -297,7 +306,7 @@ fn arb_config() -> impl Strategy<Value = SsdConfig> {
                     buf
                 };
                 n.input_buffer_bytes = per_vc * n.vcs * 8;
-                n.output_buffer_bytes = per_vc * n.vcs * 8;
+                n.output_buffer_bytes = if input_queued { 0 } else { per_vc * n.vcs * 8 };
                 c.validate().ok()?;
                 Some(c)
             },
@@ -428,7 +437,8 @@ fn every_combination_drains_after_overload() {
                 k.packet_flits = 4;
                 k.vcs = 4;
                 k.input_buffer_bytes = 4 * 8 * 6;
-                k.output_buffer_bytes = 4 * 8 * 6;
+                // Every other combination on the input-queued router.
+                k.output_buffer_bytes = if n % 2 == 1 { 0 } else { 4 * 8 * 6 };
                 if c.validate().is_err() {
                     continue;
                 }
@@ -488,13 +498,15 @@ fn zero_load_of_a_lone_message_of_several_packets() {
         for hops in [0u32, 1, 4] {
             for flits in [1u32, 4, 5, 11] {
                 // Packets of at most 4 flits: 1, 1, 2 and 3 packets.
-                let mut net = line(hops, params(sw, 4, 8));
-                let done = run(&mut net, &[(0, 0, 1, flits)]).unwrap();
-                assert_eq!(
-                    done[0].delivered - done[0].sent,
-                    net.zero_load(hops, flits),
-                    "{sw:?} H={hops} flits={flits}"
-                );
+                for out in [8, 0] {
+                    let mut net = line(hops, NetParams { out_vc_flits: out, ..params(sw, 4, 8) });
+                    let done = run(&mut net, &[(0, 0, 1, flits)]).unwrap();
+                    assert_eq!(
+                        done[0].delivered - done[0].sent,
+                        net.zero_load(hops, flits),
+                        "{sw:?} H={hops} flits={flits} output buffer {out}"
+                    );
+                }
             }
         }
     }

@@ -8,6 +8,8 @@
 
 pub mod cmt;
 pub mod mapping;
+pub mod superblock;
+pub mod wear;
 
 use crate::config::{
     DynamicMapping, FtlConfig, GcPolicy, InvalidDistribution, PreconditionMode, SsdConfig,
@@ -368,6 +370,36 @@ impl Ftl {
         }
     }
 
+    /// The block the next write of `stream` on `plane` goes to: its open frontier, else the
+    /// free block [`Self::open_block`] would take (a remapped drive's window asks which die
+    /// that block is on, dSSD Fig. 15).
+    pub fn next_block(&self, plane: u32, stream: Stream) -> u32 {
+        let pa = &self.planes[plane as usize];
+        let frontier = match stream {
+            Stream::User => pa.user,
+            Stream::Gc => pa.gc,
+        };
+        if frontier != NONE || pa.free.is_empty() {
+            return frontier.min(self.geo.blocks_per_plane - 1);
+        }
+        pa.free[self.least_erased_free(plane)]
+    }
+
+    /// Index in `plane`'s free list of its least-erased block (the last such one).
+    fn least_erased_free(&self, plane: u32) -> usize {
+        let base = (plane * self.geo.blocks_per_plane) as usize;
+        let free = &self.planes[plane as usize].free;
+        let mut best = free.len() - 1;
+        for i in (0..free.len()).rev() {
+            if self.blocks[base + free[i] as usize].erase_count
+                < self.blocks[base + free[best] as usize].erase_count
+            {
+                best = i;
+            }
+        }
+        best
+    }
+
     fn alloc_page(&mut self, plane: u32, stream: Stream) -> u32 {
         debug_assert!(self.can_allocate(plane, stream));
         let ppb = self.geo.pages_per_block;
@@ -403,16 +435,8 @@ impl Ftl {
     /// Take the least-erased free block (dynamic wear levelling).
     fn open_block(&mut self, plane: u32) -> u32 {
         let base = (plane * self.geo.blocks_per_plane) as usize;
-        let free = &mut self.planes[plane as usize].free;
-        let mut best = free.len() - 1;
-        for i in (0..free.len()).rev() {
-            if self.blocks[base + free[i] as usize].erase_count
-                < self.blocks[base + free[best] as usize].erase_count
-            {
-                best = i;
-            }
-        }
-        let block = free.swap_remove(best);
+        let best = self.least_erased_free(plane);
+        let block = self.planes[plane as usize].free.swap_remove(best);
         let buf = match self.p2l_free.pop() {
             Some(b) => b,
             None => {
