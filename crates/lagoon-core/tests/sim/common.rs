@@ -37,3 +37,26 @@ pub fn run(cfg: &SsdConfig, arch: Arch, workloads: &[&str], seed: u64) -> Report
     s.seed = seed;
     s.run(|_| {}).unwrap()
 }
+
+/// Run synthetic workload `w` closed-loop at depth 16 on `c` with the FTL's invariant scan at
+/// the end, and with `audit` the check that no bus or DRAM was granted twice.
+pub fn verified_run(
+    c: &SsdConfig,
+    arch: Arch,
+    w: &str,
+    seed: u64,
+    audit: bool,
+) -> lagoon_core::sim::Outcome {
+    let spec = lagoon_workload::SyntheticSpec::parse(w).unwrap();
+    let cap = lagoon_core::sim::Simulator::flow_capacity_bytes(c, 1);
+    let gen = lagoon_workload::SyntheticGenerator::new(&spec, cap, seed).unwrap();
+    let flow = lagoon_core::host::Flow {
+        name: w.into(),
+        source: Box::new(gen.map(Ok)),
+        replay: lagoon_core::host::Replay::Closed { depth: 16 },
+    };
+    let mut sim = lagoon_core::sim::Simulator::new(c, arch, vec![flow], seed);
+    sim.set_verify(true);
+    sim.set_audit(audit);
+    sim.run(|_| {}).unwrap()
+}

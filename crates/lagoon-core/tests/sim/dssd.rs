@@ -215,19 +215,9 @@ fn io_meeting_a_bus_busy_with_gc_waits_the_remaining_bus_time() {
     }
 }
 
+/// Closed loop at depth 16 with the FTL's invariant scan and the resource audit.
 fn verified(c: &SsdConfig, w: &str, seed: u64) -> lagoon_core::sim::Outcome {
-    let spec = lagoon_workload::SyntheticSpec::parse(w).unwrap();
-    let cap = Simulator::flow_capacity_bytes(c, 1);
-    let gen = lagoon_workload::SyntheticGenerator::new(&spec, cap, seed).unwrap();
-    let flow = lagoon_core::host::Flow {
-        name: w.into(),
-        source: Box::new(gen.map(Ok)),
-        replay: lagoon_core::host::Replay::Closed { depth: 16 },
-    };
-    let mut sim = Simulator::new(c, Arch::Baseline, vec![flow], seed);
-    sim.set_verify(true);
-    sim.set_audit(true);
-    sim.run(|_| {}).unwrap()
+    super::common::verified_run(c, Arch::Baseline, w, seed, true)
 }
 
 proptest! {

@@ -1,11 +1,10 @@
 //! Invariants over random workloads: every request completes exactly once, the FTL never
 //! loses a logical page under GC, and the same seed gives byte-identical output.
 
-use super::common::{run, tiny};
+use super::common::{run, tiny, verified_run};
 use lagoon_core::config::{DynamicMapping, MappingConfig};
 use lagoon_core::interconnect::Arch;
 use lagoon_core::scenario::Scenario;
-use lagoon_core::sim::Simulator;
 use proptest::prelude::*;
 
 proptest! {
@@ -52,7 +51,7 @@ fn no_logical_page_lost_under_gc_pressure() {
             entry_bytes: 8,
         };
         let w = "syn:read=20,size=uniform:4k-16k,addr=hotcold:80/30,arrival=qd:16,count=20000";
-        let o = verified_run(&c, Arch::Baseline, w, seed);
+        let o = verified_run(&c, Arch::Baseline, w, seed, false);
         let done: u64 = o.flows.iter().map(|f| f.completed).sum();
         assert_eq!(done, 20_000);
         assert!(
@@ -250,7 +249,7 @@ proptest! {
         c.ftl.dynamic_mapping = mapping;
         c.ftl.mapping = MappingConfig::Demand { cmt_bytes: 8 * 256, entry_bytes: 8 };
         let w = "syn:read=30,size=uniform:4k-16k,addr=hotcold:80/30,arrival=qd:16,count=8000";
-        let o = verified_run(&c, arch, w, seed);
+        let o = verified_run(&c, arch, w, seed, false);
         let done: u64 = o.flows.iter().map(|f| f.completed).sum();
         prop_assert_eq!(done, 8_000);
         prop_assert!(o.ftl.erases > 0);
@@ -292,25 +291,4 @@ fn dynamic_mapping_raises_write_iops_on_perf_optimized() {
             s.iops
         );
     }
-}
-
-/// Run synthetic workload `w` closed-loop at depth 16 on `c` with the FTL's invariant scan at
-/// the end.
-fn verified_run(
-    c: &lagoon_core::config::SsdConfig,
-    arch: Arch,
-    w: &str,
-    seed: u64,
-) -> lagoon_core::sim::Outcome {
-    let spec = lagoon_workload::SyntheticSpec::parse(w).unwrap();
-    let cap = Simulator::flow_capacity_bytes(c, 1);
-    let gen = lagoon_workload::SyntheticGenerator::new(&spec, cap, seed).unwrap();
-    let flow = lagoon_core::host::Flow {
-        name: w.into(),
-        source: Box::new(gen.map(Ok)),
-        replay: lagoon_core::host::Replay::Closed { depth: 16 },
-    };
-    let mut sim = Simulator::new(c, arch, vec![flow], seed);
-    sim.set_verify(true);
-    sim.run(|_| {}).unwrap()
 }
