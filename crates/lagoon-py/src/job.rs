@@ -29,6 +29,9 @@ struct Wire {
     timeline_window: Option<u64>,
     #[serde(default)]
     stop_at_last_completion: bool,
+    /// An aged drive's block remapping (`reproduce superblocks`' timed windows).
+    #[serde(default)]
+    block_remap: Option<lagoon_core::ssd::dynamic_superblock::BlockRemap>,
 }
 
 pub fn to_wire(job: &Job) -> Result<String> {
@@ -46,6 +49,7 @@ pub fn to_wire(job: &Job) -> Result<String> {
         host_scheduler,
         timeline_window,
         stop_at_last_completion,
+        block_remap,
     } = &job.scenario;
     let w = Wire {
         key: job.key.clone(),
@@ -62,6 +66,7 @@ pub fn to_wire(job: &Job) -> Result<String> {
         host_scheduler: host_scheduler.map(|(s, q)| (s.to_string(), q)),
         timeline_window: *timeline_window,
         stop_at_last_completion: *stop_at_last_completion,
+        block_remap: block_remap.as_deref().cloned(),
     };
     Ok(serde_json::to_string(&w)?)
 }
@@ -94,6 +99,7 @@ pub fn from_wire(text: &str) -> Result<Job> {
     };
     sc.timeline_window = w.timeline_window;
     sc.stop_at_last_completion = w.stop_at_last_completion;
+    sc.block_remap = w.block_remap.map(std::sync::Arc::new);
     Ok(Job {
         key: w.key,
         scenario: sc,

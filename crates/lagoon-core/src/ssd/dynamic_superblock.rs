@@ -24,7 +24,7 @@ const NONE: u32 = u32::MAX;
 /// physical plane each (plane, block) the FTL addresses really lives on. Remaps stay on the
 /// controller's channel, and a block keeps its page offsets, so the plane is all the timing
 /// model needs: a command for a remapped block runs on that plane's die.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BlockRemap {
     blocks_per_plane: u32,
     /// `plane * blocks_per_plane + block` -> physical plane.
