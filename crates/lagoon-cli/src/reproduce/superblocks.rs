@@ -215,7 +215,6 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
             let i = get_i("fig15a", &format!("{}|{e}", pick.name()));
             (&results[i], &remaps[i])
         },
-        threads,
     )?;
     let wall = start.elapsed().as_secs_f64();
     let get = |exp: &str, label: &str| -> &LifetimeReport { &results[get_i(exp, label)] };
@@ -559,7 +558,6 @@ fn fig15a<'a>(
     base: &SsdConfig,
     srts: &[u32],
     aged: impl Fn(RbtPick, u32) -> (&'a LifetimeReport, &'a BlockRemap),
-    threads: usize,
 ) -> Result<serde_json::Value> {
     use crate::batch::{Job, RunKey};
     use lagoon_core::interconnect::Arch;
@@ -640,8 +638,9 @@ fn fig15a<'a>(
             }
         }
     }
-    // Local threads: the remap table is not part of a job's text form (batch::Executor).
-    let recs = crate::batch::run_all(jobs, threads, a.quiet)?;
+    // The timed windows go to the command's executor (the remap travels with the job);
+    // the lifetimes above are functional runs on local threads.
+    let recs = a.executor().run(jobs, a.quiet)?;
     let mut csv = String::from(
         "drive,workload,rbt_pick,srt_entries,active_srt_per_controller,blocks_off_their_plane,iops,normalized\n",
     );
