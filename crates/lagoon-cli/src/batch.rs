@@ -213,7 +213,10 @@ pub fn run_all(jobs: Vec<Job>, threads: usize, quiet: bool) -> Result<Vec<Record
     });
     pb.finish_and_clear();
     if !quiet && n > 1 {
-        eprintln!("{}", slowest(&jobs, &walls.into_inner().expect("threads joined"), 5));
+        eprintln!(
+            "{}",
+            slowest(&jobs, &walls.into_inner().expect("threads joined"), 5)
+        );
     }
     let mut out = Vec::with_capacity(n);
     for r in results.into_inner().expect("threads joined") {

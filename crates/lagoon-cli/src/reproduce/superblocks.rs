@@ -207,15 +207,10 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
             .position(|r| r.exp == exp && r.label == label)
             .expect("every run is listed")
     };
-    let fig15 = fig15a(
-        a,
-        &f15,
-        &fig15_srts,
-        |pick, e| {
-            let i = get_i("fig15a", &format!("{}|{e}", pick.name()));
-            (&results[i], &remaps[i])
-        },
-    )?;
+    let fig15 = fig15a(a, &f15, &fig15_srts, |pick, e| {
+        let i = get_i("fig15a", &format!("{}|{e}", pick.name()));
+        (&results[i], &remaps[i])
+    })?;
     let wall = start.elapsed().as_secs_f64();
     let get = |exp: &str, label: &str| -> &LifetimeReport { &results[get_i(exp, label)] };
     let tb = |b: Option<u64>| b.map_or(f64::NAN, |b| b as f64 / 1e12);

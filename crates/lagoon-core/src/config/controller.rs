@@ -197,7 +197,12 @@ impl Section for FnocConfig {
         int!(flit_bytes, "bytes", 1, 65_536),
         int!(packet_flits, "flits", 1, 1 << 20),
         int!(input_buffer_bytes, "bytes per port", 1, 1 << 24),
-        int!(output_buffer_bytes, "bytes per port (0: an input-queued router)", 0, 1 << 24),
+        int!(
+            output_buffer_bytes,
+            "bytes per port (0: an input-queued router)",
+            0,
+            1 << 24
+        ),
         real!(link_mb_s, "MB/s", Range::real(1.0, 1e6)),
         real!(router_delay_ns, "ns", Range::real(0.0, 1e6)),
         real!(link_latency_ns, "ns", Range::real(0.0, 1e6)),

@@ -13,12 +13,12 @@
 //! designs are built from and `lagoon net` drives alone: [`net::NetSsd`] is `--arch net`
 //! and, configured by [`net::nossd_layer`], `--arch nossd`.
 
-pub mod venice_mesh;
 pub mod net;
 pub mod network;
 pub mod pnssd;
 pub mod shared_bus;
 pub mod venice;
+pub mod venice_mesh;
 
 use crate::config::SsdConfig;
 use crate::engine::EventQueue;

@@ -31,22 +31,49 @@ fn runs() -> Vec<(&'static str, Report)> {
     let reads = "syn:read=100,size=4k,arrival=qd:32,count=5000";
     let mut out = Vec::new();
     for arch in Arch::ALL {
-        out.push((arch.name(), run(&preset("perf-optimized"), arch, &[mixed], 1)));
+        out.push((
+            arch.name(),
+            run(&preset("perf-optimized"), arch, &[mixed], 1),
+        ));
     }
-    out.push(("baseline-reads-qd32", run(&preset("perf-optimized"), Arch::Baseline, &[reads], 1)));
-    out.push(("venice-reads-qd32", run(&preset("perf-optimized"), Arch::Venice, &[reads], 1)));
-    out.push(("nossd-reads-qd32", run(&preset("perf-optimized"), Arch::Nossd, &[reads], 1)));
+    out.push((
+        "baseline-reads-qd32",
+        run(&preset("perf-optimized"), Arch::Baseline, &[reads], 1),
+    ));
+    out.push((
+        "venice-reads-qd32",
+        run(&preset("perf-optimized"), Arch::Venice, &[reads], 1),
+    ));
+    out.push((
+        "nossd-reads-qd32",
+        run(&preset("perf-optimized"), Arch::Nossd, &[reads], 1),
+    ));
     out.push((
         "cost-venice-hm_0",
-        run(&preset("cost-optimized"), Arch::Venice, &["syn:hm_0,count=3000"], 2),
+        run(
+            &preset("cost-optimized"),
+            Arch::Venice,
+            &["syn:hm_0,count=3000"],
+            2,
+        ),
     ));
     out.push((
         "tiny-gc-writes",
-        run(&tiny(), Arch::Baseline, &["syn:read=10,size=4k,arrival=qd:8,count=8000"], 3),
+        run(
+            &tiny(),
+            Arch::Baseline,
+            &["syn:read=10,size=4k,arrival=qd:8,count=8000"],
+            3,
+        ),
     ));
     out.push((
         "tpcc-trace",
-        run(&preset("perf-optimized"), Arch::Baseline, &[&trace("tpcc-small.trace")], 1),
+        run(
+            &preset("perf-optimized"),
+            Arch::Baseline,
+            &[&trace("tpcc-small.trace")],
+            1,
+        ),
     ));
     let mut torus = preset("perf-optimized");
     torus.network.topology = TopologyKind::Torus;
@@ -62,7 +89,12 @@ fn runs() -> Vec<(&'static str, Report)> {
     dssd.validate().unwrap();
     out.push((
         "dssd-ull-dssd_f",
-        run(&dssd, Arch::Baseline, &["syn:read=0,size=32k,arrival=qd:64,count=2000"], 6),
+        run(
+            &dssd,
+            Arch::Baseline,
+            &["syn:read=0,size=32k,arrival=qd:64,count=2000"],
+            6,
+        ),
     ));
     let mut s = Scenario::new(
         "perf-optimized",

@@ -87,10 +87,19 @@ fn venice_is_the_layer_with_venice_routing() {
     c.validate().unwrap();
     let w = "syn:read=70,size=uniform:4k-16k,arrival=qd:32,count=3000";
     let mut net = run(&c, Arch::Net, &[w], 4);
-    let venice = run(&SsdConfig::load("perf-optimized").unwrap(), Arch::Venice, &[w], 4);
+    let venice = run(
+        &SsdConfig::load("perf-optimized").unwrap(),
+        Arch::Venice,
+        &[w],
+        4,
+    );
     net.arch = venice.arch.clone();
     assert_eq!(net.deterministic_json(), venice.deterministic_json());
-    let n = venice.interconnect.network.as_ref().expect("network counters");
+    let n = venice
+        .interconnect
+        .network
+        .as_ref()
+        .expect("network counters");
     assert_eq!(n.messages, venice.interconnect.transfers);
     assert_eq!((n.routers, n.links), (64, 2 * 8 * 7));
     assert!(n.mean_hops >= 1.0 && n.mean_latency_ns > 0.0);
@@ -101,7 +110,12 @@ fn venice_is_the_layer_with_venice_routing() {
     c.network.controller_attach = lagoon_core::config::ControllerAttach::Spread;
     let spread = run(&c, Arch::Net, &[w], 4);
     assert_eq!(spread.requests, 3000);
-    let routers = &spread.interconnect.mesh.as_ref().unwrap().controller_routers;
+    let routers = &spread
+        .interconnect
+        .mesh
+        .as_ref()
+        .unwrap()
+        .controller_routers;
     assert_eq!(routers, &[0, 21, 42]);
 }
 
@@ -112,7 +126,10 @@ fn venice_routing_needs_a_mesh_and_circuits() {
     c.network.routing = RoutingKind::Venice;
     c.network.switching = Switching::Wormhole;
     let e = c.validate().unwrap_err().to_string();
-    assert!(e.contains("network.switching") && e.contains("circuit"), "{e}");
+    assert!(
+        e.contains("network.switching") && e.contains("circuit"),
+        "{e}"
+    );
     c.network.switching = Switching::Circuit;
     c.network.topology = TopologyKind::Torus;
     let e = c.validate().unwrap_err().to_string();

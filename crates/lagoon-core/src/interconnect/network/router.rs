@@ -600,7 +600,8 @@ impl Network {
                 }
                 let o = gp * vcs + v;
                 let far = self.g.far(gp);
-                if self.fab.owner[o as usize] != NONE || (far == NONE && self.g.endpoint(gp) == NONE)
+                if self.fab.owner[o as usize] != NONE
+                    || (far == NONE && self.g.endpoint(gp) == NONE)
                 {
                     continue;
                 }

@@ -66,7 +66,13 @@ fn one_packet(sw: Switching, hops: u32, flits: u32, buffer: u32) -> Ps {
     let times: Vec<Ps> = [buffer, 0]
         .into_iter()
         .map(|out| {
-            let mut net = line(hops, NetParams { out_vc_flits: out, ..params(sw, flits, buffer) });
+            let mut net = line(
+                hops,
+                NetParams {
+                    out_vc_flits: out,
+                    ..params(sw, flits, buffer)
+                },
+            );
             let done = run(&mut net, &[(0, 0, 1, flits)]).unwrap();
             assert_eq!(done.len(), 1);
             assert_eq!(done[0].hops, hops);
@@ -499,7 +505,13 @@ fn zero_load_of_a_lone_message_of_several_packets() {
             for flits in [1u32, 4, 5, 11] {
                 // Packets of at most 4 flits: 1, 1, 2 and 3 packets.
                 for out in [8, 0] {
-                    let mut net = line(hops, NetParams { out_vc_flits: out, ..params(sw, 4, 8) });
+                    let mut net = line(
+                        hops,
+                        NetParams {
+                            out_vc_flits: out,
+                            ..params(sw, 4, 8)
+                        },
+                    );
                     let done = run(&mut net, &[(0, 0, 1, flits)]).unwrap();
                     assert_eq!(
                         done[0].delivered - done[0].sent,
