@@ -314,8 +314,7 @@ pub struct Simulator {
     timeline: Option<Box<Timeline>>,
     /// fNoC busy time already put into the timeline.
     fnoc_busy_seen: Ps,
-    /// Global copyback pages waiting, per destination FC, for room in its destination dBUF.
-    /// [`Simulator::set_stop_at_last_completion`].
+    /// End the run at the last host completion ([`Simulator::set_stop_at_last_completion`]).
     stop_at_last_completion: bool,
     /// Controller model: when each transaction last entered a die queue, by slab index.
     queued_at: Vec<Ps>,
@@ -795,15 +794,7 @@ impl Simulator {
         } else {
             self.probe_gc.push(i as u32);
         }
-        let die = self
-            .ftl
-            .geo
-            .die_of_plane(self.exec_plane(&self.txns[t as usize])) as usize;
-        if self.ctl.is_some() || self.issue_order() {
-            self.mark_queued(t, now);
-        }
-        push_back(&mut self.txns, &mut self.queues[die][q], t);
-        self.probe_die = die;
+        self.probe_die = self.queue_on_die(now, t, q);
     }
 
     /// Run to completion (every request of every flow served), calling `progress` with the
@@ -1391,6 +1382,13 @@ impl Simulator {
         } else {
             q
         };
+        let die = self.queue_on_die(now, t, q);
+        self.try_dispatch(now, die);
+    }
+
+    /// Put transaction `t` at the back of queue `q` of the die it runs on; returns the die.
+    #[inline]
+    fn queue_on_die(&mut self, now: Ps, t: u32, q: usize) -> usize {
         let die = self
             .ftl
             .geo
@@ -1400,11 +1398,11 @@ impl Simulator {
             self.mark_queued(t, now);
         }
         push_back(&mut self.txns, &mut self.queues[die][q], t);
-        self.try_dispatch(now, die);
+        die
     }
 
     /// When transaction `t` started waiting (a side table, so that `Txn` and the other back
-    /// ends' memory stay as they were; controller model only).
+    /// ends' memory stay as they were; controller model and issue-order dies only).
     #[inline]
     fn mark_queued(&mut self, t: u32, now: Ps) {
         if self.queued_at.len() <= t as usize {
@@ -1700,10 +1698,9 @@ impl Simulator {
         d.bytes = bytes;
         d.started = now;
         if kind == TxnKind::GcRead {
+            let fc = self.fc_of_die(die as u32);
             if let Some(c) = &mut self.ctl {
                 if c.design.global_copyback() {
-                    let fc =
-                        self.ftl.geo.chip_of_die(die as u32) / self.cfg.flash.chips_per_channel;
                     c.dbuf_used[fc as usize] += picked.len() as u32;
                 }
             }
@@ -1844,8 +1841,7 @@ impl Simulator {
             .filter(|&&t| self.txns[t as usize].kind == TxnKind::GcWrite)
             .count() as u32;
         if k > 0 {
-            let fc = self.ftl.geo.chip_of_die(die as u32) / self.cfg.flash.chips_per_channel;
-            self.dbuf_release(now, fc, k);
+            self.dbuf_release(now, self.fc_of_die(die as u32), k);
         }
     }
 
@@ -1893,7 +1889,7 @@ impl Simulator {
             }
         }
         if d.op == FlashOp::Read && self.ctl.is_some() {
-            let fc = self.ftl.geo.chip_of_die(die as u32) / self.cfg.flash.chips_per_channel;
+            let fc = self.fc_of_die(die as u32);
             for &t in &d.txns[..d.n as usize] {
                 self.move_read(now, t, fc);
             }
@@ -2073,7 +2069,7 @@ impl Simulator {
     fn dbuf_room(&self, die: usize) -> u32 {
         match &self.ctl {
             Some(c) if c.design.global_copyback() => {
-                let fc = self.ftl.geo.chip_of_die(die as u32) / self.cfg.flash.chips_per_channel;
+                let fc = self.fc_of_die(die as u32);
                 c.dbuf_pages.saturating_sub(c.dbuf_used[fc as usize])
             }
             _ => u32::MAX,
@@ -2191,8 +2187,13 @@ impl Simulator {
     /// FC of the die holding `plane`.
     #[inline]
     fn fc_of_plane(&self, plane: u32) -> u32 {
-        let g = &self.ftl.geo;
-        g.chip_of_die(g.die_of_plane(plane)) / self.cfg.flash.chips_per_channel
+        self.fc_of_die(self.ftl.geo.die_of_plane(plane))
+    }
+
+    /// FC (channel) of `die`.
+    #[inline]
+    fn fc_of_die(&self, die: u32) -> u32 {
+        self.ftl.geo.chip_of_die(die) / self.cfg.flash.chips_per_channel
     }
 
     /// A global copyback GC read about to be dispatched with a bounded destination dBUF

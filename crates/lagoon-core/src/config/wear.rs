@@ -11,8 +11,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum SuperblockMode {
-    /// §5.1 static superblocks: a superblock with a bad block is retired whole ("BASELINE").
+    /// §5.1 static superblocks: a superblock with a bad block is retired whole ("BASELINE",
+    /// the name `lagoon lifetime --mode` and the figures use, accepted here too).
     #[default]
+    #[serde(alias = "baseline")]
     Static,
     /// §5.1-5.2 RECYCLED: the flash controller replaces a bad sub-block by a good block of a
     /// dead superblock (RBT) and remaps it (SRT), transparent to the FTL.

@@ -117,6 +117,9 @@ fn an_unknown_name_lists_the_valid_ones() {
         ("network", "routing", "`dor`, `minimal-adaptive`, `duato`"),
         ("fnoc", "topology", "`line`, `ring`, `mesh`, `torus`"),
         ("fnoc", "routing", "`dor`, `minimal-adaptive`, `duato`"),
+        ("wear", "superblock", "`static`, `recycled`, `reserv`"),
+        ("wear", "superblock_width", "`plane`, `die`, `channel`"),
+        ("wear", "rbt_pick", "`same-plane` or `newest`"),
     ] {
         let t = format!("[{section}]\n{key} = \"nonsense\"\n");
         let e = err(&t);

@@ -317,7 +317,8 @@ fn link_ends<'a>(
     let far = g.far(gp);
     let down = (far != NONE).then_some((far * p.vcs + v) as usize);
     let transit = p.flit_time + p.link_latency + p.router_delay;
-    let (src, credit_delay) = if p.input_queued() {
+    let iq = p.input_queued();
+    let (src, credit_delay) = if iq {
         match fab.owner_in[o] {
             NONE => return None,
             i => (i as usize, p.link_latency),
@@ -325,37 +326,26 @@ fn link_ends<'a>(
     } else {
         (o, 0)
     };
-    let bufs = if p.input_queued() {
-        &mut fab.inb
-    } else {
-        &mut fab.outb
-    };
-    let occ = *bufs[src].pkts.front()?;
+    let sending = if iq { &mut fab.inb[src] } else { &mut fab.outb[src] };
+    let occ = *sending.pkts.front()?;
     if let Some(now) = settle {
-        bufs[src].settle(now);
+        sending.settle(now);
         if let Some(d) = down {
             fab.inb[d].settle(now);
         }
     }
-    Some(match down {
-        None => {
-            let b = if p.input_queued() {
-                &mut fab.inb[src]
-            } else {
-                &mut fab.outb[src]
-            };
-            (From::Buf(b, credit_delay), To::Sink, occ)
-        }
-        Some(d) if p.input_queued() => {
+    let (from, to) = match (iq, down) {
+        (true, Some(d)) => {
             let (a, b) = pair_mut(&mut fab.inb, src, d);
-            (From::Buf(a, credit_delay), To::Buf(b, transit), occ)
+            (a, To::Buf(b, transit))
         }
-        Some(d) => (
-            From::Buf(&mut fab.outb[src], credit_delay),
-            To::Buf(&mut fab.inb[d], transit),
-            occ,
+        (true, None) => (&mut fab.inb[src], To::Sink),
+        (false, d) => (
+            &mut fab.outb[src],
+            d.map_or(To::Sink, |d| To::Buf(&mut fab.inb[d], transit)),
         ),
-    })
+    };
+    Some((From::Buf(from, credit_delay), to, occ))
 }
 
 /// Two distinct elements of a slice, both mutable.
