@@ -23,7 +23,7 @@
 //! completion. I/O performance is host bandwidth over the run; GC performance is GC page
 //! reads and programs (as page moves) per second over the same time (GC while I/O runs).
 
-use super::{write, ReproduceArgs};
+use super::{write, write_json, ReproduceArgs};
 use crate::batch::{Job, Record, RunKey};
 use anyhow::Result;
 use lagoon_core::config::{Design, GcMode, SsdConfig, TopologyKind};
@@ -989,10 +989,7 @@ fn summary(
         "fig08": fig8,
         "fig10": fig10,
     });
-    write(
-        &out.join("summary.json"),
-        &serde_json::to_string_pretty(&summary)?,
-    )?;
+    write_json(&out.join("summary.json"), &summary)?;
     if !a.quiet {
         eprint!("{md}");
     }

@@ -105,10 +105,7 @@ impl ReproduceArgs {
         let out = self.out_dir();
         std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
         write_csv(&out.join("runs.csv"), &recs)?;
-        write(
-            &out.join("runs.json"),
-            &serde_json::to_string_pretty(&recs)?,
-        )?;
+        write_json(&out.join("runs.json"), &recs)?;
         Ok((recs, wall))
     }
 
@@ -137,6 +134,11 @@ impl ReproduceArgs {
 
 pub(crate) fn write(p: &Path, s: &str) -> Result<()> {
     std::fs::write(p, s).with_context(|| format!("cannot write {}", p.display()))
+}
+
+/// `v` as pretty-printed JSON (summary.json, runs.json).
+pub(crate) fn write_json(p: &Path, v: &impl serde::Serialize) -> Result<()> {
+    write(p, &serde_json::to_string_pretty(v)?)
 }
 
 fn mean(v: &[f64]) -> f64 {

@@ -11,7 +11,9 @@
 //! what the figure shows); Table II replays each workload by its own arrival times, as the
 //! paper's "traces not large enough to generate high traffic" implies.
 
-use super::{bars_with_average, finite, mean, trace_files, write, ReproduceArgs, Series};
+use super::{
+    bars_with_average, finite, mean, trace_files, write, write_json, ReproduceArgs, Series,
+};
 use crate::batch::{Job, Record, RunKey};
 use anyhow::{Context, Result};
 use lagoon_core::config::{DynamicMapping, RoutingKind, SsdConfig};
@@ -278,10 +280,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
             "mapping": "Fig. 3 gives no numbers in the text: dynamic mapping 'significantly enhances throughput' over the bus baseline",
         },
     });
-    write(
-        &out.join("summary.json"),
-        &serde_json::to_string_pretty(&summary)?,
-    )?;
+    write_json(&out.join("summary.json"), &summary)?;
     let mut md = String::new();
     let _ = writeln!(md, "# MQSimNet reproduced (`{}`)\n", a.command_line());
     let _ = writeln!(

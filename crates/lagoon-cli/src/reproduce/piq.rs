@@ -8,7 +8,8 @@
 //! to RWS, as the paper reports "compared with RWS, on average".
 
 use super::{
-    bars_with_average, finite, mean, trace_files, write, write_rows, ReproduceArgs, Series,
+    bars_with_average, finite, mean, trace_files, write, write_json, write_rows, ReproduceArgs,
+    Series,
 };
 use crate::batch::{Job, Record, RunKey};
 use crate::plot;
@@ -483,10 +484,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     w.flush()?;
     summary.insert("piq_by_device".into(), Value::Object(devices));
     let summary = Value::Object(summary);
-    write(
-        &out.join("summary.json"),
-        &serde_json::to_string_pretty(&summary)?,
-    )?;
+    write_json(&out.join("summary.json"), &summary)?;
     let mut md = String::new();
     let _ = writeln!(md, "# PIQ (parallel issue queuing) reproduced by Lagoon\n");
     let _ = writeln!(md, "Command: `{}` — {wall:.0} s wall. Drive `{DRIVE}` (the paper's SSDsim setup, §V-A), host queue length {DEFAULT_QUEUE}, timed replay of every trace in `{}` and two synthetic conflict-heavy workloads ({n} requests each). Averages: arithmetic means over workloads of per-workload ratios to RWS.\n",

@@ -17,7 +17,7 @@
 //! Endurance at "a small number of bad superblocks" (§6.4): host data written when
 //! `AT_BAD` of BASELINE's superblocks have gone bad (our choice; the paper gives no count).
 
-use super::{write, ReproduceArgs};
+use super::{write, write_json, ReproduceArgs};
 use crate::lifetime::life_bar;
 use anyhow::{Context, Result};
 use lagoon_core::config::{RbtPick, SsdConfig, SuperblockMode};
@@ -219,10 +219,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         .zip(&results)
         .map(|(r, x)| json!({"experiment": r.exp, "label": r.label, "report": x}))
         .collect();
-    write(
-        &out.join("runs.json"),
-        &serde_json::to_string_pretty(&runs_json)?,
-    )?;
+    write_json(&out.join("runs.json"), &runs_json)?;
 
     // Figure 14(a).
     let mut curves = Vec::new();
@@ -475,10 +472,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         },
         "reasons": REASONS,
     });
-    write(
-        &out.join("summary.json"),
-        &serde_json::to_string_pretty(&summary)?,
-    )?;
+    write_json(&out.join("summary.json"), &summary)?;
     if !a.quiet {
         eprint!("{md}");
     }

@@ -9,8 +9,8 @@
 //! flow, the drive always busy): the two tell different stories, and both are shown.
 
 use super::{
-    bars_with_average, finite, mean, trace_files, write, write_csv, write_rows, ReproduceArgs,
-    Series,
+    bars_with_average, finite, mean, trace_files, write, write_csv, write_json, write_rows,
+    ReproduceArgs, Series,
 };
 use crate::batch::{self, Job, Record, RunKey};
 use crate::plot;
@@ -214,10 +214,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         );
     }
     write(&a.out_dir().join("summary.md"), &md)?;
-    write(
-        &a.out_dir().join("summary.json"),
-        &serde_json::to_string_pretty(&summary)?,
-    )?;
+    write_json(&a.out_dir().join("summary.json"), &summary)?;
     if !a.quiet {
         eprintln!(
             "done in {wall:.0} s: {}",
@@ -327,10 +324,7 @@ impl<'a> Outputs<'a> {
             .collect();
         let speedup = |r: &Record, b: &Record, _: Option<&Record>| b.sim_time_ns / r.sim_time_ns;
         write_csv(&self.dir.join("runs.csv"), self.recs)?;
-        write(
-            &self.dir.join("runs.json"),
-            &serde_json::to_string_pretty(self.recs)?,
-        )?;
+        write_json(&self.dir.join("runs.json"), &self.recs)?;
         let mut summary = Map::new();
         let mut speedups = Map::new();
         let mut speedups_closed = Map::new();

@@ -326,7 +326,11 @@ fn link_ends<'a>(
     } else {
         (o, 0)
     };
-    let sending = if iq { &mut fab.inb[src] } else { &mut fab.outb[src] };
+    let sending = if iq {
+        &mut fab.inb[src]
+    } else {
+        &mut fab.outb[src]
+    };
     let occ = *sending.pkts.front()?;
     if let Some(now) = settle {
         sending.settle(now);
