@@ -670,11 +670,11 @@ impl Network {
         let free = self.fab.link_free[gp as usize];
         let cur = self.fab.cur[gp as usize];
         if cur != NONE && free >= now {
-            if let Some((occ, pl)) = self.link_plan(gp, cur, free) {
-                if pl.start == free && occ.pkt == self.fab.cur_pkt[gp as usize] {
-                    self.link_commit(gp, cur, occ, pl);
-                    return;
-                }
+            if self
+                .link_go(gp, cur, free, self.fab.cur_pkt[gp as usize])
+                .is_ok()
+            {
+                return;
             }
         }
         if free > now {
@@ -685,12 +685,10 @@ impl Network {
         let mut earliest = Ps::MAX;
         for k in 0..vcs {
             let v = (self.fab.rr[gp as usize] + k) % vcs;
-            if let Some((occ, pl)) = self.link_plan(gp, v, now) {
-                if pl.start == now {
-                    self.link_commit(gp, v, occ, pl);
-                    return;
-                }
-                earliest = earliest.min(pl.start);
+            match self.link_go(gp, v, now, NONE) {
+                Ok(()) => return,
+                Err(Some(start)) => earliest = earliest.min(start),
+                Err(None) => {}
             }
         }
         if earliest != Ps::MAX {
@@ -699,27 +697,47 @@ impl Network {
     }
 
     /// When the front packet of output VC `v` of port `gp` could next use the link, from `at`.
-    fn link_plan(&mut self, gp: u32, v: u32, at: Ps) -> Option<(Occ, Plan)> {
-        let flits_of = |occ: Occ, pkts: &[super::Packet]| pkts[occ.pkt as usize].flits;
+    fn link_start(&mut self, gp: u32, v: u32, at: Ps) -> Option<Ps> {
         let rule = self.rule(self.p.input_queued());
         let now = self.now;
         let (from, to, occ) = link_ends(&mut self.fab, &self.g, &self.p, gp, v, Some(now))?;
-        let flits = flits_of(occ, &self.pkts);
-        plan(at, &from, &to, occ.pkt, flits, occ.out, rule).map(|pl| (occ, pl))
+        let flits = self.pkts[occ.pkt as usize].flits;
+        plan(at, &from, &to, occ.pkt, flits, occ.out, rule).map(|pl| pl.start)
     }
 
-    /// Send a burst of the front packet of output VC `v` over port `gp`'s link.
-    fn link_commit(&mut self, gp: u32, v: u32, occ: Occ, pl: Plan) {
+    /// Plan the front packet of output VC `v` of port `gp` from `at` and, if it can start
+    /// exactly then (and is packet `only`, unless NONE), send its burst over the link, with
+    /// the buffers found (and settled) once for both. `Err`: when it could start, if at all.
+    fn link_go(&mut self, gp: u32, v: u32, at: Ps, only: u32) -> Result<(), Option<Ps>> {
+        let rule = self.rule(self.p.input_queued());
+        let (now, f) = (self.now, self.p.flit_time);
+        let Some((mut from, mut to, occ)) =
+            link_ends(&mut self.fab, &self.g, &self.p, gp, v, Some(now))
+        else {
+            return Err(None);
+        };
+        let flits = self.pkts[occ.pkt as usize].flits;
+        let Some(pl) = plan(at, &from, &to, occ.pkt, flits, occ.out, rule) else {
+            return Err(None);
+        };
+        if pl.start != at || (only != NONE && occ.pkt != only) {
+            return Err(Some(pl.start));
+        }
+        let log = self.audit.as_mut().map(|a| &mut a.runs);
+        let (n, last) = transfer(&mut from, &mut to, occ.pkt, pl, f, true, log);
+        self.link_sent(gp, v, occ, n, last);
+        Ok(())
+    }
+
+    /// The link of port `gp` sent `n` flits of the front packet of output VC `v`, the last
+    /// at `last`: its time, the packet's progress, and who to serve next.
+    fn link_sent(&mut self, gp: u32, v: u32, occ: Occ, n: u32, last: Ps) {
         let vcs = self.p.vcs;
         let o = gp * vcs + v;
         let far = self.g.far(gp);
         let f = self.p.flit_time;
         let iq = self.p.input_queued();
         let src_in = self.fab.owner_in[o as usize];
-        let (mut from, mut to, _) =
-            link_ends(&mut self.fab, &self.g, &self.p, gp, v, None).expect("planned");
-        let log = self.audit.as_mut().map(|a| &mut a.runs);
-        let (n, last) = transfer(&mut from, &mut to, occ.pkt, pl, f, true, log);
         let arrive = f + self.p.link_latency;
         let from_id = if iq {
             src_in
@@ -783,8 +801,8 @@ impl Network {
                 continue;
             }
             if w == v {
-                if let Some((_, pl)) = self.link_plan(gp, v, end) {
-                    wake = wake.min(pl.start);
+                if let Some(start) = self.link_start(gp, v, end) {
+                    wake = wake.min(start);
                 }
             } else {
                 wake = wake.min(end);
