@@ -105,7 +105,11 @@ impl Runs {
     }
 
     /// Time of entry `i` (0 = first), if queued.
+    #[inline]
     pub fn at(&self, mut i: u32) -> Option<Ps> {
+        if i < self.head.n {
+            return Some(self.head.t + i as Ps * self.head.stride);
+        }
         for r in self.iter() {
             if i < r.n {
                 return Some(r.t + i as Ps * r.stride);
@@ -116,7 +120,19 @@ impl Runs {
     }
 
     /// Entries with time at most `t`.
+    #[inline]
     pub fn count_by(&self, t: Ps) -> u32 {
+        // One run (the common case: a settled or idle queue).
+        if self.total == self.head.n {
+            let r = &self.head;
+            return match t.checked_sub(r.t) {
+                None => 0,
+                Some(d) => match d.checked_div(r.stride) {
+                    None => r.n,
+                    Some(q) => q.saturating_add(1).min(r.n as Ps) as u32,
+                },
+            };
+        }
         let mut c = 0;
         for r in self.iter() {
             if r.t > t {
