@@ -200,6 +200,13 @@ impl Runs {
             n: past,
             stride: 0,
         };
+        // One entry at `now` that the next run continues (the head flit of a lockstep run):
+        // one run, as `push` would have made it, so a transfer moves it in one step.
+        if past == 1 && self.head.n > 0 && self.head.t == now + self.head.stride {
+            self.head.t = now;
+            self.head.n += 1;
+            return;
+        }
         if self.head.n > 0 {
             if self.tail.n > 0 {
                 self.mid.push_front(self.head);
