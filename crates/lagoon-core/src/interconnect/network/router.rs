@@ -599,7 +599,9 @@ impl Network {
                 {
                     continue;
                 }
-                self.fab.outb[o as usize].settle(self.now);
+                if !self.p.input_queued() {
+                    self.fab.outb[o as usize].settle(self.now);
+                }
                 if far != NONE {
                     self.fab.inb[(far * vcs + v) as usize].settle(self.now);
                 }
@@ -650,6 +652,9 @@ impl Network {
         self.fab.owner[o as usize] = NONE;
         self.fab.owner_in[o as usize] = NONE;
         let r = self.g.router_of(o / self.p.vcs) as usize;
+        if self.fab.waiting[r].is_empty() {
+            return;
+        }
         let waiting = std::mem::take(&mut self.fab.waiting[r]);
         for &w in &waiting {
             self.fab.is_waiting[w as usize] = false;
