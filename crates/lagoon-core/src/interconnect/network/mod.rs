@@ -257,6 +257,9 @@ pub struct Network {
     out: Vec<Delivery>,
     /// Tests: every flit's moves, to check buffer capacities independently of the credits.
     pub(crate) audit: Option<router::Audit>,
+    /// Serve a task directly where it would be the next one served, instead of queueing it
+    /// (same results; tests turn it off to check that).
+    pub(crate) express: bool,
 }
 
 impl Network {
@@ -343,6 +346,7 @@ impl Network {
             now: 0,
             out: Vec::new(),
             audit: None,
+            express: true,
         }
     }
 

@@ -508,8 +508,13 @@ impl Network {
             }
             let o = self.fab.route[i as usize];
             if self.p.input_queued() {
-                // No crossbar stage: the link pulls the packet's flits from here.
-                self.fab.todo(Task::Out(o / self.p.vcs));
+                // No crossbar stage: the link pulls the packet's flits from here. With no
+                // other task pending, the link's would be served next: serve it now.
+                if self.express && self.fab.tasks.is_empty() {
+                    self.serve_link(o / self.p.vcs);
+                } else {
+                    self.fab.todo(Task::Out(o / self.p.vcs));
+                }
                 return;
             }
             self.fab.outb[o as usize].settle(now);
@@ -771,19 +776,36 @@ impl Network {
             self.fab.cur[gp as usize] = v;
             self.fab.cur_pkt[gp as usize] = occ.pkt;
         }
+        // The input VC across would be served first among the tasks queued here. When it
+        // holds only this packet, all that does is wake it when the head can route: done
+        // directly at the end (nothing queued after it here touches that VC).
+        let mut wake_far = NONE;
         if far != NONE {
-            self.fab.todo(Task::In(far * vcs + v));
+            let i = far * vcs + v;
+            if self.express
+                && self.fab.tasks.is_empty()
+                && self.fab.inb[i as usize].pkts.len() == 1
+                && self.fab.route[i as usize] == NONE
+            {
+                wake_far = i;
+            } else {
+                self.fab.todo(Task::In(i));
+            }
         }
         if iq {
             if n > 0 {
                 self.wake_upstream(src_in);
             }
             if tail_sent {
-                // The tail has left: the output VC is free, the input VC's next packet routes.
+                // The tail has left: the output VC is free, the input VC's next packet routes
+                // (if it has one: serving an empty VC does nothing, and whatever fills it
+                // queues it again, first among its own tasks).
                 self.fab.inb[src_in as usize].pkts.pop_front();
                 self.fab.route[src_in as usize] = NONE;
                 self.release(o);
-                self.fab.todo(Task::In(src_in));
+                if !self.express || !self.fab.inb[src_in as usize].pkts.is_empty() {
+                    self.fab.todo(Task::In(src_in));
+                }
             }
         } else {
             let owner_in = self.fab.owner_in[o as usize];
@@ -792,6 +814,13 @@ impl Network {
             }
         }
         self.link_rewake(gp, last + f);
+        if wake_far != NONE {
+            let now = self.now;
+            let b = &mut self.fab.inb[wake_far as usize];
+            b.settle(now);
+            let at = b.avail.first().expect("the packet's head").max(b.rfree);
+            self.wake(Task::In(wake_far), at);
+        }
     }
 
     /// A busy link, free at `end`: wake it then if another VC has flits waiting, or at the end
