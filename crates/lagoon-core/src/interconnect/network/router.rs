@@ -169,6 +169,7 @@ impl Fabric {
     }
 
     /// Queue a server for the current event (once).
+    #[inline]
     pub fn todo(&mut self, t: Task) {
         let flag = match t {
             Task::In(i) => &mut self.in_q[i as usize],
@@ -181,6 +182,7 @@ impl Fabric {
         }
     }
 
+    #[inline]
     pub fn next_task(&mut self) -> Option<Task> {
         let t = self.tasks.pop_front()?;
         match t {
@@ -458,6 +460,7 @@ impl Network {
     }
 
     /// Have `t` served at `at` (now, or by a wake-up event).
+    #[inline]
     pub(crate) fn wake(&mut self, t: Task, at: Ps) {
         if at <= self.now {
             self.fab.todo(t);
@@ -547,6 +550,7 @@ impl Network {
     }
 
     /// Slots of input VC `i` were freed: its writer is served if flits wait there for them.
+    #[inline]
     fn wake_upstream(&mut self, i: u32) {
         let up = self.upstream(i);
         let waits = match up {
@@ -561,6 +565,7 @@ impl Network {
 
     /// Output VC `o` has flits for its link: in its buffer, or (input-queued) in the input
     /// VC that owns it.
+    #[inline]
     fn link_has_flits(&self, o: u32) -> bool {
         if self.p.input_queued() {
             let i = self.fab.owner_in[o as usize];
@@ -653,6 +658,7 @@ impl Network {
     }
 
     /// Output VC `o` is free: the packets waiting at its router try again.
+    #[inline]
     fn release(&mut self, o: u32) {
         self.fab.owner[o as usize] = NONE;
         self.fab.owner_in[o as usize] = NONE;
@@ -760,7 +766,7 @@ impl Network {
         );
         self.last_move = self.now;
         self.fab.link_free[gp as usize] = last + f;
-        self.fab.rr[gp as usize] = (v + 1) % vcs;
+        self.fab.rr[gp as usize] = if v + 1 == vcs { 0 } else { v + 1 };
         self.stats.port_busy[gp as usize] += n as Ps * f;
         let flits = self.pkts[occ.pkt as usize].flits;
         let tail_sent = occ.out + n == flits;
@@ -826,6 +832,7 @@ impl Network {
     /// A busy link, free at `end`: wake it then if another VC has flits waiting, or at the end
     /// of a known gap in the held packet's flits. (The held packet resumes by extension when
     /// its credits come back: no event.)
+    #[inline]
     fn link_rewake(&mut self, gp: u32, end: Ps) {
         let vcs = self.p.vcs;
         let v = self.fab.cur[gp as usize];
@@ -910,7 +917,14 @@ pub struct Audit {
 impl Network {
     /// Log the runs of the last transfer: leaving buffer `from` when they move, entering
     /// buffer `to.0` `to.1` later (buffers numbered as in `moves`).
+    #[inline]
     fn audit_moves(&mut self, from: Option<u32>, to: Option<(u32, Ps)>) {
+        if self.audit.is_some() {
+            self.audit_log(from, to);
+        }
+    }
+
+    fn audit_log(&mut self, from: Option<u32>, to: Option<(u32, Ps)>) {
         let f = self.p.flit_time;
         let Some(a) = self.audit.as_mut() else {
             return;
