@@ -514,7 +514,9 @@ impl Network {
                 // No crossbar stage: the link pulls the packet's flits from here. With no
                 // other task pending, the link's would be served next: serve it now.
                 if self.express && self.fab.tasks.is_empty() {
-                    self.serve_link(o / self.p.vcs);
+                    if !self.express_burst(o / self.p.vcs) {
+                        self.serve_link(o / self.p.vcs);
+                    }
                 } else {
                     self.fab.todo(Task::Out(o / self.p.vcs));
                 }
@@ -743,6 +745,77 @@ impl Network {
         let (n, last) = transfer(&mut from, &mut to, occ.pkt, pl, f, true, log);
         self.link_sent(gp, v, occ, n, last);
         Ok(())
+    }
+
+    /// [`Self::serve_link`] in one step for the common case of an input-queued router with
+    /// one VC (NoSSD): the link is idle, and the whole packet at the front of the input VC
+    /// that owns it is there now, in one run, with room for all of it across now. Then the
+    /// round robin picks it, its plan starts now and the transfer moves it as one run; this
+    /// does exactly that. `false` (having only settled buffers at now, which changes no
+    /// answer): not the case, serve the link the general way.
+    fn express_burst(&mut self, gp: u32) -> bool {
+        let p = &self.p;
+        if p.vcs != 1
+            || !matches!(p.switching, Switching::Vct | Switching::Wormhole)
+            || self.audit.is_some()
+        {
+            return false;
+        }
+        let now = self.now;
+        let (f, transit, credit_delay) = (
+            p.flit_time,
+            p.flit_time + p.link_latency + p.router_delay,
+            p.link_latency,
+        );
+        let g = gp as usize;
+        let src = self.fab.owner_in[g];
+        if self.fab.cur[g] != NONE || self.fab.link_free[g] > now || src == NONE {
+            return false;
+        }
+        let src = src as usize;
+        let Some(&occ) = self.fab.inb[src].pkts.front() else {
+            return false;
+        };
+        let flits = self.pkts[occ.pkt as usize].flits;
+        self.fab.inb[src].settle(now);
+        let b = &self.fab.inb[src];
+        let Some(run) = b.avail.front() else {
+            return false;
+        };
+        if occ.out != 0 || occ.inn != flits || run.t > now || run.n < flits || b.rfree > now {
+            return false;
+        }
+        let far = self.g.far(gp);
+        if far != NONE {
+            let d = &mut self.fab.inb[far as usize];
+            d.settle(now);
+            let Some(c) = d.credit.front() else {
+                return false;
+            };
+            if c.n < flits || c.t + (flits - 1) as Ps * c.stride > now || d.wfree > now {
+                return false;
+            }
+        }
+        // The transfer: every flit from now, one per f.
+        let next = now + flits as Ps * f;
+        let b = &mut self.fab.inb[src];
+        b.avail.pop(flits);
+        b.credit.push(now + credit_delay, flits, f);
+        b.pkts.front_mut().expect("front packet").out = flits;
+        b.rfree = next;
+        if far != NONE {
+            let d = &mut self.fab.inb[far as usize];
+            d.credit.pop(flits);
+            d.avail.push(now + transit, flits, f);
+            d.pkts.push_back(Occ {
+                pkt: occ.pkt,
+                inn: flits,
+                out: 0,
+            });
+            d.wfree = next;
+        }
+        self.link_sent(gp, 0, occ, flits, next - f);
+        true
     }
 
     /// The link of port `gp` sent `n` flits of the front packet of output VC `v`, the last
