@@ -892,7 +892,11 @@ impl Network {
                 self.fab.todo(Task::In(owner_in));
             }
         }
-        self.link_rewake(gp, last + f);
+        // An input-queued link with one VC has nothing else to send once its packet's tail
+        // left (that VC's owner is gone): no re-wake to look for.
+        if !(iq && tail_sent && vcs == 1) {
+            self.link_rewake(gp, last + f);
+        }
         if wake_far != NONE {
             let now = self.now;
             let b = &mut self.fab.inb[wake_far as usize];
