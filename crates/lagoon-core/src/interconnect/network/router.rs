@@ -497,7 +497,8 @@ impl Network {
             let pi = occ.pkt;
             let flits = self.pkts[pi as usize].flits;
             self.fab.inb[i as usize].settle(now);
-            if self.fab.route[i as usize] == NONE {
+            let allocating = self.fab.route[i as usize] == NONE;
+            if allocating {
                 let b = &self.fab.inb[i as usize];
                 let head = b.avail.first().expect("a head flit is committed");
                 let at = head.max(b.rfree);
@@ -514,7 +515,8 @@ impl Network {
                 // No crossbar stage: the link pulls the packet's flits from here. With no
                 // other task pending, the link's would be served next: serve it now.
                 if self.express && self.fab.tasks.is_empty() {
-                    if !self.express_burst(o / self.p.vcs) {
+                    // This VC was settled above, and the one across by the allocation.
+                    if !self.express_burst(o / self.p.vcs, allocating) {
                         self.serve_link(o / self.p.vcs);
                     }
                 } else {
@@ -752,8 +754,9 @@ impl Network {
     /// that owns it is there now, in one run, with room for all of it across now. Then the
     /// round robin picks it, its plan starts now and the transfer moves it as one run; this
     /// does exactly that. `false` (having only settled buffers at now, which changes no
-    /// answer): not the case, serve the link the general way.
-    fn express_burst(&mut self, gp: u32) -> bool {
+    /// answer): not the case, serve the link the general way. The sending VC is settled at
+    /// now already; the one across too if `far_settled`.
+    fn express_burst(&mut self, gp: u32, far_settled: bool) -> bool {
         let p = &self.p;
         if p.vcs != 1
             || !matches!(p.switching, Switching::Vct | Switching::Wormhole)
@@ -777,7 +780,6 @@ impl Network {
             return false;
         };
         let flits = self.pkts[occ.pkt as usize].flits;
-        self.fab.inb[src].settle(now);
         let b = &self.fab.inb[src];
         let Some(run) = b.avail.front() else {
             return false;
@@ -788,7 +790,9 @@ impl Network {
         let far = self.g.far(gp);
         if far != NONE {
             let d = &mut self.fab.inb[far as usize];
-            d.settle(now);
+            if !far_settled {
+                d.settle(now);
+            }
             let Some(c) = d.credit.front() else {
                 return false;
             };
@@ -898,9 +902,8 @@ impl Network {
             self.link_rewake(gp, last + f);
         }
         if wake_far != NONE {
-            let now = self.now;
-            let b = &mut self.fab.inb[wake_far as usize];
-            b.settle(now);
+            // Settled at now before the burst, which added only later flits: no settle.
+            let b = &self.fab.inb[wake_far as usize];
             let at = b.avail.first().expect("the packet's head").max(b.rfree);
             self.wake(Task::In(wake_far), at);
         }
