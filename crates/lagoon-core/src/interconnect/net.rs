@@ -16,6 +16,7 @@
 //! the network on the hops it took ([`Network::zero_load`]): it waited for its controller's
 //! injection link, a buffer, a virtual channel or a link.
 
+use super::network::topology::NONE;
 use super::network::{Delivery, NetError, Network};
 use super::{Interconnect, InterconnectStats, NetEvent, NetworkStats, Transfer};
 use crate::config::SsdConfig;
@@ -120,14 +121,22 @@ impl NetSsd {
     /// Venice §4.2: the closest controller not sending, else the closest.
     fn pick_controller(&self, chip: u32) -> u32 {
         let row = &self.hops[(chip * self.controllers) as usize..][..self.controllers as usize];
-        let closest = |free_only: bool| {
-            (0..self.controllers)
-                .filter(|&f| !free_only || !self.net.sending(self.net.chips() + f))
-                .min_by_key(|&f| (row[f as usize], f))
-        };
-        closest(true)
-            .or_else(|| closest(false))
-            .expect("validation requires a controller")
+        // One pass: the first closest free controller, else the first closest.
+        let (mut free, mut any) = ((u32::MAX, NONE), (u32::MAX, NONE));
+        for (f, &h) in (0..self.controllers).zip(row) {
+            if h < any.0 {
+                any = (h, f);
+            }
+            if h < free.0 && !self.net.sending(self.net.chips() + f) {
+                free = (h, f);
+            }
+        }
+        assert!(any.1 != NONE, "validation requires a controller");
+        if free.1 != NONE {
+            free.1
+        } else {
+            any.1
+        }
     }
 
     /// Hand the engine the deliveries of the last advance.
@@ -211,7 +220,7 @@ impl Interconnect for NetSsd {
         let g = self.net.graph();
         // Router-to-router link directions (the network's links; endpoint links excluded).
         let busy = (0..g.total_ports())
-            .filter(|&p| g.far(p) != super::network::topology::NONE)
+            .filter(|&p| g.far(p) != NONE)
             .map(|p| self.net.stats.port_busy[p as usize]);
         let mut s = InterconnectStats::from_busy(
             self.transfers,

@@ -584,19 +584,21 @@ impl Network {
         let vcs = self.p.vcs;
         let gp_in = i / vcs;
         let r = self.g.router_of(gp_in);
-        let p = self.pkts[pi as usize];
+        let (dst, route) = (self.pkts[pi as usize].dst, self.pkts[pi as usize].route);
         let mut cands = std::mem::take(&mut self.cands);
         cands.clear();
-        let dst_port = self.g.ep_port(p.dst);
+        let dst_port = self.g.ep_port(dst);
         if self.g.router_of(dst_port) == r {
             cands.push(super::routing::Candidate::hop(
                 self.g.local(dst_port),
                 super::routing::all_vcs(vcs),
-                p.route,
+                route,
             ));
         } else {
-            self.routing.route(r, &p.route, &*self, &mut cands);
+            self.routing.route(r, &route, &*self, &mut cands);
         }
+        // One candidate VC in all: nothing to compare its score with.
+        let scored = cands.len() > 1 || cands.first().is_some_and(|c| c.vcs.count_ones() > 1);
         // The unowned output VC with the most free credits (its own and the next buffer's),
         // lower pri first, then the first found.
         let mut best: Option<(u8, u32, u32, usize)> = None;
@@ -624,6 +626,10 @@ impl Network {
                     && !(ob.pkts.is_empty()
                         && (far == NONE || self.fab.inb[(far * vcs + v) as usize].pkts.is_empty()))
                 {
+                    continue;
+                }
+                if !scored {
+                    best = Some((c.pri, 0, o, k));
                     continue;
                 }
                 let mut score = ob.credit.count_by(self.now);
