@@ -71,10 +71,17 @@ struct Hop {
     out_port: Port,
 }
 
+/// An event key as one integer (time above sequence number), so the hop loop orders
+/// events with one comparison.
+#[inline(always)]
+fn packed(k: Key) -> u128 {
+    (k.0 as u128) << 64 | k.1 as u128
+}
+
 /// Venice's events due one scout hop after they were produced, in key order: a ring of at
 /// least one slot per controller (each has at most one such event pending).
 struct HopFifo {
-    buf: Vec<(Key, NetEvent)>,
+    buf: Vec<(u128, NetEvent)>,
     head: usize,
     len: usize,
 }
@@ -83,17 +90,22 @@ impl HopFifo {
     fn new(controllers: usize) -> Self {
         let n = controllers.next_power_of_two().max(2);
         Self {
-            buf: vec![((0, 0), NetEvent::Wake); n],
+            buf: vec![(0, NetEvent::Wake); n],
             head: 0,
             len: 0,
         }
     }
+    /// Key of the first event, `u128::MAX` if none.
     #[inline(always)]
-    fn front(&self) -> Option<&(Key, NetEvent)> {
-        (self.len > 0).then(|| &self.buf[self.head])
+    fn front_key(&self) -> u128 {
+        if self.len > 0 {
+            self.buf[self.head].0
+        } else {
+            u128::MAX
+        }
     }
     #[inline(always)]
-    fn push_back(&mut self, e: (Key, NetEvent)) {
+    fn push_back(&mut self, e: (u128, NetEvent)) {
         if self.len == self.buf.len() {
             self.grow();
         }
@@ -102,22 +114,22 @@ impl HopFifo {
         self.buf[(self.head + self.len) & mask] = e;
         self.len += 1;
     }
+    /// The first event (the caller checked there is one).
     #[inline(always)]
-    fn pop_front(&mut self) -> Option<(Key, NetEvent)> {
-        if self.len == 0 {
-            return None;
-        }
-        let e = self.buf[self.head];
-        self.head = (self.head + 1) & (self.buf.len() - 1);
+    fn pop_front(&mut self) -> (u128, NetEvent) {
+        debug_assert!(self.len > 0);
+        let mask = self.buf.len() - 1;
+        let e = self.buf[self.head & mask];
+        self.head = (self.head + 1) & mask;
         self.len -= 1;
-        Some(e)
+        e
     }
     #[cold]
     fn grow(&mut self) {
         let n = self.buf.len();
         let mut b = Vec::with_capacity(2 * n);
         b.extend((0..n).map(|i| self.buf[(self.head + i) & (n - 1)]));
-        b.resize(2 * n, ((0, 0), NetEvent::Wake));
+        b.resize(2 * n, (0, NetEvent::Wake));
         self.buf = b;
         self.head = 0;
     }
@@ -537,7 +549,7 @@ impl Venice {
     fn schedule_hop(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
         let key = (now + self.hop, q.reserve_seq());
         if self.lookahead {
-            self.hops.push_back((key, ev));
+            self.hops.push_back((packed(key), ev));
         } else {
             q.schedule_keyed(key, Event::Net(ev));
         }
@@ -546,22 +558,8 @@ impl Venice {
     /// Key of the earliest local event.
     #[inline(always)]
     fn next_local(&self) -> Option<Key> {
-        match (self.hops.front(), self.local.peek_key()) {
-            (Some(h), Some(k)) => Some(h.0.min(k)),
-            (Some(h), None) => Some(h.0),
-            (None, k) => k,
-        }
-    }
-
-    /// Whether the earliest local event is in the heap rather than the hop FIFO, and its
-    /// key (keys are unique, so the two never tie).
-    #[inline(always)]
-    fn earliest_local(&self) -> Option<(bool, Key)> {
-        match (self.hops.front(), self.local.peek_key()) {
-            (Some(h), Some(k)) if k < h.0 => Some((true, k)),
-            (Some(h), _) => Some((false, h.0)),
-            (None, k) => k.map(|k| (true, k)),
-        }
+        let k = (self.hops.front_key()).min(self.local.peek_key().map_or(u128::MAX, packed));
+        (k != u128::MAX).then_some(((k >> 64) as Ps, k as u64))
     }
 
     #[inline(always)]
@@ -727,21 +725,33 @@ impl Venice {
     /// read again only after a heap event.
     fn run_local(&mut self, q: &mut EventQueue<Event>) {
         let mut budget = LOCAL_BUDGET;
-        let mut limit = q.peek_key();
-        while let Some((in_heap, k)) = self.earliest_local() {
-            if limit.is_some_and(|g| g < k) || budget == 0 {
-                break;
+        loop {
+            // Hop events put nothing in the queue (their seq numbers come from it) and only
+            // a scout reaching its destination adds to the local heap, so `bound` (the
+            // earliest of the queue's head and the local heap's) is read again only then.
+            let limit = q.peek_key().map_or(u128::MAX, packed);
+            let mut heap = self.local.peek_key().map_or(u128::MAX, packed);
+            let mut bound = limit.min(heap);
+            while self.hops.front_key() < bound && budget > 0 {
+                budget -= 1;
+                self.local_events += 1;
+                let (k, ev) = self.hops.pop_front();
+                let before = self.local.len();
+                self.handle((k >> 64) as Ps, ev, q);
+                debug_assert_eq!(q.peek_key().map_or(u128::MAX, packed), limit, "a hop event queued an event");
+                if self.local.len() != before {
+                    heap = self.local.peek_key().map_or(u128::MAX, packed);
+                    bound = limit.min(heap);
+                }
             }
-            budget -= 1;
-            self.local_events += 1;
-            if in_heap {
+            // The heap's first event, if it precedes the queue's head and the next hop.
+            if heap < limit && heap < self.hops.front_key() && budget > 0 {
+                budget -= 1;
+                self.local_events += 1;
                 let (k, ev) = self.local.pop().expect("peeked");
                 self.handle(k.0, ev, q);
-                limit = q.peek_key();
             } else {
-                let (k, ev) = self.hops.pop_front().expect("peeked");
-                self.handle(k.0, ev, q);
-                debug_assert_eq!(q.peek_key(), limit, "a hop event queued an event");
+                break;
             }
         }
         self.arm(q);
