@@ -44,6 +44,93 @@ impl Bits {
     }
 }
 
+/// One side of the two-ended breadth-first search over router bits: routers seen, the
+/// current frontier (within words `lo..=hi`) and its size, and scratch for the next one.
+#[derive(Clone)]
+struct Search {
+    seen: Vec<u64>,
+    front: Vec<u64>,
+    next: Vec<u64>,
+    lo: usize,
+    hi: usize,
+    count: u32,
+}
+
+impl Search {
+    fn new(routers: u32) -> Self {
+        let n = (routers as usize).div_ceil(64);
+        Search {
+            seen: vec![0; n],
+            front: vec![0; n],
+            next: vec![0; n],
+            lo: 0,
+            hi: 0,
+            count: 0,
+        }
+    }
+
+    fn start(&mut self, r: u32) {
+        self.seen.fill(0);
+        self.front.fill(0);
+        self.next.fill(0);
+        let (w, b) = ((r / 64) as usize, 1u64 << (r % 64));
+        self.seen[w] |= b;
+        self.front[w] |= b;
+        (self.lo, self.hi, self.count) = (w, w, 1);
+    }
+
+    /// Replace the frontier by the routers one free link away not seen before (free links
+    /// as `h`/`v` router bits, rows of `cols` routers); false if there are none.
+    fn layer(&mut self, h: &[u64], v: &[u64], cols: u32) -> bool {
+        let n = self.seen.len();
+        let (seen, front, next) = (&mut self.seen, &mut self.front, &mut self.next);
+        // A vertical hop shifts by `cols` bits: `ws` words and `bs` bits.
+        let (ws, bs) = ((cols / 64) as usize, cols % 64);
+        let (lo, hi) = (self.lo, self.hi);
+        // Routers one free link away can only be in these words.
+        let (a, z) = (lo.saturating_sub(ws + 1), (hi + ws + 1).min(n - 1));
+        let (mut nlo, mut nhi, mut count) = (usize::MAX, 0, 0);
+        for i in a..=z {
+            let fh = |j: usize| front[j] & h[j];
+            let fv = |j: usize| front[j] & v[j];
+            // right: (front & h) << 1; left: (front >> 1) & h
+            let mut x = fh(i) << 1 | if i > 0 { fh(i - 1) >> 63 } else { 0 };
+            x |= (front[i] >> 1 | if i + 1 < n { front[i + 1] << 63 } else { 0 }) & h[i];
+            // up: (front & v) << cols; down: (front >> cols) & v
+            if i >= ws {
+                x |= fv(i - ws) << bs;
+                if bs > 0 && i > ws {
+                    x |= fv(i - ws - 1) >> (64 - bs);
+                }
+            }
+            let mut down = 0;
+            if i + ws < n {
+                down |= front[i + ws] >> bs;
+                if bs > 0 && i + ws + 1 < n {
+                    down |= front[i + ws + 1] << (64 - bs);
+                }
+            }
+            x |= down & v[i];
+            x &= !seen[i];
+            seen[i] |= x;
+            next[i] = x;
+            if x != 0 {
+                nlo = nlo.min(i);
+                nhi = i;
+                count += x.count_ones();
+            }
+        }
+        if nlo == usize::MAX {
+            return false;
+        }
+        // `next` becomes the frontier; the old one, cleared, the next scratch.
+        front[lo..=hi].fill(0);
+        std::mem::swap(front, next);
+        (self.lo, self.hi, self.count) = (nlo, nhi, count);
+        true
+    }
+}
+
 /// The drive's `[network]` as Venice builds it (`--arch venice`): the layer's 2D mesh of
 /// `rows` x `cols` routers, one controller per row on the west edge (Fig. 5), circuits set up
 /// by scouts routed with Algorithm 1 (`routing = venice`). Link rate, router delay and scout
@@ -184,9 +271,9 @@ pub struct Venice {
     free_v: Bits,
     /// The same per router: a mask of its ports whose link is free (Algorithm 1 reads it).
     free_ports: Vec<u8>,
-    bfs_seen: Bits,
-    bfs_front: Bits,
-    bfs_next: Bits,
+    /// The two ends of the reachability search on meshes of over 64 routers.
+    bfs: [Search; 2],
+    words: usize,
     /// With `lookahead`, Venice's own events wait here under keys reserved from the engine's
     /// queue, which holds one `Wake` proxy per earliest pending key (`proxies`, ascending).
     local: KeyedHeap<NetEvent>,
@@ -271,9 +358,8 @@ impl Venice {
             free_h: Self::links_from(&mesh, RIGHT),
             free_v: Self::links_from(&mesh, UP),
             free_ports: (0..routers as u32).map(|r| mesh.port_mask(r)).collect(),
-            bfs_seen: Bits::new(routers as u32),
-            bfs_front: Bits::new(routers as u32),
-            bfs_next: Bits::new(routers as u32),
+            bfs: [Search::new(routers as u32), Search::new(routers as u32)],
+            words: routers.div_ceil(64),
             local: KeyedHeap::with_capacity(64),
             hops: HopFifo::new(mesh.fc_router.len()),
             proxies: Vec::with_capacity(8),
@@ -380,7 +466,7 @@ impl Venice {
     /// Whether a path of free links joins routers `start` and `dest`.
     fn path_exists(&mut self, start: u32, dest: u32) -> bool {
         let cols = self.mesh.cols;
-        if self.bfs_seen.0.len() == 1 {
+        if self.words == 1 {
             return self.reachable_one_word(start, dest, cols);
         }
         // On a larger mesh most searches end on one of the two minimal L-shaped paths, a
@@ -388,68 +474,28 @@ impl Venice {
         if self.l_path_free(start, dest, true) || self.l_path_free(start, dest, false) {
             return true;
         }
-        let n = self.bfs_seen.0.len();
-        let (seen, front, next) = (
-            &mut self.bfs_seen.0,
-            &mut self.bfs_front.0,
-            &mut self.bfs_next.0,
-        );
-        seen.fill(0);
-        front.fill(0);
-        next.fill(0);
-        let bit = |r: u32| ((r / 64) as usize, 1u64 << (r % 64));
-        let (w, b) = bit(start);
-        seen[w] |= b;
-        front[w] |= b;
-        let (dw, db) = bit(dest);
+        // Breadth-first from both ends, a layer of the side with the smaller frontier at a
+        // time: the ends are joined once one side reaches a router the other has seen, and
+        // apart once either side runs out (a boxed-in end settles it in a few layers).
         let (h, v) = (&self.free_h.0, &self.free_v.0);
-        // A vertical hop shifts by `cols` bits: `ws` words and `bs` bits.
-        let (ws, bs) = ((cols / 64) as usize, cols % 64);
-        // The words where the frontier has routers.
-        let (mut lo, mut hi) = (w, w);
+        let [a, z] = &mut self.bfs;
+        a.start(start);
+        z.start(dest);
+        if a.seen[z.lo] & z.front[z.lo] != 0 {
+            return true;
+        }
         loop {
-            if front[dw] & db != 0 {
-                return true;
-            }
-            // Routers one free link away can only be in these words.
-            let (a, z) = (lo.saturating_sub(ws + 1), (hi + ws + 1).min(n - 1));
-            let (mut nlo, mut nhi) = (usize::MAX, 0);
-            for i in a..=z {
-                let fh = |j: usize| front[j] & h[j];
-                let fv = |j: usize| front[j] & v[j];
-                // right: (front & h) << 1; left: (front >> 1) & h
-                let mut x = fh(i) << 1 | if i > 0 { fh(i - 1) >> 63 } else { 0 };
-                x |= (front[i] >> 1 | if i + 1 < n { front[i + 1] << 63 } else { 0 }) & h[i];
-                // up: (front & v) << cols; down: (front >> cols) & v
-                if i >= ws {
-                    x |= fv(i - ws) << bs;
-                    if bs > 0 && i > ws {
-                        x |= fv(i - ws - 1) >> (64 - bs);
-                    }
-                }
-                let mut down = 0;
-                if i + ws < n {
-                    down |= front[i + ws] >> bs;
-                    if bs > 0 && i + ws + 1 < n {
-                        down |= front[i + ws + 1] << (64 - bs);
-                    }
-                }
-                x |= down & v[i];
-                x &= !seen[i];
-                seen[i] |= x;
-                next[i] = x;
-                if x != 0 {
-                    nlo = nlo.min(i);
-                    nhi = i;
-                }
-            }
-            if nlo == usize::MAX {
+            let (grow, other) = if a.count <= z.count {
+                (&mut *a, &*z)
+            } else {
+                (&mut *z, &*a)
+            };
+            if !grow.layer(h, v, cols) {
                 return false;
             }
-            // `next` becomes the frontier; the old one, cleared, the next scratch.
-            front[lo..=hi].fill(0);
-            std::mem::swap(front, next);
-            (lo, hi) = (nlo, nhi);
+            if (grow.lo..=grow.hi).any(|i| grow.front[i] & other.seen[i] != 0) {
+                return true;
+            }
         }
     }
 
