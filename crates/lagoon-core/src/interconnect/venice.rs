@@ -299,6 +299,68 @@ pub struct Venice {
     hops_total: u64,
 }
 
+/// One step of a router's 16-bit maximal-length Galois LFSR
+/// (x^16 + x^14 + x^13 + x^11 + 1), as a choice among `n`.
+#[inline(always)]
+fn random(l: &mut u16, n: usize) -> usize {
+    let lsb = *l & 1;
+    *l >>= 1;
+    if lsb != 0 {
+        *l ^= 0xB400;
+    }
+    match n {
+        1 => 0,
+        2 => (*l & 1) as usize,
+        _ => *l as usize % n,
+    }
+}
+
+/// Venice Algorithm 1 on a router's `free` output ports, with `minimal` its minimal ports
+/// towards the destination and `lfsr` its random source: the port, or `None` to backtrack.
+#[inline(always)]
+fn algorithm_1(free: u8, minimal: (Port, Port), in_port: Port, lfsr: &mut u16) -> Option<Port> {
+    // lines 2-26: the minimal directions (horizontal, then vertical) that are free
+    let (h, v) = minimal;
+    let (h_ok, v_ok) = (free >> h & 1 == 1, free >> v & 1 == 1);
+    match (h_ok, v_ok) {
+        (true, true) => return Some([h, v][random(lfsr, 2)]), // lines 28-30
+        (true, false) => return Some(h),                      // lines 31-33
+        (false, true) => return Some(v),
+        _ => {}
+    }
+    // lines 34-43: misroute over any free port but the input, in Up, Down, Right, Left
+    // order (the port numbers' order)
+    let mut list = free & !(1u8 << in_port);
+    let n = list.count_ones() as usize;
+    if n == 0 {
+        return None; // lines 47-48: back to the upstream router
+    }
+    for _ in 0..random(lfsr, n) {
+        list &= list - 1;
+    }
+    Some(list.trailing_zeros() as Port) // lines 44-46
+}
+
+/// Mark the link between `r` (its port `p`) and `next` free or reserved, as router bits
+/// (`h`, `v`) and per-router port masks (`ports`).
+#[inline(always)]
+fn set_link(h: &mut Bits, v: &mut Bits, ports: &mut [u8], r: u32, p: Port, next: u32, free: bool) {
+    let low = r.min(next);
+    if p == RIGHT || p == LEFT {
+        h.set(low, free);
+    } else {
+        v.set(low, free);
+    }
+    let (a, b) = (1u8 << p, 1u8 << opposite(p));
+    if free {
+        ports[r as usize] |= a;
+        ports[next as usize] |= b;
+    } else {
+        ports[r as usize] &= !a;
+        ports[next as usize] &= !b;
+    }
+}
+
 impl Venice {
     /// Venice on the drive's `[network]` 2D mesh (`--arch venice` passes [`venice_layer`]).
     pub fn new(cfg: &SsdConfig, seed: u64) -> Result<Self, ConfigError> {
@@ -392,49 +454,14 @@ impl Venice {
         (distance as Ps + bytes.div_ceil(self.width) as Ps) * self.cycle
     }
 
-    #[inline(always)]
-    fn random(&mut self, router: u32, n: usize) -> usize {
-        // x^16 + x^14 + x^13 + x^11 + 1 (maximal length)
-        let l = &mut self.lfsr[router as usize];
-        let lsb = *l & 1;
-        *l >>= 1;
-        if lsb != 0 {
-            *l ^= 0xB400;
-        }
-        match n {
-            1 => 0,
-            2 => (*l & 1) as usize,
-            _ => *l as usize % n,
-        }
-    }
-
     /// Venice Algorithm 1 at router `r` for the scout of controller `fc`: the output port,
     /// or `None` to backtrack (line 48). Ejection (line 25) is handled by the caller.
     /// A port is free if its link exists, is reserved by no one, and this scout has not
     /// left `r` by it before (each output port is reserved once per router, §4.3).
-    #[inline(always)]
     pub fn choose_port(&mut self, fc: usize, r: u32, dest: u32, in_port: Port) -> Option<Port> {
         let free = self.free_ports[r as usize] & !(self.fcs[fc].seen[r as usize] as u8 & 0xf);
-        // lines 2-26: the minimal directions (horizontal, then vertical) that are free
-        let (h, v) = self.mesh.minimal_ports(r, dest);
-        let (h_ok, v_ok) = (free >> h & 1 == 1, free >> v & 1 == 1);
-        match (h_ok, v_ok) {
-            (true, true) => return Some([h, v][self.random(r, 2)]), // lines 28-30
-            (true, false) => return Some(h),                        // lines 31-33
-            (false, true) => return Some(v),
-            _ => {}
-        }
-        // lines 34-43: misroute over any free port but the input, in Up, Down, Right, Left
-        // order (the port numbers' order)
-        let mut list = free & !(1u8 << in_port);
-        let n = list.count_ones() as usize;
-        if n == 0 {
-            return None; // lines 47-48: back to the upstream router
-        }
-        for _ in 0..self.random(r, n) {
-            list &= list - 1;
-        }
-        Some(list.trailing_zeros() as Port) // lines 44-46
+        let minimal = self.mesh.minimal_ports(r, dest);
+        algorithm_1(free, minimal, in_port, &mut self.lfsr[r as usize])
     }
 
     fn pick_controller(&self, chip: u32) -> Option<usize> {
@@ -608,12 +635,40 @@ impl Venice {
         (k != u128::MAX).then_some(((k >> 64) as Ps, k as u64))
     }
 
+    /// A scout at its router: arrived there in reserve mode (`arrive`, counted against
+    /// §4.3's visit bound) or back there in cancel mode; eject, reserve the next hop or
+    /// backtrack.
     #[inline(always)]
-    fn route(&mut self, now: Ps, fc: usize, q: &mut EventQueue<Event>) {
-        let (r, dest, in_port) = (self.fcs[fc].router, self.fcs[fc].dest, self.fcs[fc].in_port);
+    fn route(&mut self, now: Ps, fc: usize, arrive: bool, q: &mut EventQueue<Event>) {
+        // The fields apart, so the compiler keeps them in registers across the step.
+        let Self {
+            fcs,
+            mesh,
+            free_ports,
+            free_h,
+            free_v,
+            lfsr,
+            owner,
+            reserved_at,
+            max_visits,
+            ..
+        } = self;
+        let c = &mut fcs[fc];
+        let (r, dest, in_port) = (c.router, c.dest, c.in_port);
+        let seen = &mut c.seen[r as usize];
+        if arrive {
+            if *seen == 0 {
+                c.touched.push(r);
+            }
+            *seen += VISIT;
+            // §4.3 livelock bound: a router visited too often sends the scout back.
+            if *seen >> 4 > *max_visits {
+                return self.backtrack(now, fc, q);
+            }
+        }
         if r == dest {
             // Case 9: eject. The scout returns to the controller over the reserved circuit.
-            let distance = self.fcs[fc].path.len() as u32 + 1;
+            let distance = c.path.len() as u32 + 1;
             let back = self.eq1(distance, self.flits);
             self.schedule(
                 now + back,
@@ -625,27 +680,26 @@ impl Venice {
             );
             return;
         }
-        match self.choose_port(fc, r, dest, in_port) {
-            Some(p) => {
-                let (next, link) = self.mesh.across(r, p);
-                self.owner[link as usize] = fc as u32;
-                self.reserved_at[link as usize] = now;
-                self.set_free(r, p, next, false);
-                let c = &mut self.fcs[fc];
-                c.seen[r as usize] |= 1 << p;
-                c.path.push(Hop {
-                    router: r,
-                    next,
-                    link,
-                    in_port,
-                    out_port: p,
-                });
-                c.router = next;
-                c.in_port = opposite(p);
-                self.schedule_hop(now, NetEvent::ScoutArrive { fc: fc as u32 }, q);
-            }
-            None => self.backtrack(now, fc, q),
-        }
+        let free = free_ports[r as usize] & !(*seen as u8 & 0xf);
+        let lfsr = &mut lfsr[r as usize];
+        let Some(p) = algorithm_1(free, mesh.minimal_ports(r, dest), in_port, lfsr) else {
+            return self.backtrack(now, fc, q);
+        };
+        *seen |= 1 << p;
+        let (next, link) = mesh.across(r, p);
+        owner[link as usize] = fc as u32;
+        reserved_at[link as usize] = now;
+        set_link(free_h, free_v, free_ports, r, p, next, false);
+        c.path.push(Hop {
+            router: r,
+            next,
+            link,
+            in_port,
+            out_port: p,
+        });
+        c.router = next;
+        c.in_port = opposite(p);
+        self.schedule_hop(now, NetEvent::ScoutArrive { fc: fc as u32 }, q);
     }
 
     /// Cancel mode: clear the link into this router and return upstream (or to the FC).
@@ -674,20 +728,7 @@ impl Venice {
     /// Mark the link between `r` (its port `p`) and `next` free or reserved, in both views.
     #[inline(always)]
     fn set_free(&mut self, r: u32, p: Port, next: u32, free: bool) {
-        let q = opposite(p);
-        let low = r.min(next);
-        if p == RIGHT || p == LEFT {
-            self.free_h.set(low, free);
-        } else {
-            self.free_v.set(low, free);
-        }
-        if free {
-            self.free_ports[r as usize] |= 1 << p;
-            self.free_ports[next as usize] |= 1 << q;
-        } else {
-            self.free_ports[r as usize] &= !(1 << p);
-            self.free_ports[next as usize] &= !(1 << q);
-        }
+        set_link(&mut self.free_h, &mut self.free_v, &mut self.free_ports, r, p, next, free);
     }
 
     #[inline(always)]
@@ -806,23 +847,8 @@ impl Venice {
     #[inline(always)]
     fn handle(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
         match ev {
-            NetEvent::ScoutArrive { fc } => {
-                let fc = fc as usize;
-                let r = self.fcs[fc].router as usize;
-                let c = &mut self.fcs[fc];
-                let seen = &mut c.seen[r];
-                if *seen == 0 {
-                    c.touched.push(r as u32);
-                }
-                *seen += VISIT;
-                // §4.3 livelock bound: a router visited too often sends the scout back.
-                if *seen >> 4 > self.max_visits {
-                    self.backtrack(now, fc, q);
-                } else {
-                    self.route(now, fc, q);
-                }
-            }
-            NetEvent::ScoutReturn { fc } => self.route(now, fc as usize, q),
+            NetEvent::ScoutArrive { fc } => self.route(now, fc as usize, true, q),
+            NetEvent::ScoutReturn { fc } => self.route(now, fc as usize, false, q),
             NetEvent::ScoutHome { fc, reserved } => {
                 self.on_scout_home(now, fc as usize, reserved, q)
             }
