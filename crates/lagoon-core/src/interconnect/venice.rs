@@ -22,8 +22,11 @@ use std::collections::VecDeque;
 
 const FREE: u32 = u32::MAX;
 /// One forward visit in `Controller::seen` (the low four bits are the tried ports; the
-/// schema bounds `max_router_visits` to 255, so visits fit the other 12).
-const VISIT: u16 = 1 << 4;
+/// schema bounds `max_router_visits` to 255, so visits fit the next 12).
+const VISIT: u32 = 1 << 4;
+/// The bits of a `Controller::seen` entry that hold the scout's stamp (its number modulo
+/// 2^16): an entry with another stamp is a previous scout's and counts as zero.
+const STAMP: u32 = 0xffff_0000;
 
 /// Routers as bits, for whole-mesh reachability in a few word operations per BFS layer.
 #[derive(Clone)]
@@ -233,9 +236,10 @@ struct Controller {
     in_port: Port,
     path: Vec<Hop>,
     /// Per router, for the current scout: output ports already tried (bits 0-3, by port)
-    /// and forward visits (the bits above, in units of `VISIT`).
-    seen: Vec<u16>,
-    touched: Vec<u32>,
+    /// and forward visits (the bits above, in units of `VISIT`), valid where the `STAMP`
+    /// bits equal `stamp` (so a new scout starts without clearing the table).
+    seen: Vec<u32>,
+    stamp: u32,
     attempts: u32,
     busy_time: Ps,
     /// A path is reserved and the transfer is running over it.
@@ -385,7 +389,7 @@ impl Venice {
                 in_port: INJECT,
                 path: Vec::with_capacity(4 * routers),
                 seen: vec![0; routers],
-                touched: Vec::with_capacity(routers),
+                stamp: 0,
                 attempts: 0,
                 busy_time: 0,
                 circuit: false,
@@ -459,7 +463,10 @@ impl Venice {
     /// A port is free if its link exists, is reserved by no one, and this scout has not
     /// left `r` by it before (each output port is reserved once per router, §4.3).
     pub fn choose_port(&mut self, fc: usize, r: u32, dest: u32, in_port: Port) -> Option<Port> {
-        let free = self.free_ports[r as usize] & !(self.fcs[fc].seen[r as usize] as u8 & 0xf);
+        let c = &self.fcs[fc];
+        let seen = c.seen[r as usize];
+        let tried = if seen & STAMP == c.stamp { seen as u8 & 0xf } else { 0 };
+        let free = self.free_ports[r as usize] & !tried;
         let minimal = self.mesh.minimal_ports(r, dest);
         algorithm_1(free, minimal, in_port, &mut self.lfsr[r as usize])
     }
@@ -590,10 +597,12 @@ impl Venice {
             return;
         }
         let c = &mut self.fcs[fc];
-        for &r in &c.touched {
-            c.seen[r as usize] = 0;
+        c.stamp = c.stamp.wrapping_add(1 << 16);
+        if c.stamp == 0 {
+            // Stamps wrapped: clear the table so no entry of an old scout matches.
+            c.seen.fill(0);
+            c.stamp = 1 << 16;
         }
-        c.touched.clear();
         c.path.clear();
         c.attempts += 1;
         c.router = self.mesh.fc_router[fc];
@@ -657,12 +666,12 @@ impl Venice {
         let (r, dest, in_port) = (c.router, c.dest, c.in_port);
         let seen = &mut c.seen[r as usize];
         if arrive {
-            if *seen == 0 {
-                c.touched.push(r);
+            if *seen & STAMP != c.stamp {
+                *seen = c.stamp;
             }
             *seen += VISIT;
             // §4.3 livelock bound: a router visited too often sends the scout back.
-            if *seen >> 4 > *max_visits {
+            if (*seen & !STAMP) >> 4 > *max_visits as u32 {
                 return self.backtrack(now, fc, q);
             }
         }
@@ -1292,7 +1301,7 @@ mod tests {
                 // §4.3 livelock bound: no scout enters a router more than three times (the
                 // fourth entry is turned back at once).
                 let bound = v.max_visits + 1;
-                prop_assert!(v.fcs.iter().all(|c| c.seen.iter().all(|&n| n / VISIT <= bound)));
+                prop_assert!(v.fcs.iter().all(|c| c.seen.iter().all(|&n| (n & !STAMP) / VISIT <= bound as u32)));
                 prop_assert!(q.events_processed() < 5_000_000, "no progress: livelock");
             }
             prop_assert!(done.iter().all(|&n| n == 1), "every transfer completes once: {:?}", done);
