@@ -292,8 +292,10 @@ pub struct Venice {
     releases: u64,
     launched_epoch: Vec<u64>,
     parked: Vec<u32>,
-    /// Controllers holding a circuit (their transfer running).
+    /// Controllers holding a circuit (their transfer running), and those without a
+    /// transfer.
     circuits: u32,
+    idle: u32,
     transfers: u64,
     conflicted: u64,
     wait: Ps,
@@ -435,6 +437,7 @@ impl Venice {
             launched_epoch: vec![0; mesh.fc_router.len()],
             parked: Vec::with_capacity(mesh.fc_router.len()),
             circuits: 0,
+            idle: mesh.fc_router.len() as u32,
             transfers: 0,
             conflicted: 0,
             wait: 0,
@@ -481,6 +484,7 @@ impl Venice {
 
     fn assign(&mut self, now: Ps, fc: usize, ready: Ps, t: Transfer, q: &mut EventQueue<Event>) {
         self.chip_busy[t.chip as usize] = true;
+        self.idle -= 1;
         let c = &mut self.fcs[fc];
         c.active = true;
         c.xfer = t;
@@ -760,7 +764,9 @@ impl Venice {
 
     fn serve_waiting(&mut self, now: Ps, q: &mut EventQueue<Event>) {
         let mut i = 0;
-        while i < self.waiting.len() {
+        // No free controller: nothing can start (the scan would end at the first transfer
+        // whose chip is free).
+        while i < self.waiting.len() && self.idle > 0 {
             let (ready, t) = self.waiting[i];
             if self.chip_busy[t.chip as usize] {
                 i += 1;
@@ -909,6 +915,7 @@ impl Venice {
         self.releases += 1;
         let c = &mut self.fcs[fc];
         c.active = false;
+        self.idle += 1;
         c.circuit = false;
         self.circuits -= 1;
         c.busy_time += now - c.assigned;
@@ -1059,6 +1066,7 @@ mod tests {
             });
         }
         v.fcs[fc].active = true;
+        v.idle -= 1;
         v.fcs[fc].circuit = true;
         v.circuits += 1;
     }
