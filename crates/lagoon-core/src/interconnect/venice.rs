@@ -168,6 +168,15 @@ fn packed(k: Key) -> u128 {
     (k.0 as u128) << 64 | k.1 as u128
 }
 
+/// A mesh link's reservation: the controller holding it (`FREE` if none) and since when,
+/// and its reserved time so far.
+#[derive(Clone, Copy)]
+struct Link {
+    owner: u32,
+    since: Ps,
+    busy: Ps,
+}
+
 /// Venice's events due one scout hop after they were produced, in key order: a ring of at
 /// least one slot per controller (each has at most one such event pending).
 struct HopFifo {
@@ -196,9 +205,8 @@ impl HopFifo {
     }
     #[inline(always)]
     fn push_back(&mut self, e: (u128, NetEvent)) {
-        if self.len == self.buf.len() {
-            self.grow();
-        }
+        // Each controller has at most one scout, so at most one event here.
+        assert!(self.len < self.buf.len(), "one hop event per controller");
         let mask = self.buf.len() - 1;
         debug_assert!(self.len == 0 || self.buf[(self.head + self.len - 1) & mask].0 < e.0);
         self.buf[(self.head + self.len) & mask] = e;
@@ -213,15 +221,6 @@ impl HopFifo {
         self.head = (self.head + 1) & mask;
         self.len -= 1;
         e
-    }
-    #[cold]
-    fn grow(&mut self) {
-        let n = self.buf.len();
-        let mut b = Vec::with_capacity(2 * n);
-        b.extend((0..n).map(|i| self.buf[(self.head + i) & (n - 1)]));
-        b.resize(2 * n, (0, NetEvent::Wake));
-        self.buf = b;
-        self.head = 0;
     }
 }
 
@@ -257,9 +256,8 @@ pub struct Venice {
     hop: Ps,
     command_bytes: u32,
     max_visits: u16,
-    owner: Vec<u32>,
-    reserved_at: Vec<Ps>,
-    link_busy: Vec<Ps>,
+    /// Per link: its reservation and the time it spent reserved.
+    links: Vec<Link>,
     chip_busy: Vec<bool>,
     fcs: Vec<Controller>,
     waiting: VecDeque<(Ps, Transfer)>,
@@ -413,9 +411,14 @@ impl Venice {
             hop: (n.router_delay_cycles + n.scout_flits) as Ps * cycle,
             command_bytes: n.command_bytes,
             max_visits: n.max_router_visits.min(255) as u16,
-            owner: vec![FREE; mesh.links() as usize],
-            reserved_at: vec![0; mesh.links() as usize],
-            link_busy: vec![0; mesh.links() as usize],
+            links: vec![
+                Link {
+                    owner: FREE,
+                    since: 0,
+                    busy: 0,
+                };
+                mesh.links() as usize
+            ],
             chip_busy: vec![false; mesh.chip_router.len()],
             fcs,
             waiting: VecDeque::new(),
@@ -661,8 +664,7 @@ impl Venice {
             free_h,
             free_v,
             lfsr,
-            owner,
-            reserved_at,
+            links,
             max_visits,
             ..
         } = self;
@@ -700,8 +702,8 @@ impl Venice {
         };
         *seen |= 1 << p;
         let (next, link) = mesh.across(r, p);
-        owner[link as usize] = fc as u32;
-        reserved_at[link as usize] = now;
+        let l = &mut links[link as usize];
+        (l.owner, l.since) = (fc as u32, now);
         set_link(free_h, free_v, free_ports, r, p, next, false);
         c.path.push(Hop {
             router: r,
@@ -748,9 +750,10 @@ impl Venice {
     fn release(&mut self, now: Ps, h: &Hop) {
         let link = h.link as usize;
         self.set_free(h.router, h.out_port, h.next, true);
-        debug_assert_ne!(self.owner[link], FREE);
-        self.owner[link] = FREE;
-        self.link_busy[link] += now - self.reserved_at[link];
+        let l = &mut self.links[link];
+        debug_assert_ne!(l.owner, FREE);
+        l.owner = FREE;
+        l.busy += now - l.since;
     }
 
     /// Re-send the scouts of controllers that were waiting for the network to change.
@@ -783,15 +786,15 @@ impl Venice {
     /// Whether any link is reserved by two controllers at once (never: a link has one owner)
     /// or a controller's path is inconsistent with the owner table. For property tests.
     pub fn check_reservations(&self) -> Result<(), String> {
-        let mut count = vec![0u32; self.owner.len()];
+        let mut count = vec![0u32; self.links.len()];
         for (i, c) in self.fcs.iter().enumerate() {
             for h in &c.path {
                 let l = self.mesh.link(h.router, h.out_port) as usize;
                 count[l] += 1;
-                if self.owner[l] != i as u32 {
+                if self.links[l].owner != i as u32 {
                     return Err(format!(
                         "link {l} on controller {i}'s path is owned by {}",
-                        self.owner[l]
+                        self.links[l].owner
                     ));
                 }
             }
@@ -799,7 +802,7 @@ impl Venice {
         if let Some(l) = count.iter().position(|&n| n > 1) {
             return Err(format!("link {l} is in {} reservations", count[l]));
         }
-        let owned = self.owner.iter().filter(|&&o| o != FREE).count();
+        let owned = self.links.iter().filter(|l| l.owner != FREE).count();
         let held: u32 = count.iter().sum();
         if owned as u32 != held {
             return Err(format!("{owned} links owned but {held} on paths"));
@@ -987,8 +990,8 @@ impl Interconnect for Venice {
             "venice: {} transfers waiting for a controller; controllers searching: {}; links reserved: {} of {}",
             self.waiting.len(),
             if active.is_empty() { "none".to_string() } else { active.join(", ") },
-            self.owner.iter().filter(|&&o| o != FREE).count(),
-            self.owner.len()
+            self.links.iter().filter(|l| l.owner != FREE).count(),
+            self.links.len()
         )
     }
 
@@ -1010,7 +1013,7 @@ impl Interconnect for Venice {
             self.transfers,
             self.conflicted,
             self.wait,
-            self.link_busy.iter().copied(),
+            self.links.iter().map(|l| l.busy),
             sim_time,
         );
         let n = self.transfers.max(1) as f64;
@@ -1054,8 +1057,8 @@ mod tests {
                 .find(|&p| v.mesh.neighbor(w[0], p) == Some(w[1]))
                 .unwrap();
             let l = v.mesh.link(w[0], p) as usize;
-            assert_eq!(v.owner[l], FREE);
-            v.owner[l] = fc as u32;
+            assert_eq!(v.links[l].owner, FREE);
+            v.links[l].owner = fc as u32;
             v.set_free(w[0], p, w[1], false);
             v.fcs[fc].path.push(Hop {
                 router: w[0],
@@ -1313,7 +1316,7 @@ mod tests {
                 prop_assert!(q.events_processed() < 5_000_000, "no progress: livelock");
             }
             prop_assert!(done.iter().all(|&n| n == 1), "every transfer completes once: {:?}", done);
-            prop_assert!(v.owner.iter().all(|&o| o == FREE), "all reservations released");
+            prop_assert!(v.links.iter().all(|l| l.owner == FREE), "all reservations released");
             prop_assert!(v.fcs.iter().all(|c| !c.active) && v.waiting.is_empty());
         }
     }
