@@ -594,7 +594,7 @@ impl Venice {
         // OnRelease: a scout sent while no free path exists would fail (its search covers every
         // reachable free link); count it as a failed scout and wait for the next circuit release
         // instead of simulating its hops. Held circuits guarantee that release comes.
-        if self.retry == ScoutRetry::OnRelease && !self.reachable(fc) && self.circuits > 0 {
+        if self.retry == ScoutRetry::OnRelease && self.circuits > 0 && !self.reachable(fc) {
             self.stats.scouts += 1;
             self.stats.scout_retries += 1;
             self.fcs[fc].attempts += 1;
