@@ -48,7 +48,8 @@ impl Bits {
 }
 
 /// One side of the two-ended breadth-first search over router bits: routers seen, the
-/// current frontier (within words `lo..=hi`) and its size, and scratch for the next one.
+/// current frontier (within words `lo..=hi`) and its size in non-empty words (a cheap
+/// stand-in for its router count), and scratch for the next one.
 #[derive(Clone)]
 struct Search {
     seen: Vec<u64>,
@@ -120,7 +121,7 @@ impl Search {
             if x != 0 {
                 nlo = nlo.min(i);
                 nhi = i;
-                count += x.count_ones();
+                count += 1;
             }
         }
         if nlo == usize::MAX {
@@ -515,8 +516,8 @@ impl Venice {
         if self.l_path_free(start, dest, true) || self.l_path_free(start, dest, false) {
             return true;
         }
-        // Breadth-first from both ends, a layer of the side with the smaller frontier at a
-        // time: the ends are joined once one side reaches a router the other has seen, and
+        // Breadth-first from both ends, a layer of the side with the smaller frontier (in
+        // words) at a time: the ends are joined once one side reaches a router the other has seen, and
         // apart once either side runs out (a boxed-in end settles it in a few layers).
         let (h, v) = (&self.free_h.0, &self.free_v.0);
         let [a, z] = &mut self.bfs;
