@@ -1257,6 +1257,48 @@ mod tests {
         }
     }
 
+    /// A scout's per-router table is stamped, not cleared: when the stamps wrap, entries of
+    /// a scout 2^16 launches back must not count. Tables pre-filled with such entries (ports
+    /// tried, visits at the bound) and stamps about to wrap give the same transfers as fresh
+    /// controllers; without the clear on wrap the stale entries would turn scouts back.
+    #[test]
+    fn stamps_wrapping_change_nothing() {
+        let c = config(5, 6, 3);
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        for seed in 0..16 {
+            let xfers: Vec<(u32, u32)> = (0..24)
+                .map(|_| {
+                    rng ^= rng << 13;
+                    rng ^= rng >> 7;
+                    rng ^= rng << 17;
+                    ((rng % 30) as u32, (rng >> 32) as u32 % 2048)
+                })
+                .collect();
+            let run = |stale: bool| {
+                let mut v = Venice::new(&c, seed).unwrap();
+                if stale {
+                    for f in &mut v.fcs {
+                        f.stamp = STAMP;
+                        f.seen.fill(1 << 16 | (v.max_visits as u32 + 1) * VISIT | 0xf);
+                    }
+                }
+                let mut q = EventQueue::new();
+                for (i, &(chip, bytes)) in xfers.iter().enumerate() {
+                    let t = Transfer {
+                        die: i as u32,
+                        chip,
+                        commands: 1,
+                        command_ps: 0,
+                        bytes,
+                    };
+                    v.submit(0, t, &mut q);
+                }
+                drain(&mut v, &mut q)
+            };
+            assert_eq!(run(true), run(false), "seed {seed}");
+        }
+    }
+
     #[test]
     fn eq1_transfer_time() {
         let v = Venice::new(&config(8, 8, 8), 1).unwrap();
