@@ -840,10 +840,17 @@ impl Venice {
             let mut bound = limit.min(heap);
             while self.hops.front_key() < bound && budget > 0 {
                 budget -= 1;
-                self.local_events += 1;
                 let (k, ev) = self.hops.pop_front();
                 let before = self.local.len();
-                self.handle((k >> 64) as Ps, ev, q);
+                let now = (k >> 64) as Ps;
+                match ev {
+                    // One scout step for both (one copy of the step's code).
+                    NetEvent::ScoutArrive { fc } | NetEvent::ScoutReturn { fc } => {
+                        let arrive = matches!(ev, NetEvent::ScoutArrive { .. });
+                        self.route(now, fc as usize, arrive, q)
+                    }
+                    _ => self.handle(now, ev, q),
+                }
                 debug_assert_eq!(q.peek_key().map_or(u128::MAX, packed), limit, "a hop event queued an event");
                 if self.local.len() != before {
                     heap = self.local.peek_key().map_or(u128::MAX, packed);
@@ -853,13 +860,13 @@ impl Venice {
             // The heap's first event, if it precedes the queue's head and the next hop.
             if heap < limit && heap < self.hops.front_key() && budget > 0 {
                 budget -= 1;
-                self.local_events += 1;
                 let (k, ev) = self.local.pop().expect("peeked");
                 self.handle(k.0, ev, q);
             } else {
                 break;
             }
         }
+        self.local_events += (LOCAL_BUDGET - budget) as u64;
         self.arm(q);
     }
 
