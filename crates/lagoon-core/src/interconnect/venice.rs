@@ -472,7 +472,11 @@ impl Venice {
     pub fn choose_port(&mut self, fc: usize, r: u32, dest: u32, in_port: Port) -> Option<Port> {
         let c = &self.fcs[fc];
         let seen = c.seen[r as usize];
-        let tried = if seen & STAMP == c.stamp { seen as u8 & 0xf } else { 0 };
+        let tried = if seen & STAMP == c.stamp {
+            seen as u8 & 0xf
+        } else {
+            0
+        };
         let free = self.free_ports[r as usize] & !tried;
         let minimal = self.mesh.minimal_ports(r, dest);
         algorithm_1(free, minimal, in_port, &mut self.lfsr[r as usize])
@@ -744,7 +748,15 @@ impl Venice {
     /// Mark the link between `r` (its port `p`) and `next` free or reserved, in both views.
     #[inline(always)]
     fn set_free(&mut self, r: u32, p: Port, next: u32, free: bool) {
-        set_link(&mut self.free_h, &mut self.free_v, &mut self.free_ports, r, p, next, free);
+        set_link(
+            &mut self.free_h,
+            &mut self.free_v,
+            &mut self.free_ports,
+            r,
+            p,
+            next,
+            free,
+        );
     }
 
     #[inline(always)]
@@ -851,7 +863,11 @@ impl Venice {
                     }
                     _ => self.handle(now, ev, q),
                 }
-                debug_assert_eq!(q.peek_key().map_or(u128::MAX, packed), limit, "a hop event queued an event");
+                debug_assert_eq!(
+                    q.peek_key().map_or(u128::MAX, packed),
+                    limit,
+                    "a hop event queued an event"
+                );
                 if self.local.len() != before {
                     heap = self.local.peek_key().map_or(u128::MAX, packed);
                     bound = limit.min(heap);
@@ -1286,7 +1302,8 @@ mod tests {
                 if stale {
                     for f in &mut v.fcs {
                         f.stamp = STAMP;
-                        f.seen.fill(1 << 16 | (v.max_visits as u32 + 1) * VISIT | 0xf);
+                        f.seen
+                            .fill(1 << 16 | (v.max_visits as u32 + 1) * VISIT | 0xf);
                     }
                 }
                 let mut q = EventQueue::new();
