@@ -22,14 +22,13 @@ pub const INJECT: Port = 4;
 /// No port: a zero difference in Algorithm 1's comparison (never a bit of a port mask).
 pub const NO_PORT: Port = 7;
 
-#[inline]
+/// The port facing `p` across its link (ports come in pairs: Up/Down, Right/Left).
+#[inline(always)]
 pub fn opposite(p: Port) -> Port {
-    match p {
-        UP => DOWN,
-        DOWN => UP,
-        RIGHT => LEFT,
-        LEFT => RIGHT,
-        other => other,
+    if p < INJECT {
+        p ^ 1
+    } else {
+        p
     }
 }
 
@@ -175,10 +174,13 @@ impl Mesh {
     pub fn minimal_ports(&self, r: u32, dest: u32) -> (Port, Port) {
         let (cx, cy) = self.xy(r);
         let (dx, dy) = self.xy(dest);
-        let towards = |from: u32, to: u32, up: Port, down: Port| match to.cmp(&from) {
-            std::cmp::Ordering::Greater => up,
-            std::cmp::Ordering::Less => down,
-            std::cmp::Ordering::Equal => NO_PORT,
+        let towards = |from: u32, to: u32, up: Port, down: Port| {
+            let p = if to > from { up } else { NO_PORT };
+            if to < from {
+                down
+            } else {
+                p
+            }
         };
         (towards(cx, dx, RIGHT, LEFT), towards(cy, dy, UP, DOWN))
     }
