@@ -203,9 +203,13 @@ impl Interconnect for NetSsd {
         // per network time would do, without one.
         let mut until = now;
         loop {
-            if let Err(e) = self.net.advance(until, &mut self.deliveries) {
+            let before = q.peek_time();
+            if let Err(e) = self.net.advance_before(until, before, &mut self.deliveries) {
                 self.error = Some(e);
                 return;
+            }
+            if self.deliveries.is_empty() {
+                break; // it ran every network event before the engine's next one
             }
             self.deliver(q);
             match self.net.next_event_time() {

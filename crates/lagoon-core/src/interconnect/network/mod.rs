@@ -533,9 +533,26 @@ impl Network {
     /// A network in which no flit has moved for `stall_limit` while packets wait, or with no
     /// event left while packets wait, is deadlocked: the error names the wait-for cycle.
     pub fn advance(&mut self, until: Ps, out: &mut Vec<Delivery>) -> Result<(), NetError> {
+        self.advance_before(until, Some(0), out)
+    }
+
+    /// [`Self::advance`] to `until`, then on through each later event time strictly before
+    /// `before` (None: no bound) while no message has been delivered: what a caller that
+    /// advances one event time at a time, and stops at a delivery or at `before`, would do,
+    /// in one call.
+    pub fn advance_before(
+        &mut self,
+        mut until: Ps,
+        before: Option<Ps>,
+        out: &mut Vec<Delivery>,
+    ) -> Result<(), NetError> {
+        let delivered = out.len();
         while let Some(t) = self.next_event_time() {
             if t > until {
-                break;
+                if out.len() > delivered || before.is_some_and(|b| t >= b) {
+                    break;
+                }
+                until = t;
             }
             let (now, ev) = self.pop_event().expect("peeked");
             self.now = now;
