@@ -263,8 +263,9 @@ pub struct Network {
     out: Vec<Delivery>,
     /// Tests: every flit's moves, to check buffer capacities independently of the credits.
     pub(crate) audit: Option<router::Audit>,
-    /// Serve a task directly where it would be the next one served, instead of queueing it
-    /// (same results; tests turn it off to check that).
+    /// Serve a task directly where it would be the next one served, instead of queueing it,
+    /// and keep the last scheduled event in the lane (same results; tests turn it off to
+    /// check that).
     pub(crate) express: bool,
 }
 
@@ -583,6 +584,10 @@ impl Network {
 
     #[inline]
     pub(crate) fn schedule(&mut self, t: Ps, ev: NetEvent) {
+        if !self.express {
+            self.q.schedule(t, ev);
+            return;
+        }
         if let Some((u, e)) = self.lane.replace((t, ev)) {
             self.q.schedule(u, e);
         }
