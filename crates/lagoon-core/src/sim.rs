@@ -1509,10 +1509,20 @@ impl Simulator {
                     TxnKind::UserWrite | TxnKind::MapWrite | TxnKind::GcWrite | TxnKind::Copyback
                 )
             };
+            // A user/mapping write's fate depends on its plane only (the plane's write
+            // frontier gives its offset and room): once a plane is turned down, the rest of
+            // its writes would be too, and with every plane picked or turned down the scan
+            // can stop (the write queue holds nothing a scan drops or forwards).
+            let by_plane = q == Q_WRITE && !fifo && self.remap.is_none();
+            let all_planes = (1u32 << self.ftl.geo.planes_per_die) - 1;
+            let mut refused = 0u32;
             let mut prev = NONE;
             let mut cur = self.queues[die][q].head;
             let mut scanned = 0;
             while cur != NONE && scanned < SCAN_LIMIT {
+                if by_plane && (used_planes | refused) == all_planes {
+                    break;
+                }
                 scanned += 1;
                 let x = self.txns[cur as usize];
                 let next = x.next;
@@ -1585,6 +1595,7 @@ impl Simulator {
                         break;
                     }
                 } else {
+                    refused |= 1 << local;
                     prev = cur;
                 }
                 cur = next;
