@@ -1264,7 +1264,8 @@ impl Simulator {
             t = self.pcie.to_host(t, size);
         }
         t = self.pcie.to_host(t, self.cfg.host.cqe_bytes);
-        self.q.schedule(t, Event::Completed { req: id });
+        // The completion entry ends on the FIFO host link: later than every earlier one.
+        self.q.schedule_in_order(t, Event::Completed { req: id });
     }
 
     // ------------------------------------------------------------------ translation
