@@ -323,6 +323,10 @@ pub struct Simulator {
     remap: Option<std::sync::Arc<BlockRemap>>,
     /// Dies a dispatch scan handed remapped transactions to (dispatched after the scan).
     forwarded: Vec<u32>,
+    /// Reads waiting in each die's two read queues, counted by plane in the die and page
+    /// offset modulo 64: a multi-plane partner search stops at once when no waiting read
+    /// could match (most searches find none, and each step reads a scattered transaction).
+    read_offsets: Vec<u32>,
 }
 
 /// The watchdog's default bound: this many events in a row at one simulated instant, or
@@ -509,6 +513,7 @@ impl Simulator {
             stop_at_last_completion: false,
             remap: None,
             forwarded: Vec::new(),
+            read_offsets: vec![0; g.dies as usize * 2 * g.planes_per_die as usize * 64],
             queued_at: Vec::new(),
             cfg: cfg.clone(),
             ftl,
@@ -1399,7 +1404,51 @@ impl Simulator {
             self.mark_queued(t, now);
         }
         push_back(&mut self.txns, &mut self.queues[die][q], t);
+        let x = self.txns[t as usize];
+        if let Some(i) = self.read_offset_slot(die, q, &x) {
+            self.read_offsets[i] += 1;
+        }
         die
+    }
+
+    /// Counter of [`Self::read_offsets`] for read `x` in queue `q` of `die` (`None`: not a
+    /// read, or not in a read queue). A queued read's plane and page never change.
+    #[inline]
+    fn read_offset_slot(&self, die: usize, q: usize, x: &Txn) -> Option<usize> {
+        if q > Q_READ
+            || !matches!(
+                x.kind,
+                TxnKind::UserRead | TxnKind::MapRead | TxnKind::RmwRead
+            )
+        {
+            return None;
+        }
+        let g = &self.ftl.geo;
+        let local = (x.plane % g.planes_per_die) as usize;
+        let offset = (x.ppa % g.pages_per_block) as usize & 63;
+        Some(((die * 2 + q) * g.planes_per_die as usize + local) * 64 + offset)
+    }
+
+    /// Whether a read at `offset` on a plane outside `used` may wait in queue `q` of `die`.
+    #[inline]
+    fn read_partner_possible(&self, die: usize, q: usize, used: u32, offset: u32) -> bool {
+        let ppd = self.ftl.geo.planes_per_die as usize;
+        let base = (die * 2 + q) * ppd * 64 + (offset as usize & 63);
+        let possible =
+            (0..ppd).any(|p| used & (1 << p) == 0 && self.read_offsets[base + p * 64] > 0);
+        debug_assert!(possible || {
+            // The counters against the queue itself.
+            let mut t = self.queues[die][q].head;
+            let mut none = true;
+            while t != NONE {
+                let x = &self.txns[t as usize];
+                none &= used & (1 << (x.plane % ppd as u32)) != 0
+                    || x.ppa % self.ftl.geo.pages_per_block != offset;
+                t = x.next;
+            }
+            none
+        });
+        possible
     }
 
     /// When transaction `t` started waiting (a side table, so that `Txn` and the other back
@@ -1515,6 +1564,10 @@ impl Simulator {
             // its writes would be too, and with every plane picked or turned down the scan
             // can stop (the write queue holds nothing a scan drops or forwards).
             let by_plane = q == Q_WRITE && !fifo && self.remap.is_none();
+            // The read queues hold only reads (user, mapping and read-modify-write) unless
+            // dies are in order (writes join the read queue) or blocks are remapped.
+            let by_offset =
+                q <= Q_READ && rule == Multiplane::SameOffset && !fifo && self.remap.is_none();
             let all_planes = (1u32 << self.ftl.geo.planes_per_die) - 1;
             let mut refused = 0u32;
             let mut prev = NONE;
@@ -1534,6 +1587,7 @@ impl Simulator {
                 {
                     // The page was overwritten since GC chose it: nothing to move.
                     remove_linked(&mut self.txns, &mut self.queues[die][q], prev, cur);
+                    debug_assert!(self.read_offset_slot(die, q, &x).is_none());
                     if x.kind == TxnKind::GcWrite && self.global_copyback() {
                         self.dbuf_release(now, self.fc_of_plane(x.plane), 1);
                     }
@@ -1556,8 +1610,14 @@ impl Simulator {
                     // Remapped onto another die (its write frontier moved to a remapped
                     // block since it was queued): the controller sends it there.
                     remove_linked(&mut self.txns, &mut self.queues[die][q], prev, cur);
+                    if let Some(i) = self.read_offset_slot(die, q, &x) {
+                        self.read_offsets[i] -= 1;
+                    }
                     let to = self.ftl.geo.die_of_plane(exec);
                     push_back(&mut self.txns, &mut self.queues[to as usize][q], cur);
+                    if let Some(i) = self.read_offset_slot(to as usize, q, &x) {
+                        self.read_offsets[i] += 1;
+                    }
                     self.forwarded.push(to);
                     cur = next;
                     continue;
@@ -1586,6 +1646,9 @@ impl Simulator {
                     && (x.kind != TxnKind::GcRead || self.claim_destination_slot(cur));
                 if ok {
                     remove_linked(&mut self.txns, &mut self.queues[die][q], prev, cur);
+                    if let Some(i) = self.read_offset_slot(die, q, &x) {
+                        self.read_offsets[i] -= 1;
+                    }
                     picked[n] = cur;
                     if n == 0 {
                         offset0 = offset;
@@ -1593,6 +1656,11 @@ impl Simulator {
                     n += 1;
                     used_planes |= 1 << local;
                     if !multi || n == self.ftl.geo.planes_per_die as usize {
+                        break;
+                    }
+                    // Only reads can join a read, at its offset; none waits: the rest of the
+                    // scan would turn every transaction down and change nothing.
+                    if by_offset && !self.read_partner_possible(die, q, used_planes, offset0) {
                         break;
                     }
                 } else {
