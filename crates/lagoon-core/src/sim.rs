@@ -326,6 +326,8 @@ pub struct Simulator {
     /// Reads waiting in each die's two read queues, counted by plane in the die and page
     /// offset modulo 64: a multi-plane partner search stops at once when no waiting read
     /// could match (most searches find none, and each step reads a scattered transaction).
+    /// Kept only under the same-offset rule with out-of-order dies and no block remap, where
+    /// the read queues hold only reads; empty otherwise.
     read_offsets: Vec<u32>,
 }
 
@@ -513,7 +515,13 @@ impl Simulator {
             stop_at_last_completion: false,
             remap: None,
             forwarded: Vec::new(),
-            read_offsets: vec![0; g.dies as usize * 2 * g.planes_per_die as usize * 64],
+            read_offsets: if cfg.flash.multiplane == Multiplane::SameOffset
+                && cfg.ftl.die_scheduling != DieScheduling::Fifo
+            {
+                vec![0; g.dies as usize * 2 * g.planes_per_die as usize * 64]
+            } else {
+                Vec::new()
+            },
             queued_at: Vec::new(),
             cfg: cfg.clone(),
             ftl,
@@ -644,6 +652,9 @@ impl Simulator {
             ));
         }
         self.remap = Some(remap);
+        // A remapped read may be forwarded to another die: no read counters (set before the
+        // run, with every queue empty).
+        self.read_offsets = Vec::new();
         Ok(())
     }
 
@@ -1404,29 +1415,27 @@ impl Simulator {
             self.mark_queued(t, now);
         }
         push_back(&mut self.txns, &mut self.queues[die][q], t);
-        let x = self.txns[t as usize];
-        if let Some(i) = self.read_offset_slot(die, q, &x) {
+        if q <= Q_READ && !self.read_offsets.is_empty() {
+            // A queued read's plane and page never change.
+            let x = &self.txns[t as usize];
+            let g = &self.ftl.geo;
+            let i = self.read_offset_slot(
+                die,
+                q,
+                x.plane % g.planes_per_die,
+                x.ppa % g.pages_per_block,
+            );
             self.read_offsets[i] += 1;
         }
         die
     }
 
-    /// Counter of [`Self::read_offsets`] for read `x` in queue `q` of `die` (`None`: not a
-    /// read, or not in a read queue). A queued read's plane and page never change.
+    /// Counter of [`Self::read_offsets`] for a read on plane `local` of `die` at page
+    /// `offset`, waiting in read queue `q`.
     #[inline]
-    fn read_offset_slot(&self, die: usize, q: usize, x: &Txn) -> Option<usize> {
-        if q > Q_READ
-            || !matches!(
-                x.kind,
-                TxnKind::UserRead | TxnKind::MapRead | TxnKind::RmwRead
-            )
-        {
-            return None;
-        }
-        let g = &self.ftl.geo;
-        let local = (x.plane % g.planes_per_die) as usize;
-        let offset = (x.ppa % g.pages_per_block) as usize & 63;
-        Some(((die * 2 + q) * g.planes_per_die as usize + local) * 64 + offset)
+    fn read_offset_slot(&self, die: usize, q: usize, local: u32, offset: u32) -> usize {
+        let ppd = self.ftl.geo.planes_per_die as usize;
+        ((die * 2 + q) * ppd + local as usize) * 64 + (offset as usize & 63)
     }
 
     /// Whether a read at `offset` on a plane outside `used` may wait in queue `q` of `die`.
@@ -1436,18 +1445,20 @@ impl Simulator {
         let base = (die * 2 + q) * ppd * 64 + (offset as usize & 63);
         let possible =
             (0..ppd).any(|p| used & (1 << p) == 0 && self.read_offsets[base + p * 64] > 0);
-        debug_assert!(possible || {
-            // The counters against the queue itself.
-            let mut t = self.queues[die][q].head;
-            let mut none = true;
-            while t != NONE {
-                let x = &self.txns[t as usize];
-                none &= used & (1 << (x.plane % ppd as u32)) != 0
-                    || x.ppa % self.ftl.geo.pages_per_block != offset;
-                t = x.next;
+        debug_assert!(
+            possible || {
+                // The counters against the queue itself.
+                let mut t = self.queues[die][q].head;
+                let mut none = true;
+                while t != NONE {
+                    let x = &self.txns[t as usize];
+                    none &= used & (1 << (x.plane % ppd as u32)) != 0
+                        || x.ppa % self.ftl.geo.pages_per_block != offset;
+                    t = x.next;
+                }
+                none
             }
-            none
-        });
+        );
         possible
     }
 
@@ -1566,8 +1577,7 @@ impl Simulator {
             let by_plane = q == Q_WRITE && !fifo && self.remap.is_none();
             // The read queues hold only reads (user, mapping and read-modify-write) unless
             // dies are in order (writes join the read queue) or blocks are remapped.
-            let by_offset =
-                q <= Q_READ && rule == Multiplane::SameOffset && !fifo && self.remap.is_none();
+            let by_offset = q <= Q_READ && !self.read_offsets.is_empty();
             let all_planes = (1u32 << self.ftl.geo.planes_per_die) - 1;
             let mut refused = 0u32;
             let mut prev = NONE;
@@ -1587,7 +1597,7 @@ impl Simulator {
                 {
                     // The page was overwritten since GC chose it: nothing to move.
                     remove_linked(&mut self.txns, &mut self.queues[die][q], prev, cur);
-                    debug_assert!(self.read_offset_slot(die, q, &x).is_none());
+                    debug_assert!(q > Q_READ, "GC moves wait in their own queues");
                     if x.kind == TxnKind::GcWrite && self.global_copyback() {
                         self.dbuf_release(now, self.fc_of_plane(x.plane), 1);
                     }
@@ -1609,15 +1619,10 @@ impl Simulator {
                 if self.remap.is_some() && self.ftl.geo.die_of_plane(exec) as usize != die {
                     // Remapped onto another die (its write frontier moved to a remapped
                     // block since it was queued): the controller sends it there.
+                    debug_assert!(self.read_offsets.is_empty(), "kept only without a remap");
                     remove_linked(&mut self.txns, &mut self.queues[die][q], prev, cur);
-                    if let Some(i) = self.read_offset_slot(die, q, &x) {
-                        self.read_offsets[i] -= 1;
-                    }
                     let to = self.ftl.geo.die_of_plane(exec);
                     push_back(&mut self.txns, &mut self.queues[to as usize][q], cur);
-                    if let Some(i) = self.read_offset_slot(to as usize, q, &x) {
-                        self.read_offsets[i] += 1;
-                    }
                     self.forwarded.push(to);
                     cur = next;
                     continue;
@@ -1646,7 +1651,8 @@ impl Simulator {
                     && (x.kind != TxnKind::GcRead || self.claim_destination_slot(cur));
                 if ok {
                     remove_linked(&mut self.txns, &mut self.queues[die][q], prev, cur);
-                    if let Some(i) = self.read_offset_slot(die, q, &x) {
+                    if by_offset {
+                        let i = self.read_offset_slot(die, q, local, offset);
                         self.read_offsets[i] -= 1;
                     }
                     picked[n] = cur;
@@ -1660,7 +1666,10 @@ impl Simulator {
                     }
                     // Only reads can join a read, at its offset; none waits: the rest of the
                     // scan would turn every transaction down and change nothing.
-                    if by_offset && !self.read_partner_possible(die, q, used_planes, offset0) {
+                    if by_offset
+                        && next != NONE
+                        && !self.read_partner_possible(die, q, used_planes, offset0)
+                    {
                         break;
                     }
                 } else {

@@ -36,7 +36,18 @@ mod tests {
     #[test]
     fn transfer_time_is_the_ceiling() {
         let rates = [1.2e9, 2.4e9, 8e9, 1e9, 3.3e9, 0.7e9, 1e12, 1e-3];
-        for bytes in [0u64, 1, 7, 512, 4096, 4992, 16384, 65_537, 1 << 40, u64::MAX] {
+        for bytes in [
+            0u64,
+            1,
+            7,
+            512,
+            4096,
+            4992,
+            16384,
+            65_537,
+            1 << 40,
+            u64::MAX,
+        ] {
             for r in rates {
                 let x = (bytes as f64) * (PS_PER_S as f64) / r;
                 assert_eq!(transfer_time(bytes, r), x.ceil() as Ps, "{bytes} B at {r}");

@@ -354,7 +354,10 @@ mod tests {
             }
             assert_eq!(l.len(), by_key.len());
         }
-        assert!(l.index.len() > INITIAL_SLOTS * 2, "the index grew past the slots' first allocation");
+        assert!(
+            l.index.len() > INITIAL_SLOTS * 2,
+            "the index grew past the slots' first allocation"
+        );
         for (&k, &(v, _)) in &by_key {
             assert_eq!(l.peek(k), Some(v));
         }
