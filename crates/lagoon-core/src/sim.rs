@@ -323,6 +323,12 @@ pub struct Simulator {
     remap: Option<std::sync::Arc<BlockRemap>>,
     /// Dies a dispatch scan handed remapped transactions to (dispatched after the scan).
     forwarded: Vec<u32>,
+    /// Reads waiting in each die's two read queues, counted by plane in the die and page
+    /// offset modulo 64: a multi-plane partner search stops at once when no waiting read
+    /// could match (most searches find none, and each step reads a scattered transaction).
+    /// Kept only under the same-offset rule with out-of-order dies and no block remap, where
+    /// the read queues hold only reads; empty otherwise.
+    read_offsets: Vec<u32>,
 }
 
 /// The watchdog's default bound: this many events in a row at one simulated instant, or
@@ -509,6 +515,13 @@ impl Simulator {
             stop_at_last_completion: false,
             remap: None,
             forwarded: Vec::new(),
+            read_offsets: if cfg.flash.multiplane == Multiplane::SameOffset
+                && cfg.ftl.die_scheduling != DieScheduling::Fifo
+            {
+                vec![0; g.dies as usize * 2 * g.planes_per_die as usize * 64]
+            } else {
+                Vec::new()
+            },
             queued_at: Vec::new(),
             cfg: cfg.clone(),
             ftl,
@@ -639,6 +652,9 @@ impl Simulator {
             ));
         }
         self.remap = Some(remap);
+        // A remapped read may be forwarded to another die: no read counters (set before the
+        // run, with every queue empty).
+        self.read_offsets = Vec::new();
         Ok(())
     }
 
@@ -1264,7 +1280,8 @@ impl Simulator {
             t = self.pcie.to_host(t, size);
         }
         t = self.pcie.to_host(t, self.cfg.host.cqe_bytes);
-        self.q.schedule(t, Event::Completed { req: id });
+        // The completion entry ends on the FIFO host link: later than every earlier one.
+        self.q.schedule_in_order(t, Event::Completed { req: id });
     }
 
     // ------------------------------------------------------------------ translation
@@ -1398,7 +1415,51 @@ impl Simulator {
             self.mark_queued(t, now);
         }
         push_back(&mut self.txns, &mut self.queues[die][q], t);
+        if q <= Q_READ && !self.read_offsets.is_empty() {
+            // A queued read's plane and page never change.
+            let x = &self.txns[t as usize];
+            let g = &self.ftl.geo;
+            let i = self.read_offset_slot(
+                die,
+                q,
+                x.plane % g.planes_per_die,
+                x.ppa % g.pages_per_block,
+            );
+            self.read_offsets[i] += 1;
+        }
         die
+    }
+
+    /// Counter of [`Self::read_offsets`] for a read on plane `local` of `die` at page
+    /// `offset`, waiting in read queue `q`.
+    #[inline]
+    fn read_offset_slot(&self, die: usize, q: usize, local: u32, offset: u32) -> usize {
+        let ppd = self.ftl.geo.planes_per_die as usize;
+        ((die * 2 + q) * ppd + local as usize) * 64 + (offset as usize & 63)
+    }
+
+    /// Whether a read at `offset` on a plane outside `used` may wait in queue `q` of `die`.
+    #[inline]
+    fn read_partner_possible(&self, die: usize, q: usize, used: u32, offset: u32) -> bool {
+        let ppd = self.ftl.geo.planes_per_die as usize;
+        let base = (die * 2 + q) * ppd * 64 + (offset as usize & 63);
+        let possible =
+            (0..ppd).any(|p| used & (1 << p) == 0 && self.read_offsets[base + p * 64] > 0);
+        debug_assert!(
+            possible || {
+                // The counters against the queue itself.
+                let mut t = self.queues[die][q].head;
+                let mut none = true;
+                while t != NONE {
+                    let x = &self.txns[t as usize];
+                    none &= used & (1 << (x.plane % ppd as u32)) != 0
+                        || x.ppa % self.ftl.geo.pages_per_block != offset;
+                    t = x.next;
+                }
+                none
+            }
+        );
+        possible
     }
 
     /// When transaction `t` started waiting (a side table, so that `Txn` and the other back
@@ -1509,10 +1570,23 @@ impl Simulator {
                     TxnKind::UserWrite | TxnKind::MapWrite | TxnKind::GcWrite | TxnKind::Copyback
                 )
             };
+            // A user/mapping write's fate depends on its plane only (the plane's write
+            // frontier gives its offset and room): once a plane is turned down, the rest of
+            // its writes would be too, and with every plane picked or turned down the scan
+            // can stop (the write queue holds nothing a scan drops or forwards).
+            let by_plane = q == Q_WRITE && !fifo && self.remap.is_none();
+            // The read queues hold only reads (user, mapping and read-modify-write) unless
+            // dies are in order (writes join the read queue) or blocks are remapped.
+            let by_offset = q <= Q_READ && !self.read_offsets.is_empty();
+            let all_planes = (1u32 << self.ftl.geo.planes_per_die) - 1;
+            let mut refused = 0u32;
             let mut prev = NONE;
             let mut cur = self.queues[die][q].head;
             let mut scanned = 0;
             while cur != NONE && scanned < SCAN_LIMIT {
+                if by_plane && (used_planes | refused) == all_planes {
+                    break;
+                }
                 scanned += 1;
                 let x = self.txns[cur as usize];
                 let next = x.next;
@@ -1523,6 +1597,7 @@ impl Simulator {
                 {
                     // The page was overwritten since GC chose it: nothing to move.
                     remove_linked(&mut self.txns, &mut self.queues[die][q], prev, cur);
+                    debug_assert!(q > Q_READ, "GC moves wait in their own queues");
                     if x.kind == TxnKind::GcWrite && self.global_copyback() {
                         self.dbuf_release(now, self.fc_of_plane(x.plane), 1);
                     }
@@ -1544,6 +1619,7 @@ impl Simulator {
                 if self.remap.is_some() && self.ftl.geo.die_of_plane(exec) as usize != die {
                     // Remapped onto another die (its write frontier moved to a remapped
                     // block since it was queued): the controller sends it there.
+                    debug_assert!(self.read_offsets.is_empty(), "kept only without a remap");
                     remove_linked(&mut self.txns, &mut self.queues[die][q], prev, cur);
                     let to = self.ftl.geo.die_of_plane(exec);
                     push_back(&mut self.txns, &mut self.queues[to as usize][q], cur);
@@ -1575,6 +1651,10 @@ impl Simulator {
                     && (x.kind != TxnKind::GcRead || self.claim_destination_slot(cur));
                 if ok {
                     remove_linked(&mut self.txns, &mut self.queues[die][q], prev, cur);
+                    if by_offset {
+                        let i = self.read_offset_slot(die, q, local, offset);
+                        self.read_offsets[i] -= 1;
+                    }
                     picked[n] = cur;
                     if n == 0 {
                         offset0 = offset;
@@ -1584,7 +1664,16 @@ impl Simulator {
                     if !multi || n == self.ftl.geo.planes_per_die as usize {
                         break;
                     }
+                    // Only reads can join a read, at its offset; none waits: the rest of the
+                    // scan would turn every transaction down and change nothing.
+                    if by_offset
+                        && next != NONE
+                        && !self.read_partner_possible(die, q, used_planes, offset0)
+                    {
+                        break;
+                    }
                 } else {
+                    refused |= 1 << local;
                     prev = cur;
                 }
                 cur = next;

@@ -95,8 +95,16 @@ impl Geometry {
         let (mut ch, mut way, mut die, mut pl) = (0, 0, 0, 0);
         for d in self.order {
             let n = self.dim_size(d) as u64;
-            let v = (rem % n) as u32;
-            rem /= n;
+            // Dimensions are mostly powers of two: a mask and a shift, not a 64-bit division.
+            let v = if n.is_power_of_two() {
+                let v = (rem & (n - 1)) as u32;
+                rem >>= n.trailing_zeros();
+                v
+            } else {
+                let v = (rem % n) as u32;
+                rem /= n;
+                v
+            };
             match d {
                 Dim::Channel => ch = v,
                 Dim::Way => way = v,

@@ -5,9 +5,17 @@
 //! and once it is full nothing is allocated again.
 
 const EMPTY: u32 = u32::MAX;
-const TOMB: u32 = u32::MAX - 1;
+/// An index bucket: the key's hash (low 32 bits) above its slot, so a probe compares hashes
+/// in the index and reads a slot only on a match, and a deletion finds the home bucket of the
+/// entries it shifts back without reading their slots. `EMPTY` in the slot half marks a free
+/// bucket.
+const FREE: u64 = EMPTY as u64;
 /// Slots allocated up front; more as the set fills.
 const INITIAL_SLOTS: usize = 1 << 16;
+/// Index buckets allocated up front; the index doubles as entries arrive (re-placing buckets
+/// reads no slot), so a set holding few entries keeps a small index that stays in cache (a
+/// read-mostly run looks up every page read in a nearly empty write cache).
+const INITIAL_BUCKETS: usize = 1 << 10;
 
 #[derive(Clone, Copy)]
 struct Slot<V: Copy> {
@@ -24,10 +32,10 @@ pub struct Lru<V: Copy + Default> {
     head: u32,
     tail: u32,
     free: Vec<u32>,
-    index: Vec<u32>,
+    /// Open addressing with linear probing and backward-shift deletion (no tombstones).
+    index: Vec<u64>,
     mask: usize,
     len: usize,
-    tombs: usize,
 }
 
 /// A `HashMap` keyed by integers that hashes with [`hash`] instead of SipHash: for maps on
@@ -71,17 +79,16 @@ fn hash(k: u64) -> u64 {
 impl<V: Copy + Default> Lru<V> {
     pub fn new(capacity: usize) -> Self {
         let capacity = capacity.max(1);
-        let buckets = (capacity.min(INITIAL_SLOTS) * 2).next_power_of_two().max(8);
+        let buckets = capacity.min(INITIAL_BUCKETS).next_power_of_two().max(4) * 2;
         Self {
             slots: Vec::with_capacity(capacity.min(INITIAL_SLOTS)),
             capacity,
             head: EMPTY,
             tail: EMPTY,
             free: Vec::new(),
-            index: vec![EMPTY; buckets],
+            index: vec![FREE; buckets],
             mask: buckets - 1,
             len: 0,
-            tombs: 0,
         }
     }
 
@@ -98,32 +105,27 @@ impl<V: Copy + Default> Lru<V> {
         self.len >= self.capacity()
     }
 
-    /// Bucket holding `key`, or the first free bucket where it would go.
+    /// Bucket holding `key`, or the free bucket where it would go.
     #[inline]
     fn find(&self, key: u64) -> (usize, bool) {
-        let mut i = hash(key) as usize & self.mask;
-        let mut first_tomb = usize::MAX;
+        let h = hash(key) as u32;
+        let mut i = h as usize & self.mask;
         loop {
-            let s = self.index[i];
+            let b = self.index[i];
+            let s = b as u32;
             if s == EMPTY {
-                return (
-                    if first_tomb != usize::MAX {
-                        first_tomb
-                    } else {
-                        i
-                    },
-                    false,
-                );
+                return (i, false);
             }
-            if s == TOMB {
-                if first_tomb == usize::MAX {
-                    first_tomb = i;
-                }
-            } else if self.slots[s as usize].key == key {
+            if (b >> 32) as u32 == h && self.slots[s as usize].key == key {
                 return (i, true);
             }
             i = (i + 1) & self.mask;
         }
+    }
+
+    #[inline(always)]
+    fn bucket(key: u64, slot: u32) -> u64 {
+        (hash(key) as u32 as u64) << 32 | slot as u64
     }
 
     pub fn contains(&self, key: u64) -> bool {
@@ -133,7 +135,7 @@ impl<V: Copy + Default> Lru<V> {
     /// Value without touching recency.
     pub fn peek(&self, key: u64) -> Option<V> {
         let (b, found) = self.find(key);
-        found.then(|| self.slots[self.index[b] as usize].value)
+        found.then(|| self.slots[self.index[b] as u32 as usize].value)
     }
 
     /// Mutable value, moved to most recently used.
@@ -142,7 +144,7 @@ impl<V: Copy + Default> Lru<V> {
         if !found {
             return None;
         }
-        let s = self.index[b];
+        let s = self.index[b] as u32;
         self.unlink(s);
         self.push_front(s);
         Some(&mut self.slots[s as usize].value)
@@ -172,10 +174,8 @@ impl<V: Copy + Default> Lru<V> {
     pub fn insert(&mut self, key: u64, value: V) {
         debug_assert!(!self.is_full(), "LRU insert while full");
         // Keep the index at most half full as the set grows past its first allocation.
-        if (self.len + self.tombs + 1) * 2 > self.index.len() {
-            self.index = vec![EMPTY; self.index.len() * 2];
-            self.mask = self.index.len() - 1;
-            self.rehash();
+        if (self.len + 1) * 2 > self.index.len() {
+            self.grow();
         }
         let (b, found) = self.find(key);
         debug_assert!(!found);
@@ -199,10 +199,7 @@ impl<V: Copy + Default> Lru<V> {
                 (self.slots.len() - 1) as u32
             }
         };
-        if self.index[b] == TOMB {
-            self.tombs -= 1;
-        }
-        self.index[b] = s;
+        self.index[b] = Self::bucket(key, s);
         self.push_front(s);
         self.len += 1;
     }
@@ -212,26 +209,52 @@ impl<V: Copy + Default> Lru<V> {
         if !found {
             return None;
         }
-        let s = self.index[b];
-        self.index[b] = TOMB;
-        self.tombs += 1;
+        let s = self.index[b] as u32;
+        self.delete_bucket(b);
         self.unlink(s);
         self.free.push(s);
         self.len -= 1;
-        if self.tombs > self.index.len() / 4 {
-            self.rehash();
-        }
         Some(self.slots[s as usize].value)
     }
 
-    fn rehash(&mut self) {
-        self.index.fill(EMPTY);
-        self.tombs = 0;
-        let mut s = self.head;
-        while s != EMPTY {
-            let (b, _) = self.find(self.slots[s as usize].key);
-            self.index[b] = s;
-            s = self.slots[s as usize].next;
+    /// Empty bucket `i` and shift back the entries after it that may not sit beyond a free
+    /// bucket from their home (Knuth's Algorithm R for linear probing).
+    fn delete_bucket(&mut self, mut i: usize) {
+        let mut j = i;
+        loop {
+            j = (j + 1) & self.mask;
+            let b = self.index[j];
+            if b as u32 == EMPTY {
+                break;
+            }
+            let home = (b >> 32) as usize & self.mask;
+            // The entry at j stays if its home lies cyclically in (i, j].
+            let stays = if i <= j {
+                i < home && home <= j
+            } else {
+                i < home || home <= j
+            };
+            if !stays {
+                self.index[i] = b;
+                i = j;
+            }
+        }
+        self.index[i] = FREE;
+    }
+
+    /// Double the index, re-placing every bucket by the hash it holds (no slot is read).
+    fn grow(&mut self) {
+        let n = self.index.len() * 2;
+        let old = std::mem::replace(&mut self.index, vec![FREE; n]);
+        self.mask = self.index.len() - 1;
+        for b in old {
+            if b as u32 != EMPTY {
+                let mut i = (b >> 32) as usize & self.mask;
+                while self.index[i] as u32 != EMPTY {
+                    i = (i + 1) & self.mask;
+                }
+                self.index[i] = b;
+            }
         }
     }
 
@@ -280,6 +303,64 @@ mod tests {
         l.insert(4, 0);
         assert_eq!(l.lru().unwrap().0, 3);
         assert!(l.is_full());
+    }
+
+    /// Past its first allocation (index growth) and through many deletions (backward
+    /// shifts over wrapped probe runs), against maps kept by key and by recency.
+    #[test]
+    fn matches_maps_while_growing_and_churning() {
+        use std::collections::{BTreeMap, HashMap};
+        let cap = INITIAL_SLOTS * 3;
+        let mut l: Lru<u64> = Lru::new(cap);
+        let mut by_key: HashMap<u64, (u64, u64)> = HashMap::new(); // key -> (value, tick)
+        let mut by_tick: BTreeMap<u64, u64> = BTreeMap::new(); // tick -> key
+        let mut x = 0x1234_5678u64;
+        for tick in 0..600_000u64 {
+            x = hash(x);
+            // Keys from a space about twice the capacity: hits, misses and evictions.
+            let k = x % (cap as u64 * 2);
+            match (x >> 60) % 4 {
+                0 => {
+                    let had = l.remove(k);
+                    let want = by_key.remove(&k).map(|(v, t)| {
+                        by_tick.remove(&t);
+                        v
+                    });
+                    assert_eq!(had, want);
+                }
+                1 => assert_eq!(l.peek(k), by_key.get(&k).map(|e| e.0)),
+                _ => {
+                    if let Some(v) = l.get_mut(k) {
+                        let (w, t) = by_key[&k];
+                        assert_eq!(*v, w);
+                        by_tick.remove(&t);
+                        by_tick.insert(tick, k);
+                        by_key.insert(k, (w, tick));
+                    } else {
+                        assert!(!by_key.contains_key(&k));
+                        if l.is_full() {
+                            let (victim, _) = l.lru().unwrap();
+                            let (&t, &want) = by_tick.iter().next().unwrap();
+                            assert_eq!(victim, want);
+                            l.remove(victim);
+                            by_tick.remove(&t);
+                            by_key.remove(&victim);
+                        }
+                        l.insert(k, tick);
+                        by_key.insert(k, (tick, tick));
+                        by_tick.insert(tick, k);
+                    }
+                }
+            }
+            assert_eq!(l.len(), by_key.len());
+        }
+        assert!(
+            l.index.len() > INITIAL_SLOTS * 2,
+            "the index grew past the slots' first allocation"
+        );
+        for (&k, &(v, _)) in &by_key {
+            assert_eq!(l.peek(k), Some(v));
+        }
     }
 
     proptest! {

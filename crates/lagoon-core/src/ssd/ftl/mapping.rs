@@ -9,6 +9,8 @@
 /// Map value of a logical page still at its precondition home location.
 pub const IMPLICIT: u32 = u32::MAX;
 
+/// A chunk stores `ppa ^ IMPLICIT`, so a fresh chunk is zeroed memory: allocated zeroed, its
+/// pages are not touched (filled or faulted in) until entries on them are written.
 const CHUNK_BITS: u32 = 12;
 const CHUNK: usize = 1 << CHUNK_BITS;
 
@@ -29,7 +31,7 @@ impl L2pMap {
     #[inline]
     pub fn get(&self, lpa: u64) -> u32 {
         match &self.chunks[(lpa >> CHUNK_BITS) as usize] {
-            Some(c) => c[lpa as usize & (CHUNK - 1)],
+            Some(c) => c[lpa as usize & (CHUNK - 1)] ^ IMPLICIT,
             None => IMPLICIT,
         }
     }
@@ -38,10 +40,10 @@ impl L2pMap {
     pub fn set(&mut self, lpa: u64, ppa: u32) {
         let slot = &mut self.chunks[(lpa >> CHUNK_BITS) as usize];
         if slot.is_none() {
-            *slot = Some(vec![IMPLICIT; CHUNK].into_boxed_slice());
+            *slot = Some(vec![0; CHUNK].into_boxed_slice());
             self.materialized += 1;
         }
-        slot.as_mut().unwrap()[lpa as usize & (CHUNK - 1)] = ppa;
+        slot.as_mut().unwrap()[lpa as usize & (CHUNK - 1)] = ppa ^ IMPLICIT;
     }
 
     /// Bytes held by materialized chunks (for memory reporting).
@@ -59,8 +61,8 @@ impl L2pMap {
             .flat_map(|(i, c)| {
                 c.iter()
                     .enumerate()
-                    .filter(|(_, &p)| p != IMPLICIT)
-                    .map(move |(j, &p)| (((i << CHUNK_BITS) + j) as u64, p))
+                    .filter(|(_, &p)| p != 0)
+                    .map(move |(j, &p)| (((i << CHUNK_BITS) + j) as u64, p ^ IMPLICIT))
             })
     }
 }
