@@ -1096,11 +1096,14 @@ impl SsdConfig {
             0
         };
         // Block record + free-list slot; plane allocator; die queues and state;
-        // a translation-directory word per translation page; router and link tables.
+        // a translation-directory word per translation page; the L2P map's chunk table (a
+        // pointer per chunk); router and link tables.
+        let chunks = self.physical_pages() >> crate::ssd::ftl::mapping::CHUNK_BITS;
         blocks * (32 + 4)
             + planes * 64
             + dies * 256
             + self.physical_pages() / entries * 4
+            + chunks * 8
             + routers * 256
             + aged
     }
