@@ -12,7 +12,7 @@
 //! An FC owns at most one reservation (the packet ID is the FC ID), so at most
 //! `controllers` transfers run at once. Links are reserved whole (both directions).
 
-use super::venice_mesh::{opposite, Mesh, Port, INJECT, LEFT, NO_PORT, RIGHT, UP};
+use super::venice_mesh::{minimal_ports, opposite, Mesh, Port, INJECT, LEFT, NO_PORT, RIGHT, UP};
 use super::{Interconnect, InterconnectStats, NetEvent, Transfer, VeniceStats};
 use crate::config::{ConfigError, ScoutRetry, SsdConfig};
 use crate::engine::{EventQueue, Key, KeyedHeap};
@@ -27,25 +27,6 @@ const VISIT: u32 = 1 << 4;
 /// The bits of a `Controller::seen` entry that hold the scout's stamp (its number modulo
 /// 2^16): an entry with another stamp is a previous scout's and counts as zero.
 const STAMP: u32 = 0xffff_0000;
-
-/// Routers as bits, for whole-mesh reachability in a few word operations per BFS layer.
-#[derive(Clone)]
-struct Bits(Vec<u64>);
-
-impl Bits {
-    fn new(n: u32) -> Self {
-        Bits(vec![0; (n as usize).div_ceil(64)])
-    }
-    #[inline(always)]
-    fn set(&mut self, i: u32, on: bool) {
-        let (w, b) = ((i / 64) as usize, i % 64);
-        if on {
-            self.0[w] |= 1 << b;
-        } else {
-            self.0[w] &= !(1 << b);
-        }
-    }
-}
 
 /// One side of the two-ended breadth-first search over router bits: routers seen, the
 /// current frontier (within words `lo..=hi`) and its size in non-empty words (a cheap
@@ -155,7 +136,7 @@ pub fn venice_layer(cfg: &SsdConfig) -> SsdConfig {
 #[derive(Clone, Copy, Debug)]
 struct Hop {
     router: u32,
-    /// The router across `out_port`, and the link's id.
+    /// The router across `out_port`, and the link's slot ([`link_slot`]).
     next: u32,
     link: u32,
     in_port: Port,
@@ -167,6 +148,23 @@ struct Hop {
 #[inline(always)]
 fn packed(k: Key) -> u128 {
     (k.0 as u128) << 64 | k.1 as u128
+}
+
+/// A router as a scout step reads it: its ports whose link is free (a 4-bit mask by port),
+/// its random source for Algorithm 1 and its coordinates (column, row), in one record.
+#[derive(Clone, Copy)]
+struct Node {
+    free: u8,
+    lfsr: u16,
+    xy: (u32, u32),
+}
+
+/// Where a mesh link's reservation is kept: by its lower router and direction (`2 r` for
+/// the link to `r`'s Right neighbour, `2 r + 1` for the one Up), so a hop finds it by
+/// arithmetic; the layer's link ids map onto these for the counters.
+#[inline(always)]
+fn link_slot(r: u32, p: Port, next: u32) -> usize {
+    2 * r.min(next) as usize + (p < RIGHT) as usize
 }
 
 /// A mesh link's reservation: the controller holding it (`FREE` if none) and since when,
@@ -257,23 +255,26 @@ pub struct Venice {
     hop: Ps,
     command_bytes: u32,
     max_visits: u16,
-    /// Per link: its reservation and the time it spent reserved.
+    /// Per link slot ([`link_slot`]): its reservation and the time it spent reserved.
     links: Vec<Link>,
     chip_busy: Vec<bool>,
     fcs: Vec<Controller>,
     waiting: VecDeque<(Ps, Transfer)>,
-    /// One 16-bit maximal-length Galois LFSR per router for Algorithm 1's random choices.
-    lfsr: Vec<u16>,
+    /// Per router: free ports, one 16-bit maximal-length Galois LFSR for Algorithm 1's
+    /// random choices, coordinates.
+    nodes: Vec<Node>,
+    /// Per mesh port, the step to the router across it; the layer's link ids as slots of
+    /// `links`.
+    step: [u32; 4],
+    slot_of: Vec<u32>,
     stats: VeniceStats,
     /// When each controller's current scout left (for the conflict wait).
     launched: Vec<Ps>,
     retry: ScoutRetry,
-    /// Free links as router bits: `free_h` bit `r` for the link from `r` to its Right
-    /// neighbour `r + 1`, `free_v` for the one to its Up neighbour `r + cols`.
-    free_h: Bits,
-    free_v: Bits,
-    /// The same per router: a mask of its ports whose link is free (Algorithm 1 reads it).
-    free_ports: Vec<u8>,
+    /// Free links as router bits, `words` words a direction: bit `r` of the first half
+    /// for the link from `r` to its Right neighbour `r + 1`, of the second for the one to
+    /// its Up neighbour `r + cols`.
+    free_links: Vec<u64>,
     /// The two ends of the reachability search on meshes of over 64 routers.
     bfs: [Search; 2],
     words: usize,
@@ -346,24 +347,15 @@ fn algorithm_1(free: u8, minimal: (Port, Port), in_port: Port, lfsr: &mut u16) -
     Some(list.trailing_zeros() as Port) // lines 44-46
 }
 
-/// Mark the link between `r` (its port `p`) and `next` free or reserved, as router bits
-/// (`h`, `v`) and per-router port masks (`ports`).
+/// Flip the link between `r` (its mesh port `p`) and `next` between free and reserved, as
+/// router bits (`bits`, `words` a direction) and in both routers' free-port masks.
 #[inline(always)]
-fn set_link(h: &mut Bits, v: &mut Bits, ports: &mut [u8], r: u32, p: Port, next: u32, free: bool) {
+fn flip_link(bits: &mut [u64], words: usize, nodes: &mut [Node], r: u32, p: Port, next: u32) {
     let low = r.min(next);
-    if p == RIGHT || p == LEFT {
-        h.set(low, free);
-    } else {
-        v.set(low, free);
-    }
-    let (a, b) = (1u8 << p, 1u8 << opposite(p));
-    if free {
-        ports[r as usize] |= a;
-        ports[next as usize] |= b;
-    } else {
-        ports[r as usize] &= !a;
-        ports[next as usize] &= !b;
-    }
+    let w = (low / 64) as usize + if p < RIGHT { words } else { 0 };
+    bits[w] ^= 1 << (low % 64);
+    nodes[r as usize].free ^= 1 << p;
+    nodes[next as usize].free ^= 1 << (p ^ 1);
 }
 
 impl Venice {
@@ -397,14 +389,26 @@ impl Venice {
             })
             .collect();
         let mut s = seed ^ 0x5eed_1fa5_0000_0001;
-        let lfsr = (0..routers)
-            .map(|_| {
+        let nodes = (0..routers as u32)
+            .map(|r| {
                 s = s
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);
-                ((s >> 33) as u16) | 1
+                Node {
+                    free: mesh.port_mask(r),
+                    lfsr: ((s >> 33) as u16) | 1,
+                    xy: mesh.xy(r),
+                }
             })
             .collect();
+        let mut slot_of = vec![0; mesh.links() as usize];
+        for r in 0..routers as u32 {
+            for p in [UP, RIGHT] {
+                if let Some(next) = mesh.neighbor(r, p) {
+                    slot_of[mesh.link(r, p) as usize] = link_slot(r, p, next) as u32;
+                }
+            }
+        }
         Ok(Self {
             cycle,
             width: n.link_width_bytes,
@@ -418,18 +422,21 @@ impl Venice {
                     since: 0,
                     busy: 0,
                 };
-                mesh.links() as usize
+                2 * routers
             ],
             chip_busy: vec![false; mesh.chip_router.len()],
             fcs,
             waiting: VecDeque::new(),
-            lfsr,
+            nodes,
+            step: mesh.steps(),
+            slot_of,
             stats: VeniceStats::default(),
             launched: vec![0; mesh.fc_router.len()],
             retry: n.scout_retry,
-            free_h: Self::links_from(&mesh, RIGHT),
-            free_v: Self::links_from(&mesh, UP),
-            free_ports: (0..routers as u32).map(|r| mesh.port_mask(r)).collect(),
+            free_links: [RIGHT, UP]
+                .into_iter()
+                .flat_map(|p| Self::links_from(&mesh, p))
+                .collect(),
             bfs: [Search::new(routers as u32), Search::new(routers as u32)],
             words: routers.div_ceil(64),
             local: KeyedHeap::with_capacity(64),
@@ -451,11 +458,13 @@ impl Venice {
         })
     }
 
-    /// Routers that have a link leaving by `p`.
-    fn links_from(mesh: &Mesh, p: Port) -> Bits {
-        let mut b = Bits::new(mesh.routers());
+    /// Routers that have a link leaving by `p`, as bits.
+    fn links_from(mesh: &Mesh, p: Port) -> Vec<u64> {
+        let mut b = vec![0; (mesh.routers() as usize).div_ceil(64)];
         for r in 0..mesh.routers() {
-            b.set(r, mesh.neighbor(r, p).is_some());
+            if mesh.neighbor(r, p).is_some() {
+                b[(r / 64) as usize] |= 1 << (r % 64);
+            }
         }
         b
     }
@@ -477,9 +486,9 @@ impl Venice {
         } else {
             0
         };
-        let free = self.free_ports[r as usize] & !tried;
         let minimal = self.mesh.minimal_ports(r, dest);
-        algorithm_1(free, minimal, in_port, &mut self.lfsr[r as usize])
+        let node = &mut self.nodes[r as usize];
+        algorithm_1(node.free & !tried, minimal, in_port, &mut node.lfsr)
     }
 
     fn pick_controller(&self, chip: u32) -> Option<usize> {
@@ -523,7 +532,7 @@ impl Venice {
         // Breadth-first from both ends, a layer of the side with the smaller frontier (in
         // words) at a time: the ends are joined once one side reaches a router the other has seen, and
         // apart once either side runs out (a boxed-in end settles it in a few layers).
-        let (h, v) = (&self.free_h.0, &self.free_v.0);
+        let (h, v) = self.free_links.split_at(self.words);
         let [a, z] = &mut self.bfs;
         a.start(start);
         z.start(dest);
@@ -562,7 +571,7 @@ impl Venice {
                 sy.abs_diff(dy)
             };
             for _ in 0..steps {
-                if self.free_ports[r as usize] & 1 << p == 0 {
+                if self.nodes[r as usize].free & 1 << p == 0 {
                     return false;
                 }
                 r = self.mesh.across(r, p).0;
@@ -573,7 +582,7 @@ impl Venice {
 
     /// [`Self::reachable`] for meshes of at most 64 routers: each layer is a few shifts.
     fn reachable_one_word(&self, start: u32, dest: u32, cols: u32) -> bool {
-        let (h, v) = (self.free_h.0[0], self.free_v.0[0]);
+        let (h, v) = (self.free_links[0], self.free_links[1]);
         let (mut seen, mut front) = (1u64 << start, 1u64 << start);
         let target = 1u64 << dest;
         loop {
@@ -664,11 +673,10 @@ impl Venice {
         // The fields apart, so the compiler keeps them in registers across the step.
         let Self {
             fcs,
-            mesh,
-            free_ports,
-            free_h,
-            free_v,
-            lfsr,
+            nodes,
+            step,
+            free_links,
+            words,
             links,
             max_visits,
             ..
@@ -700,20 +708,25 @@ impl Venice {
             );
             return;
         }
-        let free = free_ports[r as usize] & !(*seen as u8 & 0xf);
-        let lfsr = &mut lfsr[r as usize];
-        let Some(p) = algorithm_1(free, mesh.minimal_ports(r, dest), in_port, lfsr) else {
+        let to = nodes[dest as usize].xy;
+        let node = &mut nodes[r as usize];
+        let free = node.free & !(*seen as u8 & 0xf);
+        let minimal = minimal_ports(node.xy, to);
+        let Some(p) = algorithm_1(free, minimal, in_port, &mut node.lfsr) else {
             return self.backtrack(now, fc, q);
         };
         *seen |= 1 << p;
-        let (next, link) = mesh.across(r, p);
-        let l = &mut links[link as usize];
+        // `p` is a free mesh port of `r`, so its link exists.
+        let next = r.wrapping_add(step[p as usize & 3]);
+        debug_assert_eq!(next, self.mesh.across(r, p).0);
+        let link = link_slot(r, p, next);
+        let l = &mut links[link];
         (l.owner, l.since) = (fc as u32, now);
-        set_link(free_h, free_v, free_ports, r, p, next, false);
+        flip_link(free_links, *words, nodes, r, p, next);
         c.path.push(Hop {
             router: r,
             next,
-            link,
+            link: link as u32,
             in_port,
             out_port: p,
         });
@@ -748,15 +761,8 @@ impl Venice {
     /// Mark the link between `r` (its port `p`) and `next` free or reserved, in both views.
     #[inline(always)]
     fn set_free(&mut self, r: u32, p: Port, next: u32, free: bool) {
-        set_link(
-            &mut self.free_h,
-            &mut self.free_v,
-            &mut self.free_ports,
-            r,
-            p,
-            next,
-            free,
-        );
+        debug_assert_ne!(self.nodes[r as usize].free & 1 << p != 0, free, "already so");
+        flip_link(&mut self.free_links, self.words, &mut self.nodes, r, p, next);
     }
 
     #[inline(always)]
@@ -802,7 +808,7 @@ impl Venice {
         let mut count = vec![0u32; self.links.len()];
         for (i, c) in self.fcs.iter().enumerate() {
             for h in &c.path {
-                let l = self.mesh.link(h.router, h.out_port) as usize;
+                let l = link_slot(h.router, h.out_port, h.next);
                 count[l] += 1;
                 if self.links[l].owner != i as u32 {
                     return Err(format!(
@@ -1015,7 +1021,7 @@ impl Interconnect for Venice {
             self.waiting.len(),
             if active.is_empty() { "none".to_string() } else { active.join(", ") },
             self.links.iter().filter(|l| l.owner != FREE).count(),
-            self.links.len()
+            self.mesh.links()
         )
     }
 
@@ -1037,7 +1043,7 @@ impl Interconnect for Venice {
             self.transfers,
             self.conflicted,
             self.wait,
-            self.links.iter().map(|l| l.busy),
+            self.slot_of.iter().map(|&l| self.links[l as usize].busy),
             sim_time,
         );
         let n = self.transfers.max(1) as f64;
@@ -1080,7 +1086,7 @@ mod tests {
                 .into_iter()
                 .find(|&p| v.mesh.neighbor(w[0], p) == Some(w[1]))
                 .unwrap();
-            let l = v.mesh.link(w[0], p) as usize;
+            let l = link_slot(w[0], p, w[1]);
             assert_eq!(v.links[l].owner, FREE);
             v.links[l].owner = fc as u32;
             v.set_free(w[0], p, w[1], false);
@@ -1249,7 +1255,7 @@ mod tests {
                 for _ in 0..rand(3 * n) {
                     let p = MESH_PORTS[rand(4) as usize];
                     if let Some(next) = v.mesh.neighbor(at, p) {
-                        if v.free_ports[at as usize] & 1 << p == 0 {
+                        if v.nodes[at as usize].free & 1 << p == 0 {
                             v.set_free(at, p, next, true);
                         }
                         at = next;
@@ -1261,7 +1267,7 @@ mod tests {
                 seen[start as usize] = true;
                 while let Some(r) = todo.pop() {
                     for p in MESH_PORTS {
-                        if v.free_ports[r as usize] & 1 << p != 0 {
+                        if v.nodes[r as usize].free & 1 << p != 0 {
                             let next = v.mesh.neighbor(r, p).unwrap();
                             if !seen[next as usize] {
                                 seen[next as usize] = true;
