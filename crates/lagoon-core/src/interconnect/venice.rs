@@ -177,48 +177,52 @@ struct Link {
 }
 
 /// Venice's events due one scout hop after they were produced, in key order: a ring of at
-/// least one slot per controller (each has at most one such event pending).
+/// least one slot per controller (each has at most one such event pending). An empty slot
+/// holds the key `u128::MAX`, so the head's key is read without a length test.
 struct HopFifo {
     buf: Vec<(u128, NetEvent)>,
+    mask: usize,
     head: usize,
-    len: usize,
+    tail: usize,
 }
 
 impl HopFifo {
     fn new(controllers: usize) -> Self {
         let n = controllers.next_power_of_two().max(2);
         Self {
-            buf: vec![(0, NetEvent::Wake); n],
+            buf: vec![(u128::MAX, NetEvent::Wake); n],
+            mask: n - 1,
             head: 0,
-            len: 0,
+            tail: 0,
         }
     }
     /// Key of the first event, `u128::MAX` if none.
     #[inline(always)]
     fn front_key(&self) -> u128 {
-        if self.len > 0 {
-            self.buf[self.head].0
-        } else {
-            u128::MAX
-        }
+        debug_assert!(self.head < self.buf.len());
+        // SAFETY: `head` is always masked by `mask` = `buf.len() - 1` (a power of two).
+        unsafe { self.buf.get_unchecked(self.head).0 }
     }
     #[inline(always)]
     fn push_back(&mut self, e: (u128, NetEvent)) {
-        // Each controller has at most one scout, so at most one event here.
-        assert!(self.len < self.buf.len(), "one hop event per controller");
-        let mask = self.buf.len() - 1;
-        debug_assert!(self.len == 0 || self.buf[(self.head + self.len - 1) & mask].0 < e.0);
-        self.buf[(self.head + self.len) & mask] = e;
-        self.len += 1;
+        // Each controller has at most one scout, so at most one event here: the slot is free.
+        debug_assert!(self.tail < self.buf.len());
+        // SAFETY: `tail` is masked like `head` in `front_key`.
+        let slot = unsafe { self.buf.get_unchecked_mut(self.tail) };
+        debug_assert_eq!(slot.0, u128::MAX, "one hop event per controller");
+        *slot = e;
+        self.tail = (self.tail + 1) & self.mask;
     }
     /// The first event (the caller checked there is one).
     #[inline(always)]
     fn pop_front(&mut self) -> (u128, NetEvent) {
-        debug_assert!(self.len > 0);
-        let mask = self.buf.len() - 1;
-        let e = self.buf[self.head & mask];
-        self.head = (self.head + 1) & mask;
-        self.len -= 1;
+        debug_assert!(self.head < self.buf.len());
+        // SAFETY: as in `front_key`.
+        let slot = unsafe { self.buf.get_unchecked_mut(self.head) };
+        debug_assert_ne!(slot.0, u128::MAX, "pop from an empty ring");
+        let e = *slot;
+        slot.0 = u128::MAX;
+        self.head = (self.head + 1) & self.mask;
         e
     }
 }
