@@ -687,7 +687,10 @@ impl Venice {
         } = self;
         let c = &mut fcs[fc];
         let (r, dest, in_port) = (c.router, c.dest, c.in_port);
-        let seen = &mut c.seen[r as usize];
+        debug_assert!((r as usize) < c.seen.len() && c.seen.len() == nodes.len());
+        // SAFETY: a scout's router is always one of the mesh's, and `seen` has one entry
+        // per router (made so in `new`, never resized).
+        let seen = unsafe { c.seen.get_unchecked_mut(r as usize) };
         if arrive {
             if *seen & STAMP != c.stamp {
                 *seen = c.stamp;
@@ -713,7 +716,8 @@ impl Venice {
             return;
         }
         let to = nodes[dest as usize].xy;
-        let node = &mut nodes[r as usize];
+        // SAFETY: as for `seen` above (`nodes` has one entry per router, never resized).
+        let node = unsafe { nodes.get_unchecked_mut(r as usize) };
         let free = node.free & !(*seen as u8 & 0xf);
         let minimal = minimal_ports(node.xy, to);
         let Some(p) = algorithm_1(free, minimal, in_port, &mut node.lfsr) else {
@@ -1240,7 +1244,9 @@ mod tests {
             rng ^= rng << 17;
             (rng % n as u64) as u32
         };
-        for (rows, cols) in [(4, 4), (8, 8), (9, 9), (3, 70), (2, 64), (2, 130), (32, 32)] {
+        let one_word = [(4, 4), (8, 8), (3, 5), (16, 4), (4, 16), (1, 64), (64, 1), (2, 32)];
+        let multi_word = [(9, 9), (3, 70), (2, 64), (2, 130), (32, 32)];
+        for (rows, cols) in one_word.into_iter().chain(multi_word) {
             let c = config(rows, cols, rows);
             for _ in 0..400 {
                 let mut v = Venice::new(&c, 1).unwrap();
