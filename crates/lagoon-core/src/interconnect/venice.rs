@@ -589,15 +589,17 @@ impl Venice {
         let (h, v) = (self.free_links[0], self.free_links[1]);
         let (mut seen, mut front) = (1u64 << start, 1u64 << start);
         let target = 1u64 << dest;
+        // Only a 1×64 mesh has 64 columns, and it has no vertical links (`v` is 0), so
+        // shifting by 63 there keeps the shifts defined without changing the result.
+        let cols = cols.min(63);
         loop {
             if front & target != 0 {
                 return true;
             }
-            // A 1×64 mesh has no vertical links; `checked_sh*` keeps the shift by 64 defined.
             let next = (((front & h) << 1)
                 | ((front >> 1) & h)
-                | (front & v).checked_shl(cols).unwrap_or(0)
-                | (front.checked_shr(cols).unwrap_or(0) & v))
+                | (front & v) << cols
+                | ((front >> cols) & v))
                 & !seen;
             if next == 0 {
                 return false;
