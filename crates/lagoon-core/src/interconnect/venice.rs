@@ -687,7 +687,9 @@ impl Venice {
             max_visits,
             ..
         } = self;
-        let c = &mut fcs[fc];
+        debug_assert!(fc < fcs.len());
+        // SAFETY: `fc` comes from one of our events, made for one of the `fcs`.
+        let c = unsafe { fcs.get_unchecked_mut(fc) };
         let (r, dest, in_port) = (c.router, c.dest, c.in_port);
         debug_assert!((r as usize) < c.seen.len() && c.seen.len() == nodes.len());
         // SAFETY: a scout's router is always one of the mesh's, and `seen` has one entry
@@ -730,7 +732,9 @@ impl Venice {
         let next = r.wrapping_add(step[p as usize & 3]);
         debug_assert_eq!(next, self.mesh.across(r, p).0);
         let link = link_slot(r, p, next);
-        let l = &mut links[link];
+        debug_assert!(link < links.len());
+        // SAFETY: `r` and `next` are routers, and `links` has two slots per router.
+        let l = unsafe { links.get_unchecked_mut(link) };
         (l.owner, l.since) = (fc as u32, now);
         flip_link(free_links, *words, nodes, r, p, next);
         c.path.push(Hop {
