@@ -775,8 +775,19 @@ impl Venice {
     /// Mark the link between `r` (its port `p`) and `next` free or reserved, in both views.
     #[inline(always)]
     fn set_free(&mut self, r: u32, p: Port, next: u32, free: bool) {
-        debug_assert_ne!(self.nodes[r as usize].free & 1 << p != 0, free, "already so");
-        flip_link(&mut self.free_links, self.words, &mut self.nodes, r, p, next);
+        debug_assert_ne!(
+            self.nodes[r as usize].free & 1 << p != 0,
+            free,
+            "already so"
+        );
+        flip_link(
+            &mut self.free_links,
+            self.words,
+            &mut self.nodes,
+            r,
+            p,
+            next,
+        );
     }
 
     #[inline(always)]
@@ -1250,7 +1261,16 @@ mod tests {
             rng ^= rng << 17;
             (rng % n as u64) as u32
         };
-        let one_word = [(4, 4), (8, 8), (3, 5), (16, 4), (4, 16), (1, 64), (64, 1), (2, 32)];
+        let one_word = [
+            (4, 4),
+            (8, 8),
+            (3, 5),
+            (16, 4),
+            (4, 16),
+            (1, 64),
+            (64, 1),
+            (2, 32),
+        ];
         let multi_word = [(9, 9), (3, 70), (2, 64), (2, 130), (32, 32)];
         for (rows, cols) in one_word.into_iter().chain(multi_word) {
             let c = config(rows, cols, rows);
