@@ -12,7 +12,7 @@
 //! An FC owns at most one reservation (the packet ID is the FC ID), so at most
 //! `controllers` transfers run at once. Links are reserved whole (both directions).
 
-use super::venice_mesh::{opposite, Mesh, Port, INJECT, LEFT, NO_PORT, RIGHT, UP};
+use super::venice_mesh::{minimal_ports, opposite, Mesh, Port, INJECT, LEFT, NO_PORT, RIGHT, UP};
 use super::{Interconnect, InterconnectStats, NetEvent, Transfer, VeniceStats};
 use crate::config::{ConfigError, ScoutRetry, SsdConfig};
 use crate::engine::{EventQueue, Key, KeyedHeap};
@@ -27,25 +27,6 @@ const VISIT: u32 = 1 << 4;
 /// The bits of a `Controller::seen` entry that hold the scout's stamp (its number modulo
 /// 2^16): an entry with another stamp is a previous scout's and counts as zero.
 const STAMP: u32 = 0xffff_0000;
-
-/// Routers as bits, for whole-mesh reachability in a few word operations per BFS layer.
-#[derive(Clone)]
-struct Bits(Vec<u64>);
-
-impl Bits {
-    fn new(n: u32) -> Self {
-        Bits(vec![0; (n as usize).div_ceil(64)])
-    }
-    #[inline(always)]
-    fn set(&mut self, i: u32, on: bool) {
-        let (w, b) = ((i / 64) as usize, i % 64);
-        if on {
-            self.0[w] |= 1 << b;
-        } else {
-            self.0[w] &= !(1 << b);
-        }
-    }
-}
 
 /// One side of the two-ended breadth-first search over router bits: routers seen, the
 /// current frontier (within words `lo..=hi`) and its size in non-empty words (a cheap
@@ -155,7 +136,7 @@ pub fn venice_layer(cfg: &SsdConfig) -> SsdConfig {
 #[derive(Clone, Copy, Debug)]
 struct Hop {
     router: u32,
-    /// The router across `out_port`, and the link's id.
+    /// The router across `out_port`, and the link's slot ([`link_slot`]).
     next: u32,
     link: u32,
     in_port: Port,
@@ -169,6 +150,23 @@ fn packed(k: Key) -> u128 {
     (k.0 as u128) << 64 | k.1 as u128
 }
 
+/// A router as a scout step reads it: its ports whose link is free (a 4-bit mask by port),
+/// its random source for Algorithm 1 and its coordinates (column, row), in one record.
+#[derive(Clone, Copy)]
+struct Node {
+    free: u8,
+    lfsr: u16,
+    xy: (u32, u32),
+}
+
+/// Where a mesh link's reservation is kept: by its lower router and direction (`2 r` for
+/// the link to `r`'s Right neighbour, `2 r + 1` for the one Up), so a hop finds it by
+/// arithmetic; the layer's link ids map onto these for the counters.
+#[inline(always)]
+fn link_slot(r: u32, p: Port, next: u32) -> usize {
+    2 * r.min(next) as usize + (p < RIGHT) as usize
+}
+
 /// A mesh link's reservation: the controller holding it (`FREE` if none) and since when,
 /// and its reserved time so far.
 #[derive(Clone, Copy)]
@@ -179,48 +177,52 @@ struct Link {
 }
 
 /// Venice's events due one scout hop after they were produced, in key order: a ring of at
-/// least one slot per controller (each has at most one such event pending).
+/// least one slot per controller (each has at most one such event pending). An empty slot
+/// holds the key `u128::MAX`, so the head's key is read without a length test.
 struct HopFifo {
     buf: Vec<(u128, NetEvent)>,
+    mask: usize,
     head: usize,
-    len: usize,
+    tail: usize,
 }
 
 impl HopFifo {
     fn new(controllers: usize) -> Self {
         let n = controllers.next_power_of_two().max(2);
         Self {
-            buf: vec![(0, NetEvent::Wake); n],
+            buf: vec![(u128::MAX, NetEvent::Wake); n],
+            mask: n - 1,
             head: 0,
-            len: 0,
+            tail: 0,
         }
     }
     /// Key of the first event, `u128::MAX` if none.
     #[inline(always)]
     fn front_key(&self) -> u128 {
-        if self.len > 0 {
-            self.buf[self.head].0
-        } else {
-            u128::MAX
-        }
+        debug_assert!(self.head < self.buf.len());
+        // SAFETY: `head` is always masked by `mask` = `buf.len() - 1` (a power of two).
+        unsafe { self.buf.get_unchecked(self.head).0 }
     }
     #[inline(always)]
     fn push_back(&mut self, e: (u128, NetEvent)) {
-        // Each controller has at most one scout, so at most one event here.
-        assert!(self.len < self.buf.len(), "one hop event per controller");
-        let mask = self.buf.len() - 1;
-        debug_assert!(self.len == 0 || self.buf[(self.head + self.len - 1) & mask].0 < e.0);
-        self.buf[(self.head + self.len) & mask] = e;
-        self.len += 1;
+        // Each controller has at most one scout, so at most one event here: the slot is free.
+        debug_assert!(self.tail < self.buf.len());
+        // SAFETY: `tail` is masked like `head` in `front_key`.
+        let slot = unsafe { self.buf.get_unchecked_mut(self.tail) };
+        debug_assert_eq!(slot.0, u128::MAX, "one hop event per controller");
+        *slot = e;
+        self.tail = (self.tail + 1) & self.mask;
     }
     /// The first event (the caller checked there is one).
     #[inline(always)]
     fn pop_front(&mut self) -> (u128, NetEvent) {
-        debug_assert!(self.len > 0);
-        let mask = self.buf.len() - 1;
-        let e = self.buf[self.head & mask];
-        self.head = (self.head + 1) & mask;
-        self.len -= 1;
+        debug_assert!(self.head < self.buf.len());
+        // SAFETY: as in `front_key`.
+        let slot = unsafe { self.buf.get_unchecked_mut(self.head) };
+        debug_assert_ne!(slot.0, u128::MAX, "pop from an empty ring");
+        let e = *slot;
+        slot.0 = u128::MAX;
+        self.head = (self.head + 1) & self.mask;
         e
     }
 }
@@ -257,23 +259,26 @@ pub struct Venice {
     hop: Ps,
     command_bytes: u32,
     max_visits: u16,
-    /// Per link: its reservation and the time it spent reserved.
+    /// Per link slot ([`link_slot`]): its reservation and the time it spent reserved.
     links: Vec<Link>,
     chip_busy: Vec<bool>,
     fcs: Vec<Controller>,
     waiting: VecDeque<(Ps, Transfer)>,
-    /// One 16-bit maximal-length Galois LFSR per router for Algorithm 1's random choices.
-    lfsr: Vec<u16>,
+    /// Per router: free ports, one 16-bit maximal-length Galois LFSR for Algorithm 1's
+    /// random choices, coordinates.
+    nodes: Vec<Node>,
+    /// Per mesh port, the step to the router across it; the layer's link ids as slots of
+    /// `links`.
+    step: [u32; 4],
+    slot_of: Vec<u32>,
     stats: VeniceStats,
     /// When each controller's current scout left (for the conflict wait).
     launched: Vec<Ps>,
     retry: ScoutRetry,
-    /// Free links as router bits: `free_h` bit `r` for the link from `r` to its Right
-    /// neighbour `r + 1`, `free_v` for the one to its Up neighbour `r + cols`.
-    free_h: Bits,
-    free_v: Bits,
-    /// The same per router: a mask of its ports whose link is free (Algorithm 1 reads it).
-    free_ports: Vec<u8>,
+    /// Free links as router bits, `words` words a direction: bit `r` of the first half
+    /// for the link from `r` to its Right neighbour `r + 1`, of the second for the one to
+    /// its Up neighbour `r + cols`.
+    free_links: Vec<u64>,
     /// The two ends of the reachability search on meshes of over 64 routers.
     bfs: [Search; 2],
     words: usize,
@@ -346,24 +351,15 @@ fn algorithm_1(free: u8, minimal: (Port, Port), in_port: Port, lfsr: &mut u16) -
     Some(list.trailing_zeros() as Port) // lines 44-46
 }
 
-/// Mark the link between `r` (its port `p`) and `next` free or reserved, as router bits
-/// (`h`, `v`) and per-router port masks (`ports`).
+/// Flip the link between `r` (its mesh port `p`) and `next` between free and reserved, as
+/// router bits (`bits`, `words` a direction) and in both routers' free-port masks.
 #[inline(always)]
-fn set_link(h: &mut Bits, v: &mut Bits, ports: &mut [u8], r: u32, p: Port, next: u32, free: bool) {
+fn flip_link(bits: &mut [u64], words: usize, nodes: &mut [Node], r: u32, p: Port, next: u32) {
     let low = r.min(next);
-    if p == RIGHT || p == LEFT {
-        h.set(low, free);
-    } else {
-        v.set(low, free);
-    }
-    let (a, b) = (1u8 << p, 1u8 << opposite(p));
-    if free {
-        ports[r as usize] |= a;
-        ports[next as usize] |= b;
-    } else {
-        ports[r as usize] &= !a;
-        ports[next as usize] &= !b;
-    }
+    let w = (low / 64) as usize + if p < RIGHT { words } else { 0 };
+    bits[w] ^= 1 << (low % 64);
+    nodes[r as usize].free ^= 1 << p;
+    nodes[next as usize].free ^= 1 << (p ^ 1);
 }
 
 impl Venice {
@@ -397,14 +393,26 @@ impl Venice {
             })
             .collect();
         let mut s = seed ^ 0x5eed_1fa5_0000_0001;
-        let lfsr = (0..routers)
-            .map(|_| {
+        let nodes = (0..routers as u32)
+            .map(|r| {
                 s = s
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);
-                ((s >> 33) as u16) | 1
+                Node {
+                    free: mesh.port_mask(r),
+                    lfsr: ((s >> 33) as u16) | 1,
+                    xy: mesh.xy(r),
+                }
             })
             .collect();
+        let mut slot_of = vec![0; mesh.links() as usize];
+        for r in 0..routers as u32 {
+            for p in [UP, RIGHT] {
+                if let Some(next) = mesh.neighbor(r, p) {
+                    slot_of[mesh.link(r, p) as usize] = link_slot(r, p, next) as u32;
+                }
+            }
+        }
         Ok(Self {
             cycle,
             width: n.link_width_bytes,
@@ -418,18 +426,21 @@ impl Venice {
                     since: 0,
                     busy: 0,
                 };
-                mesh.links() as usize
+                2 * routers
             ],
             chip_busy: vec![false; mesh.chip_router.len()],
             fcs,
             waiting: VecDeque::new(),
-            lfsr,
+            nodes,
+            step: mesh.steps(),
+            slot_of,
             stats: VeniceStats::default(),
             launched: vec![0; mesh.fc_router.len()],
             retry: n.scout_retry,
-            free_h: Self::links_from(&mesh, RIGHT),
-            free_v: Self::links_from(&mesh, UP),
-            free_ports: (0..routers as u32).map(|r| mesh.port_mask(r)).collect(),
+            free_links: [RIGHT, UP]
+                .into_iter()
+                .flat_map(|p| Self::links_from(&mesh, p))
+                .collect(),
             bfs: [Search::new(routers as u32), Search::new(routers as u32)],
             words: routers.div_ceil(64),
             local: KeyedHeap::with_capacity(64),
@@ -451,11 +462,13 @@ impl Venice {
         })
     }
 
-    /// Routers that have a link leaving by `p`.
-    fn links_from(mesh: &Mesh, p: Port) -> Bits {
-        let mut b = Bits::new(mesh.routers());
+    /// Routers that have a link leaving by `p`, as bits.
+    fn links_from(mesh: &Mesh, p: Port) -> Vec<u64> {
+        let mut b = vec![0; (mesh.routers() as usize).div_ceil(64)];
         for r in 0..mesh.routers() {
-            b.set(r, mesh.neighbor(r, p).is_some());
+            if mesh.neighbor(r, p).is_some() {
+                b[(r / 64) as usize] |= 1 << (r % 64);
+            }
         }
         b
     }
@@ -477,9 +490,9 @@ impl Venice {
         } else {
             0
         };
-        let free = self.free_ports[r as usize] & !tried;
         let minimal = self.mesh.minimal_ports(r, dest);
-        algorithm_1(free, minimal, in_port, &mut self.lfsr[r as usize])
+        let node = &mut self.nodes[r as usize];
+        algorithm_1(node.free & !tried, minimal, in_port, &mut node.lfsr)
     }
 
     fn pick_controller(&self, chip: u32) -> Option<usize> {
@@ -523,7 +536,7 @@ impl Venice {
         // Breadth-first from both ends, a layer of the side with the smaller frontier (in
         // words) at a time: the ends are joined once one side reaches a router the other has seen, and
         // apart once either side runs out (a boxed-in end settles it in a few layers).
-        let (h, v) = (&self.free_h.0, &self.free_v.0);
+        let (h, v) = self.free_links.split_at(self.words);
         let [a, z] = &mut self.bfs;
         a.start(start);
         z.start(dest);
@@ -562,7 +575,7 @@ impl Venice {
                 sy.abs_diff(dy)
             };
             for _ in 0..steps {
-                if self.free_ports[r as usize] & 1 << p == 0 {
+                if self.nodes[r as usize].free & 1 << p == 0 {
                     return false;
                 }
                 r = self.mesh.across(r, p).0;
@@ -573,18 +586,20 @@ impl Venice {
 
     /// [`Self::reachable`] for meshes of at most 64 routers: each layer is a few shifts.
     fn reachable_one_word(&self, start: u32, dest: u32, cols: u32) -> bool {
-        let (h, v) = (self.free_h.0[0], self.free_v.0[0]);
+        let (h, v) = (self.free_links[0], self.free_links[1]);
         let (mut seen, mut front) = (1u64 << start, 1u64 << start);
         let target = 1u64 << dest;
+        // Only a 1×64 mesh has 64 columns, and it has no vertical links (`v` is 0), so
+        // shifting by 63 there keeps the shifts defined without changing the result.
+        let cols = cols.min(63);
         loop {
             if front & target != 0 {
                 return true;
             }
-            // A 1×64 mesh has no vertical links; `checked_sh*` keeps the shift by 64 defined.
             let next = (((front & h) << 1)
                 | ((front >> 1) & h)
-                | (front & v).checked_shl(cols).unwrap_or(0)
-                | (front.checked_shr(cols).unwrap_or(0) & v))
+                | (front & v) << cols
+                | ((front >> cols) & v))
                 & !seen;
             if next == 0 {
                 return false;
@@ -664,18 +679,22 @@ impl Venice {
         // The fields apart, so the compiler keeps them in registers across the step.
         let Self {
             fcs,
-            mesh,
-            free_ports,
-            free_h,
-            free_v,
-            lfsr,
+            nodes,
+            step,
+            free_links,
+            words,
             links,
             max_visits,
             ..
         } = self;
-        let c = &mut fcs[fc];
+        debug_assert!(fc < fcs.len());
+        // SAFETY: `fc` comes from one of our events, made for one of the `fcs`.
+        let c = unsafe { fcs.get_unchecked_mut(fc) };
         let (r, dest, in_port) = (c.router, c.dest, c.in_port);
-        let seen = &mut c.seen[r as usize];
+        debug_assert!((r as usize) < c.seen.len() && c.seen.len() == nodes.len());
+        // SAFETY: a scout's router is always one of the mesh's, and `seen` has one entry
+        // per router (made so in `new`, never resized).
+        let seen = unsafe { c.seen.get_unchecked_mut(r as usize) };
         if arrive {
             if *seen & STAMP != c.stamp {
                 *seen = c.stamp;
@@ -700,20 +719,28 @@ impl Venice {
             );
             return;
         }
-        let free = free_ports[r as usize] & !(*seen as u8 & 0xf);
-        let lfsr = &mut lfsr[r as usize];
-        let Some(p) = algorithm_1(free, mesh.minimal_ports(r, dest), in_port, lfsr) else {
+        let to = nodes[dest as usize].xy;
+        // SAFETY: as for `seen` above (`nodes` has one entry per router, never resized).
+        let node = unsafe { nodes.get_unchecked_mut(r as usize) };
+        let free = node.free & !(*seen as u8 & 0xf);
+        let minimal = minimal_ports(node.xy, to);
+        let Some(p) = algorithm_1(free, minimal, in_port, &mut node.lfsr) else {
             return self.backtrack(now, fc, q);
         };
         *seen |= 1 << p;
-        let (next, link) = mesh.across(r, p);
-        let l = &mut links[link as usize];
+        // `p` is a free mesh port of `r`, so its link exists.
+        let next = r.wrapping_add(step[p as usize & 3]);
+        debug_assert_eq!(next, self.mesh.across(r, p).0);
+        let link = link_slot(r, p, next);
+        debug_assert!(link < links.len());
+        // SAFETY: `r` and `next` are routers, and `links` has two slots per router.
+        let l = unsafe { links.get_unchecked_mut(link) };
         (l.owner, l.since) = (fc as u32, now);
-        set_link(free_h, free_v, free_ports, r, p, next, false);
+        flip_link(free_links, *words, nodes, r, p, next);
         c.path.push(Hop {
             router: r,
             next,
-            link,
+            link: link as u32,
             in_port,
             out_port: p,
         });
@@ -748,14 +775,18 @@ impl Venice {
     /// Mark the link between `r` (its port `p`) and `next` free or reserved, in both views.
     #[inline(always)]
     fn set_free(&mut self, r: u32, p: Port, next: u32, free: bool) {
-        set_link(
-            &mut self.free_h,
-            &mut self.free_v,
-            &mut self.free_ports,
+        debug_assert_ne!(
+            self.nodes[r as usize].free & 1 << p != 0,
+            free,
+            "already so"
+        );
+        flip_link(
+            &mut self.free_links,
+            self.words,
+            &mut self.nodes,
             r,
             p,
             next,
-            free,
         );
     }
 
@@ -802,7 +833,7 @@ impl Venice {
         let mut count = vec![0u32; self.links.len()];
         for (i, c) in self.fcs.iter().enumerate() {
             for h in &c.path {
-                let l = self.mesh.link(h.router, h.out_port) as usize;
+                let l = link_slot(h.router, h.out_port, h.next);
                 count[l] += 1;
                 if self.links[l].owner != i as u32 {
                     return Err(format!(
@@ -1015,7 +1046,7 @@ impl Interconnect for Venice {
             self.waiting.len(),
             if active.is_empty() { "none".to_string() } else { active.join(", ") },
             self.links.iter().filter(|l| l.owner != FREE).count(),
-            self.links.len()
+            self.mesh.links()
         )
     }
 
@@ -1037,7 +1068,7 @@ impl Interconnect for Venice {
             self.transfers,
             self.conflicted,
             self.wait,
-            self.links.iter().map(|l| l.busy),
+            self.slot_of.iter().map(|&l| self.links[l as usize].busy),
             sim_time,
         );
         let n = self.transfers.max(1) as f64;
@@ -1080,7 +1111,7 @@ mod tests {
                 .into_iter()
                 .find(|&p| v.mesh.neighbor(w[0], p) == Some(w[1]))
                 .unwrap();
-            let l = v.mesh.link(w[0], p) as usize;
+            let l = link_slot(w[0], p, w[1]);
             assert_eq!(v.links[l].owner, FREE);
             v.links[l].owner = fc as u32;
             v.set_free(w[0], p, w[1], false);
@@ -1230,7 +1261,18 @@ mod tests {
             rng ^= rng << 17;
             (rng % n as u64) as u32
         };
-        for (rows, cols) in [(4, 4), (8, 8), (9, 9), (3, 70), (2, 64), (2, 130), (32, 32)] {
+        let one_word = [
+            (4, 4),
+            (8, 8),
+            (3, 5),
+            (16, 4),
+            (4, 16),
+            (1, 64),
+            (64, 1),
+            (2, 32),
+        ];
+        let multi_word = [(9, 9), (3, 70), (2, 64), (2, 130), (32, 32)];
+        for (rows, cols) in one_word.into_iter().chain(multi_word) {
             let c = config(rows, cols, rows);
             for _ in 0..400 {
                 let mut v = Venice::new(&c, 1).unwrap();
@@ -1249,7 +1291,7 @@ mod tests {
                 for _ in 0..rand(3 * n) {
                     let p = MESH_PORTS[rand(4) as usize];
                     if let Some(next) = v.mesh.neighbor(at, p) {
-                        if v.free_ports[at as usize] & 1 << p == 0 {
+                        if v.nodes[at as usize].free & 1 << p == 0 {
                             v.set_free(at, p, next, true);
                         }
                         at = next;
@@ -1261,7 +1303,7 @@ mod tests {
                 seen[start as usize] = true;
                 while let Some(r) = todo.pop() {
                     for p in MESH_PORTS {
-                        if v.free_ports[r as usize] & 1 << p != 0 {
+                        if v.nodes[r as usize].free & 1 << p != 0 {
                             let next = v.mesh.neighbor(r, p).unwrap();
                             if !seen[next as usize] {
                                 seen[next as usize] = true;

@@ -32,6 +32,21 @@ pub fn opposite(p: Port) -> Port {
     }
 }
 
+/// Algorithm 1 lines 2-26 from the coordinates (column, row) of a router and of the
+/// destination: the minimal ports, horizontal first, `NO_PORT` where that difference is zero.
+#[inline(always)]
+pub fn minimal_ports((cx, cy): (u32, u32), (dx, dy): (u32, u32)) -> (Port, Port) {
+    let towards = |from: u32, to: u32, up: Port, down: Port| {
+        let p = if to > from { up } else { NO_PORT };
+        if to < from {
+            down
+        } else {
+            p
+        }
+    };
+    (towards(cx, dx, RIGHT, LEFT), towards(cy, dy, UP, DOWN))
+}
+
 #[derive(Clone, Debug)]
 pub struct Mesh {
     pub rows: u32,
@@ -172,17 +187,17 @@ impl Mesh {
     /// (the list's order), `NO_PORT` where that difference is zero.
     #[inline]
     pub fn minimal_ports(&self, r: u32, dest: u32) -> (Port, Port) {
-        let (cx, cy) = self.xy(r);
-        let (dx, dy) = self.xy(dest);
-        let towards = |from: u32, to: u32, up: Port, down: Port| {
-            let p = if to > from { up } else { NO_PORT };
-            if to < from {
-                down
-            } else {
-                p
-            }
-        };
-        (towards(cx, dx, RIGHT, LEFT), towards(cy, dy, UP, DOWN))
+        minimal_ports(self.xy(r), self.xy(dest))
+    }
+
+    /// Per mesh port, what to add (wrapping) to a router's number to get the one across.
+    pub fn steps(&self) -> [u32; 4] {
+        let mut s = [0; 4];
+        s[UP as usize] = self.cols;
+        s[DOWN as usize] = self.cols.wrapping_neg();
+        s[RIGHT as usize] = 1;
+        s[LEFT as usize] = u32::MAX;
+        s
     }
 
     /// The mesh ports router `r` has (a 4-bit mask by port number).
