@@ -273,6 +273,27 @@ pub trait Executor: Send + Sync {
     fn run(&self, jobs: Vec<Job>, quiet: bool) -> Result<Vec<Record>>;
     /// How it runs, for the progress line ("on 2 threads").
     fn describe(&self) -> String;
+
+    /// [`Self::run`], handing out the jobs `first` picks before the others (the longest, so
+    /// no worker is left alone with one at the end); records still come back in job order.
+    fn run_first(
+        &self,
+        jobs: Vec<Job>,
+        first: &dyn Fn(&Job) -> bool,
+        quiet: bool,
+    ) -> Result<Vec<Record>> {
+        let mut indexed: Vec<(usize, Job)> = jobs.into_iter().enumerate().collect();
+        indexed.sort_by_key(|(_, j)| !first(j)); // stable: each group keeps its order
+        let (order, dispatched): (Vec<usize>, Vec<Job>) = indexed.into_iter().unzip();
+        let mut recs: Vec<Option<Record>> = (0..order.len()).map(|_| None).collect();
+        for (rec, i) in self.run(dispatched, quiet)?.into_iter().zip(order) {
+            recs[i] = Some(rec);
+        }
+        Ok(recs
+            .into_iter()
+            .map(|r| r.expect("a record per job"))
+            .collect())
+    }
 }
 
 /// Runs on this many local threads ([`run_all`]).
@@ -290,4 +311,60 @@ impl Executor for Threads {
 /// Threads to use by default: every core the machine offers.
 pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lagoon_core::interconnect::Arch;
+
+    /// Runs jobs on one thread and remembers the order they were handed out in.
+    struct Spy(Mutex<Vec<String>>);
+
+    impl Executor for Spy {
+        fn run(&self, jobs: Vec<Job>, quiet: bool) -> Result<Vec<Record>> {
+            let mut seen = self.0.lock().unwrap();
+            seen.extend(jobs.iter().map(|j| j.key.workload.clone()));
+            run_all(jobs, 1, quiet)
+        }
+        fn describe(&self) -> String {
+            "a spy".into()
+        }
+    }
+
+    #[test]
+    fn run_first_hands_out_the_picked_jobs_first_and_returns_job_order() {
+        let job = |w: &str, exp: &str| Job {
+            key: RunKey {
+                experiment: exp.into(),
+                ssd: "perf-optimized".into(),
+                mesh: "8x8".into(),
+                replay: "timed".into(),
+                workload: w.into(),
+                design: "baseline".into(),
+            },
+            scenario: Scenario::new(
+                "perf-optimized",
+                SsdConfig::default(),
+                Arch::Baseline,
+                vec![format!("syn:read=100,size=4k,count={}", w.len() * 10)],
+            ),
+        };
+        let jobs = vec![
+            job("a", "main"),
+            job("bb", "long"),
+            job("ccc", "main"),
+            job("dddd", "long"),
+        ];
+        let spy = Spy(Mutex::new(Vec::new()));
+        let recs = spy
+            .run_first(jobs, &|j: &Job| j.key.experiment == "long", true)
+            .unwrap();
+        assert_eq!(*spy.0.lock().unwrap(), ["bb", "dddd", "a", "ccc"]);
+        let back: Vec<(&str, u64)> = recs
+            .iter()
+            .map(|r| (r.key.workload.as_str(), r.requests))
+            .collect();
+        assert_eq!(back, [("a", 10), ("bb", 20), ("ccc", 30), ("dddd", 40)]);
+    }
 }

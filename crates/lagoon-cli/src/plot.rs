@@ -661,10 +661,13 @@ pub fn mesh_heatmap(
     s
 }
 
+/// `v` with a k or M suffix where that reads at a glance (2.5k, 10M); a number such as 1024
+/// (a power of two in bytes) stays whole rather than becoming 1.024k.
 fn fmt_num(v: f64) -> String {
-    if v >= 1e6 {
+    let short = |unit: f64| (v / unit * 10.0).fract() == 0.0;
+    if v >= 1e6 && short(1e6) {
         format!("{}M", v / 1e6)
-    } else if v >= 1e3 {
+    } else if v >= 1e3 && short(1e3) {
         format!("{}k", v / 1e3)
     } else {
         format!("{v}")
@@ -674,6 +677,15 @@ fn fmt_num(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tick_numbers_take_a_suffix_only_when_it_reads_short() {
+        let got: Vec<String> = [512.0, 1024.0, 2500.0, 4096.0, 10_000.0, 2e6, 1_048_576.0]
+            .iter()
+            .map(|&v| fmt_num(v))
+            .collect();
+        assert_eq!(got, ["512", "1024", "2.5k", "4096", "10k", "2M", "1048576"]);
+    }
 
     #[test]
     fn a_log_x_tick_below_the_data_sits_at_the_axis_start() {

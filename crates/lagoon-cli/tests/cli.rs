@@ -997,47 +997,65 @@ fn reproduce_on_tiny_trace(
     (dir, out)
 }
 
+/// `lagoon reproduce PAPER --tiny-drive ARGS` into a fresh directory: it exits 0 and writes
+/// every one of `files`; its directory and summary.json.
+fn reproduce_tiny(
+    paper: &str,
+    args: &[&str],
+    files: &[&str],
+) -> (std::path::PathBuf, serde_json::Value) {
+    let out = std::env::temp_dir().join(format!("lagoon-repro-{paper}-{}", std::process::id()));
+    let out_s = out.to_str().unwrap().to_string();
+    let mut all = vec![
+        "reproduce",
+        paper,
+        "--tiny-drive",
+        "--out",
+        &out_s,
+        "--quiet",
+    ];
+    all.extend_from_slice(args);
+    let (code, _, err) = lagoon(&all);
+    assert_eq!(code, 0, "{err}");
+    for f in files {
+        assert!(out.join(f).exists(), "{f} missing");
+    }
+    let s =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    (out, s)
+}
+
 /// `reproduce dssd` writes every figure's CSV and SVG and a summary with the keys the issue
 /// names, the paper's numbers beside Lagoon's and a reason for each one more than 25 % away
 /// (on a drive of few, small blocks: the figure code is the same).
 #[test]
 fn reproduce_dssd_writes_figures_and_summary() {
-    let out = std::env::temp_dir().join(format!("lagoon-repro-dssd-{}", std::process::id()));
-    let (code, _, err) = lagoon(&[
-        "reproduce",
+    let (out, s) = reproduce_tiny(
         "dssd",
-        "--requests",
-        "200",
-        "--tiny-drive",
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    for f in [
-        "fig02_32k_timeline.csv",
-        "fig02_4k_io_bandwidth.svg",
-        "fig07_configurations.csv",
-        "fig07a_io_hit.svg",
-        "fig07a_gc_miss.svg",
-        "fig07b_bus.svg",
-        "fig08_onchip_bandwidth.csv",
-        "fig08_high.svg",
-        "fig09_latency_breakdown.csv",
-        "fig09_copyback_dssd_f.svg",
-        "fig10_dram_hit.csv",
-        "fig10_p99.svg",
-        "fig11_p99.csv",
-        "fig12_router_bandwidth.csv",
-        "fig12a_channels.svg",
-        "fig12b_ways.svg",
-        "fig13_topology_buffers.csv",
-        "fig13a_topology.svg",
-        "fig13b_buffers.svg",
-        "summary.md",
-    ] {
-        assert!(out.join(f).exists(), "{f} missing");
-    }
+        &["--requests", "200"],
+        &[
+            "fig02_32k_timeline.csv",
+            "fig02_4k_io_bandwidth.svg",
+            "fig07_configurations.csv",
+            "fig07a_io_hit.svg",
+            "fig07a_gc_miss.svg",
+            "fig07b_bus.svg",
+            "fig08_onchip_bandwidth.csv",
+            "fig08_high.svg",
+            "fig09_latency_breakdown.csv",
+            "fig09_copyback_dssd_f.svg",
+            "fig10_dram_hit.csv",
+            "fig10_p99.svg",
+            "fig11_p99.csv",
+            "fig12_router_bandwidth.csv",
+            "fig12a_channels.svg",
+            "fig12b_ways.svg",
+            "fig13_topology_buffers.csv",
+            "fig13a_topology.svg",
+            "fig13b_buffers.svg",
+            "summary.md",
+        ],
+    );
     for csv in [
         "fig07_configurations.csv",
         "fig09_latency_breakdown.csv",
@@ -1046,8 +1064,6 @@ fn reproduce_dssd_writes_figures_and_summary() {
         let t = std::fs::read_to_string(out.join(csv)).unwrap();
         assert!(t.lines().count() > 5 && !t.contains("NaN"), "{csv}: {t}");
     }
-    let s: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     for d in ["bw", "dssd", "dssd_b", "dssd_f"] {
         assert!(s["io_improvement"][d].as_f64().unwrap() > 0.0, "{d}");
         assert!(s["gc_improvement"][d].as_f64().unwrap() > 0.0, "{d}");
@@ -1169,31 +1185,21 @@ fn lifetime_bad_wear_input_is_one_clear_error() {
 /// drive of few, small blocks: the figure code is the same).
 #[test]
 fn reproduce_superblocks_writes_figures_and_summary() {
-    let out = std::env::temp_dir().join(format!("lagoon-repro-sb-{}", std::process::id()));
-    let (code, _, err) = lagoon(&[
-        "reproduce",
+    let (_, s) = reproduce_tiny(
         "superblocks",
-        "--tiny-drive",
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    for f in [
-        "fig14a_bad_superblocks.csv",
-        "fig14a_bad_superblocks.svg",
-        "fig14b_gain_vs_sigma.svg",
-        "fig15a_perf_vs_srt.csv",
-        "fig15a_perf_vs_srt_ull.svg",
-        "fig15a_perf_vs_srt_tlc.svg",
-        "fig16a_gain_vs_srt.svg",
-        "fig16b_active_srt.svg",
-        "summary.md",
-    ] {
-        assert!(out.join(f).exists(), "{f} missing");
-    }
-    let s: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+        &[],
+        &[
+            "fig14a_bad_superblocks.csv",
+            "fig14a_bad_superblocks.svg",
+            "fig14b_gain_vs_sigma.svg",
+            "fig15a_perf_vs_srt.csv",
+            "fig15a_perf_vs_srt_ull.svg",
+            "fig15a_perf_vs_srt_tlc.svg",
+            "fig16a_gain_vs_srt.svg",
+            "fig16b_active_srt.svg",
+            "summary.md",
+        ],
+    );
     for m in ["baseline", "recycled", "reserv"] {
         assert!(
             s["first_bad_superblock_tb"][m].as_f64().unwrap() > 0.0,

@@ -534,7 +534,7 @@ impl Network {
     /// A network in which no flit has moved for `stall_limit` while packets wait, or with no
     /// event left while packets wait, is deadlocked: the error names the wait-for cycle.
     pub fn advance(&mut self, until: Ps, out: &mut Vec<Delivery>) -> Result<(), NetError> {
-        self.advance_before(until, Some(0), out)
+        self.advance_before(until, Some(0), out) // bound 0: nothing beyond `until`
     }
 
     /// [`Self::advance`] to `until`, then on through each later event time strictly before

@@ -565,7 +565,7 @@ fn arb_one_vc_mesh() -> impl Strategy<Value = SsdConfig> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(ProptestConfig::with_cases(512))]
 
     /// The express paths (a task served directly where it would be served next; an idle
     /// link's whole-packet burst in one step; the event lane) change nothing: the same

@@ -14,7 +14,7 @@ pub const IMPLICIT: u32 = u32::MAX;
 /// pages are not touched (filled or faulted in) until entries on them are written. 256
 /// entries (1 KB): a random write materializes and faults in a quarter of a memory page, where
 /// 4096-entry chunks made scattered writes hold (and fault in) 16 KB each: a third of the
-/// CPU of write-heavy runs went to page faults (syn:hm_0 timed: 340 MB -> 87 MB resident,
+/// CPU of write-heavy runs went to page faults (syn:hm_0 timed: 341 MB -> 84 MB resident,
 /// 0.40 s -> 0.21 s); the chunk table costs 1/128 of a full map.
 pub const CHUNK_BITS: u32 = 8;
 const CHUNK: usize = 1 << CHUNK_BITS;
