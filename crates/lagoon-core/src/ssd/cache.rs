@@ -11,7 +11,7 @@
 //! DRAM is one FIFO channel owned by the simulator (`ssd::controller::Resource`): an access
 //! costs `dram_access_ns` plus bytes at `dram_mb_s`.
 
-use super::lru::Lru;
+use super::lru::IntMap;
 use crate::config::CacheConfig;
 
 /// Program state of a buffered page.
@@ -33,8 +33,11 @@ pub struct Slot {
     pub destage: Destage,
 }
 
+/// Buffered pages by LPA. A plain map, not an LRU: a slot leaves only when its program ends
+/// (never by recency), so keeping a recency order would cost a list update per access.
 pub struct DataCache {
-    slots: Lru<Slot>,
+    slots: IntMap<u64, Slot>,
+    capacity: usize,
     pub read_hits: u64,
     pub write_merges: u64,
 }
@@ -52,18 +55,20 @@ pub enum Admit {
 impl DataCache {
     pub fn new(cfg: &CacheConfig, page_bytes: u32) -> Self {
         Self {
-            slots: Lru::new((cfg.capacity_bytes / page_bytes as u64) as usize),
+            // Grows with what a run buffers, up to `capacity` (the map starts small).
+            slots: IntMap::with_capacity_and_hasher(1 << 12, Default::default()),
+            capacity: ((cfg.capacity_bytes / page_bytes as u64) as usize).max(1),
             read_hits: 0,
             write_merges: 0,
         }
     }
 
     pub fn has_room(&self, lpa: u64) -> bool {
-        !self.slots.is_full() || self.slots.contains(lpa)
+        !self.is_full() || self.slots.contains_key(&lpa)
     }
 
     pub fn admit(&mut self, lpa: u64, sectors: u64) -> Admit {
-        if let Some(s) = self.slots.get_mut(lpa) {
+        if let Some(s) = self.slots.get_mut(&lpa) {
             s.sectors |= sectors;
             self.write_merges += 1;
             return match s.destage {
@@ -74,7 +79,7 @@ impl DataCache {
                 }
             };
         }
-        if self.slots.is_full() {
+        if self.is_full() {
             return Admit::Full;
         }
         self.slots.insert(
@@ -89,12 +94,12 @@ impl DataCache {
 
     /// Buffered sectors of a page (0 if absent).
     pub fn sectors(&self, lpa: u64) -> u64 {
-        self.slots.peek(lpa).map_or(0, |s| s.sectors)
+        self.slots.get(&lpa).map_or(0, |s| s.sectors)
     }
 
     /// The page's program was dispatched to a die.
     pub fn program_started(&mut self, lpa: u64) {
-        if let Some(s) = self.slots.get_mut(lpa) {
+        if let Some(s) = self.slots.get_mut(&lpa) {
             s.destage = Destage::InFlight;
         }
     }
@@ -102,17 +107,21 @@ impl DataCache {
     /// The page's program finished. Returns true if newer data needs another program;
     /// otherwise the slot is released.
     pub fn program_done(&mut self, lpa: u64) -> bool {
-        match self.slots.peek(lpa).map(|s| s.destage) {
-            Some(Destage::InFlightDirty) => {
-                self.slots.get_mut(lpa).unwrap().destage = Destage::Queued;
+        match self.slots.get_mut(&lpa) {
+            Some(s) if s.destage == Destage::InFlightDirty => {
+                s.destage = Destage::Queued;
                 true
             }
             Some(_) => {
-                self.slots.remove(lpa);
+                self.slots.remove(&lpa);
                 false
             }
             None => false,
         }
+    }
+
+    fn is_full(&self) -> bool {
+        self.slots.len() >= self.capacity
     }
 
     pub fn occupied_pages(&self) -> usize {
