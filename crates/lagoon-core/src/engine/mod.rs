@@ -53,7 +53,7 @@ impl<E: Copy> KeyedHeap<E> {
             return None;
         }
         let top = self.heap.swap_remove(0);
-        if n > 1 {
+        if n > 2 {
             self.sift_down(0);
         }
         Some((top.key, top.event))
@@ -65,7 +65,7 @@ impl<E: Copy> KeyedHeap<E> {
         let item = h[i];
         while i > 0 {
             let parent = (i - 1) / 2;
-            if item.key < h[parent].key {
+            if before(item.key, h[parent].key) {
                 h[i] = h[parent];
                 i = parent;
             } else {
@@ -75,27 +75,36 @@ impl<E: Copy> KeyedHeap<E> {
         h[i] = item;
     }
 
+    /// Restore the heap below `i` (Floyd's bottom-up variant, as std's `BinaryHeap::pop`):
+    /// move the hole down along the smaller children to a leaf with one comparison a level,
+    /// then sift the item up from there. The item came from the last leaf, so it rarely
+    /// climbs; this saves the comparison with the item and its unpredictable branch at
+    /// every level.
     #[inline]
     fn sift_down(&mut self, mut i: usize) {
         let h = &mut self.heap;
         let n = h.len();
         let item = h[i];
-        loop {
-            let l = 2 * i + 1;
-            if l >= n {
-                break;
-            }
-            let r = l + 1;
-            let c = if r < n && h[r].key < h[l].key { r } else { l };
-            if h[c].key < item.key {
-                h[i] = h[c];
-                i = c;
-            } else {
-                break;
-            }
+        let mut c = 2 * i + 1;
+        while c + 1 < n {
+            c += before(h[c + 1].key, h[c].key) as usize;
+            h[i] = h[c];
+            i = c;
+            c = 2 * i + 1;
+        }
+        if c + 1 == n {
+            h[i] = h[c];
+            i = c;
         }
         h[i] = item;
+        self.sift_up(i);
     }
+}
+
+/// Whether key `a` orders before `b`, as one 128-bit comparison (no branch on equal times).
+#[inline(always)]
+fn before(a: Key, b: Key) -> bool {
+    ((a.0 as u128) << 64 | a.1 as u128) < ((b.0 as u128) << 64 | b.1 as u128)
 }
 
 /// The simulation's event queue: events ordered by (time, sequence number), so events at
@@ -199,7 +208,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn peek_key(&self) -> Option<Key> {
         let h = self.heap.peek_key();
         match self.ordered.front() {
-            Some(f) if h.is_none_or(|h| f.key < h) => Some(f.key),
+            Some(f) if h.is_none_or(|h| before(f.key, h)) => Some(f.key),
             _ => h,
         }
     }
@@ -214,7 +223,7 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, E)> {
         let ((time, _), event) = match self.ordered.front() {
-            Some(f) if self.heap.peek_key().is_none_or(|h| f.key < h) => {
+            Some(f) if self.heap.peek_key().is_none_or(|h| before(f.key, h)) => {
                 let f = self.ordered.pop_front().expect("front exists");
                 (f.key, f.event)
             }
