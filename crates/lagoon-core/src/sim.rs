@@ -37,7 +37,10 @@ use crate::time::{Ps, PS_PER_NS, PS_PER_S};
 use lagoon_workload::{IoRequest, Op, WorkloadError};
 
 /// Everything that can happen. Small and `Copy`: ordered by (time, sequence) in the queue.
+/// A 64-bit tag and an 8-byte payload, so it moves as two whole words: at 12 bytes, align
+/// 4, it was copied as overlapping pieces that stalled store forwarding in the event loop.
 #[derive(Clone, Copy, Debug)]
+#[repr(u64)]
 pub enum Event {
     /// The next request of a timed flow reaches the host's submission queue.
     Arrival { flow: u16 },
