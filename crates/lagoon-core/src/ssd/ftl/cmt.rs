@@ -50,8 +50,7 @@ impl Cmt {
         }
         let mut out = Evicted::Nothing;
         if self.entries.is_full() {
-            let (victim, e) = self.entries.lru().expect("full LRU has a tail");
-            self.entries.remove(victim);
+            let (victim, e) = self.entries.pop_lru().expect("full LRU has a tail");
             out = if e.dirty {
                 Evicted::Dirty { lpa: victim }
             } else {
