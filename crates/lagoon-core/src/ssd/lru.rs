@@ -158,6 +158,13 @@ impl<V: Copy + Default> Lru<V> {
         })
     }
 
+    /// Start loading the index bucket a lookup of `key` reads first (a hint for a lookup
+    /// to come; no effect on contents or order).
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        prefetch(&self.index[hash(key) as usize & self.mask]);
+    }
+
     /// Remove and return the least recently used entry. The next one's slot and index
     /// bucket are then prefetched: on a large cache they are cache misses, and a full cache
     /// evicts on every insert, so the next eviction finds them loaded.

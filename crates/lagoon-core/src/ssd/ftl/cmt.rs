@@ -35,6 +35,13 @@ impl Cmt {
         self.entries.capacity()
     }
 
+    /// Start loading what a lookup of `lpa` will read (a hint: a lookup in a large CMT is a
+    /// cache miss, and a request's entries are known well before they are translated).
+    #[inline]
+    pub fn prefetch(&self, lpa: u64) {
+        self.entries.prefetch(lpa);
+    }
+
     /// Look up an entry, refreshing its recency.
     #[inline]
     pub fn hit(&mut self, lpa: u64) -> bool {
