@@ -886,13 +886,17 @@ impl Network {
                 self.wake_upstream(src_in);
             }
             if tail_sent {
-                // The tail has left: the output VC is free, the input VC's next packet routes
-                // (if it has one: serving an empty VC does nothing, and whatever fills it
-                // queues it again, first among its own tasks).
+                // The tail has left: the output VC is free, the input VC's next packet routes.
+                // Queued alone, an empty VC would be served next and do nothing: skipped. Not
+                // when other tasks are queued: one of them may fill the VC before its turn,
+                // which must then come where it was queued, not where the filler puts it.
                 self.fab.inb[src_in as usize].pkts.pop_front();
                 self.fab.route[src_in as usize] = NONE;
                 self.release(o);
-                if !self.express || !self.fab.inb[src_in as usize].pkts.is_empty() {
+                if !self.express
+                    || !self.fab.tasks.is_empty()
+                    || !self.fab.inb[src_in as usize].pkts.is_empty()
+                {
                     self.fab.todo(Task::In(src_in));
                 }
             }
