@@ -523,7 +523,16 @@ mod tests {
             }
             prop_assert!(ftl.counters.bad_superblocks > 0);
             prop_assert!(ftl.wear.bad_blocks > 0);
-            prop_assert_eq!(ftl.ctl.remaps > 0, mode != 0, "remaps {}", ftl.ctl.remaps);
+            // Static never remaps; RESERV remaps at its first failure (its RBTs start full);
+            // RECYCLED's RBTs start empty, so its first failure retires a superblock, and
+            // whether it remaps later depends on where failures fall (seed 517 wears out
+            // first).
+            let remaps = ftl.ctl.remaps;
+            match SuperblockMode::ALL[mode] {
+                SuperblockMode::Static => prop_assert_eq!(remaps, 0),
+                SuperblockMode::Recycled => prop_assert_eq!(ftl.bad_log[0].remaps, 0),
+                SuperblockMode::Reserv => prop_assert!(remaps > 0, "remaps {}", remaps),
+            }
             prop_assert_eq!(ftl.check_consistency(), Ok(()));
             for (l, &w) in written.iter().enumerate() {
                 prop_assert_eq!(ftl.block_of(l as u64).is_some(), w);
