@@ -12,7 +12,7 @@
 //! An FC owns at most one reservation (the packet ID is the FC ID), so at most
 //! `controllers` transfers run at once. Links are reserved whole (both directions).
 
-use super::venice_mesh::{minimal_ports, opposite, Mesh, Port, INJECT, LEFT, NO_PORT, RIGHT, UP};
+use super::venice_mesh::{minimal_ports, Mesh, Port, INJECT, LEFT, NO_PORT, RIGHT, UP};
 use super::{Interconnect, InterconnectStats, NetEvent, Transfer, VeniceStats};
 use crate::config::{ConfigError, ScoutRetry, SsdConfig};
 use crate::engine::{EventQueue, Key, KeyedHeap};
@@ -357,9 +357,14 @@ fn algorithm_1(free: u8, minimal: (Port, Port), in_port: Port, lfsr: &mut u16) -
 fn flip_link(bits: &mut [u64], words: usize, nodes: &mut [Node], r: u32, p: Port, next: u32) {
     let low = r.min(next);
     let w = (low / 64) as usize + if p < RIGHT { words } else { 0 };
-    bits[w] ^= 1 << (low % 64);
-    nodes[r as usize].free ^= 1 << p;
-    nodes[next as usize].free ^= 1 << (p ^ 1);
+    debug_assert!(w < bits.len() && (r.max(next) as usize) < nodes.len());
+    // SAFETY: `r` and `next` are routers of the mesh (`nodes` has one entry per router,
+    // `bits` a word per 64 routers in each of its two halves), never resized.
+    unsafe {
+        *bits.get_unchecked_mut(w) ^= 1 << (low % 64);
+        nodes.get_unchecked_mut(r as usize).free ^= 1 << p;
+        nodes.get_unchecked_mut(next as usize).free ^= 1 << (p ^ 1);
+    }
 }
 
 impl Venice {
@@ -719,8 +724,11 @@ impl Venice {
             );
             return;
         }
-        let to = nodes[dest as usize].xy;
-        // SAFETY: as for `seen` above (`nodes` has one entry per router, never resized).
+        debug_assert!((dest as usize) < nodes.len());
+        // SAFETY: as for `seen` above (`nodes` has one entry per router, never resized); a
+        // destination is a chip's router.
+        let to = unsafe { nodes.get_unchecked(dest as usize) }.xy;
+        // SAFETY: as for `to`.
         let node = unsafe { nodes.get_unchecked_mut(r as usize) };
         let free = node.free & !(*seen as u8 & 0xf);
         let minimal = minimal_ports(node.xy, to);
@@ -737,15 +745,24 @@ impl Venice {
         let l = unsafe { links.get_unchecked_mut(link) };
         (l.owner, l.since) = (fc as u32, now);
         flip_link(free_links, *words, nodes, r, p, next);
-        c.path.push(Hop {
+        let hop = Hop {
             router: r,
             next,
             link: link as u32,
             in_port,
             out_port: p,
-        });
+        };
+        // A path reserves each link at most once, so it never outgrows the capacity made
+        // in `new` (4 per router, over the 2 links per router).
+        debug_assert!(c.path.len() < c.path.capacity());
+        // SAFETY: there is room (above); the slot past the end is written, then counted.
+        unsafe {
+            c.path.as_mut_ptr().add(c.path.len()).write(hop);
+            c.path.set_len(c.path.len() + 1);
+        }
         c.router = next;
-        c.in_port = opposite(p);
+        // `p` is a mesh port, so its opposite is `p ^ 1` (see `opposite`).
+        c.in_port = p ^ 1;
         self.schedule_hop(now, NetEvent::ScoutArrive { fc: fc as u32 }, q);
     }
 
@@ -753,7 +770,9 @@ impl Venice {
     #[inline(always)]
     fn backtrack(&mut self, now: Ps, fc: usize, q: &mut EventQueue<Event>) {
         self.stats.backtracks += 1;
-        match self.fcs[fc].path.pop() {
+        debug_assert!(fc < self.fcs.len());
+        // SAFETY: as in `route`, `fc` is one of the `fcs`.
+        match unsafe { self.fcs.get_unchecked_mut(fc) }.path.pop() {
             None => self.schedule_hop(
                 now,
                 NetEvent::ScoutHome {
@@ -764,7 +783,8 @@ impl Venice {
             ),
             Some(h) => {
                 self.release(now, &h);
-                let c = &mut self.fcs[fc];
+                // SAFETY: as above.
+                let c = unsafe { self.fcs.get_unchecked_mut(fc) };
                 c.router = h.router;
                 c.in_port = h.in_port;
                 self.schedule_hop(now, NetEvent::ScoutReturn { fc: fc as u32 }, q);
@@ -794,7 +814,9 @@ impl Venice {
     fn release(&mut self, now: Ps, h: &Hop) {
         let link = h.link as usize;
         self.set_free(h.router, h.out_port, h.next, true);
-        let l = &mut self.links[link];
+        debug_assert!(link < self.links.len());
+        // SAFETY: `h.link` was made by `link_slot` from two routers (see `route`).
+        let l = unsafe { self.links.get_unchecked_mut(link) };
         debug_assert_ne!(l.owner, FREE);
         l.owner = FREE;
         l.busy += now - l.since;
