@@ -296,6 +296,14 @@ pub struct Venice {
     releases: u64,
     launched_epoch: Vec<u64>,
     parked: Vec<u32>,
+    /// `parked` of the previous wake, kept for its capacity.
+    parked_spare: Vec<u32>,
+    /// On meshes of at most 64 routers, while the links cannot change (a release's
+    /// re-launches, [`Self::on_transfer_end`]): sets of routers the reachability searches
+    /// found joined by free links, and whether each is a whole component (`Some`) or was
+    /// cut short at its target (`None` outside that time).
+    joined: Option<Vec<(u64, bool)>>,
+    joined_spare: Vec<(u64, bool)>,
     /// Controllers holding a circuit (their transfer running), and those without a
     /// transfer.
     circuits: u32,
@@ -456,6 +464,9 @@ impl Venice {
             releases: 0,
             launched_epoch: vec![0; mesh.fc_router.len()],
             parked: Vec::with_capacity(mesh.fc_router.len()),
+            parked_spare: Vec::with_capacity(mesh.fc_router.len()),
+            joined: None,
+            joined_spare: Vec::with_capacity(mesh.fc_router.len()),
             circuits: 0,
             idle: mesh.fc_router.len() as u32,
             transfers: 0,
@@ -524,7 +535,30 @@ impl Venice {
     /// Whether a path of free links joins controller `fc`'s router to its destination:
     /// breadth-first over bitsets, one layer per iteration.
     fn reachable(&mut self, fc: usize) -> bool {
-        self.path_exists(self.mesh.fc_router[fc], self.fcs[fc].dest)
+        let (start, dest) = (self.mesh.fc_router[fc], self.fcs[fc].dest);
+        let Some(joined) = &mut self.joined else {
+            return self.path_exists(start, dest);
+        };
+        // Routers of one set are joined to each other, and a whole component to no other
+        // router, so a set holding `start` answers unless it is partial and lacks `dest`;
+        // then the search goes on from that set.
+        let (mut seen, mut at) = (1u64 << start, None);
+        for (i, &(set, whole)) in joined.iter().enumerate() {
+            if set >> start & 1 == 1 {
+                if set >> dest & 1 == 1 || whole {
+                    return set >> dest & 1 == 1;
+                }
+                (seen, at) = (set, Some(i));
+                break;
+            }
+        }
+        let (found, set) = self.search_one_word(seen, dest, self.mesh.cols);
+        let joined = self.joined.as_mut().expect("set above");
+        match at {
+            Some(i) => joined[i] = (set, !found),
+            None => joined.push((set, !found)),
+        }
+        found
     }
 
     /// Whether a path of free links joins routers `start` and `dest`.
@@ -591,15 +625,23 @@ impl Venice {
 
     /// [`Self::reachable`] for meshes of at most 64 routers: each layer is a few shifts.
     fn reachable_one_word(&self, start: u32, dest: u32, cols: u32) -> bool {
+        self.search_one_word(1u64 << start, dest, cols).0
+    }
+
+    /// Breadth-first from the routers `from` (joined by free links) on a mesh of at most
+    /// 64 routers: whether it reaches `dest`, and the routers seen (the whole component
+    /// if not).
+    #[inline(always)]
+    fn search_one_word(&self, from: u64, dest: u32, cols: u32) -> (bool, u64) {
         let (h, v) = (self.free_links[0], self.free_links[1]);
-        let (mut seen, mut front) = (1u64 << start, 1u64 << start);
+        let (mut seen, mut front) = (from, from);
         let target = 1u64 << dest;
         // Only a 1×64 mesh has 64 columns, and it has no vertical links (`v` is 0), so
         // shifting by 63 there keeps the shifts defined without changing the result.
         let cols = cols.min(63);
         loop {
             if front & target != 0 {
-                return true;
+                return (true, seen);
             }
             let next = (((front & h) << 1)
                 | ((front >> 1) & h)
@@ -607,7 +649,7 @@ impl Venice {
                 | ((front >> cols) & v))
                 & !seen;
             if next == 0 {
-                return false;
+                return (false, seen);
             }
             seen |= next;
             front = next;
@@ -823,12 +865,15 @@ impl Venice {
     }
 
     /// Re-send the scouts of controllers that were waiting for the network to change.
+    /// In parking order; a controller parked again goes to the back of the new list.
     fn wake_parked(&mut self, now: Ps, q: &mut EventQueue<Event>) {
-        let n = self.parked.len();
-        for _ in 0..n {
-            let fc = self.parked.remove(0);
+        let mut list = std::mem::take(&mut self.parked_spare);
+        std::mem::swap(&mut list, &mut self.parked);
+        for &fc in &list {
             self.launch(now, fc as usize, q);
         }
+        list.clear();
+        self.parked_spare = list;
     }
 
     fn serve_waiting(&mut self, now: Ps, q: &mut EventQueue<Event>) {
@@ -1014,8 +1059,18 @@ impl Venice {
                 conflict,
             },
         );
+        // From here on the links stay as they are (a launch only schedules its scout's
+        // first hop), so reachability searches share what they found.
+        if self.words == 1 {
+            let mut joined = std::mem::take(&mut self.joined_spare);
+            joined.clear();
+            self.joined = Some(joined);
+        }
         self.wake_parked(now, q);
         self.serve_waiting(now, q);
+        if let Some(joined) = self.joined.take() {
+            self.joined_spare = joined;
+        }
     }
 }
 
@@ -1340,6 +1395,55 @@ mod tests {
                     want,
                     "{rows}x{cols} {start}->{dest}"
                 );
+            }
+        }
+    }
+
+    /// While the links stay as they are, reachability searches share the router sets they
+    /// found (`joined`): every answer must equal a fresh search's, for random free links
+    /// (a few random walks in an otherwise reserved mesh) and random controllers and
+    /// destinations asked in turn.
+    #[test]
+    fn shared_reachability_matches_fresh_searches() {
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rand = |n: u32| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng % n as u64) as u32
+        };
+        for (rows, cols) in [(4, 4), (8, 8), (3, 5), (16, 4), (4, 16), (2, 32)] {
+            let c = config(rows, cols, rows);
+            for _ in 0..300 {
+                let mut v = Venice::new(&c, 1).unwrap();
+                let n = rows * cols;
+                for r in 0..n {
+                    for p in [UP, RIGHT] {
+                        if let Some(next) = v.mesh.neighbor(r, p) {
+                            v.set_free(r, p, next, false);
+                        }
+                    }
+                }
+                for _ in 0..1 + rand(4) {
+                    let mut at = rand(n);
+                    for _ in 0..rand(2 * n) {
+                        let p = MESH_PORTS[rand(4) as usize];
+                        if let Some(next) = v.mesh.neighbor(at, p) {
+                            if v.nodes[at as usize].free & 1 << p == 0 {
+                                v.set_free(at, p, next, true);
+                            }
+                            at = next;
+                        }
+                    }
+                }
+                v.joined = Some(Vec::new());
+                for _ in 0..3 * rows {
+                    let fc = rand(rows) as usize;
+                    let dest = rand(n);
+                    v.fcs[fc].dest = dest;
+                    let want = v.path_exists(v.mesh.fc_router[fc], dest);
+                    assert_eq!(v.reachable(fc), want, "{rows}x{cols} fc {fc} -> {dest}");
+                }
             }
         }
     }
