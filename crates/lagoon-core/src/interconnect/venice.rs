@@ -722,7 +722,8 @@ impl Venice {
     /// §4.3's visit bound) or back there in cancel mode; eject, reserve the next hop or
     /// backtrack.
     #[inline(always)]
-    fn route(&mut self, now: Ps, fc: usize, arrive: bool, q: &mut EventQueue<Event>) {
+    /// True if the scout ejected (its return waits in the local heap, not the hop FIFO).
+    fn route(&mut self, now: Ps, fc: usize, arrive: bool, q: &mut EventQueue<Event>) -> bool {
         // The fields apart, so the compiler keeps them in registers across the step.
         let Self {
             fcs,
@@ -749,7 +750,8 @@ impl Venice {
             *seen += VISIT;
             // §4.3 livelock bound: a router visited too often sends the scout back.
             if (*seen & !STAMP) >> 4 > *max_visits as u32 {
-                return self.backtrack(now, fc, q);
+                self.backtrack(now, fc, q);
+                return false;
             }
         }
         if r == dest {
@@ -764,7 +766,7 @@ impl Venice {
                 },
                 q,
             );
-            return;
+            return true;
         }
         debug_assert!((dest as usize) < nodes.len());
         // SAFETY: as for `seen` above (`nodes` has one entry per router, never resized); a
@@ -775,7 +777,8 @@ impl Venice {
         let free = node.free & !(*seen as u8 & 0xf);
         let minimal = minimal_ports(node.xy, to);
         let Some(p) = algorithm_1(free, minimal, in_port, &mut node.lfsr) else {
-            return self.backtrack(now, fc, q);
+            self.backtrack(now, fc, q);
+            return false;
         };
         *seen |= 1 << p;
         // `p` is a free mesh port of `r`, so its link exists.
@@ -806,6 +809,7 @@ impl Venice {
         // `p` is a mesh port, so its opposite is `p ^ 1` (see `opposite`).
         c.in_port = p ^ 1;
         self.schedule_hop(now, NetEvent::ScoutArrive { fc: fc as u32 }, q);
+        false
     }
 
     /// Cancel mode: clear the link into this router and return upstream (or to the FC).
@@ -951,22 +955,29 @@ impl Venice {
             while self.hops.front_key() < bound && budget > 0 {
                 budget -= 1;
                 let (k, ev) = self.hops.pop_front();
-                let before = self.local.len();
                 let now = (k >> 64) as Ps;
-                match ev {
+                #[cfg(debug_assertions)]
+                let before = self.local.len();
+                let heap_grew = match ev {
                     // One scout step for both (one copy of the step's code).
                     NetEvent::ScoutArrive { fc } | NetEvent::ScoutReturn { fc } => {
                         let arrive = matches!(ev, NetEvent::ScoutArrive { .. });
                         self.route(now, fc as usize, arrive, q)
                     }
-                    _ => self.handle(now, ev, q),
-                }
+                    _ => {
+                        let before = self.local.len();
+                        self.handle(now, ev, q);
+                        self.local.len() != before
+                    }
+                };
+                #[cfg(debug_assertions)]
+                debug_assert_eq!(heap_grew, self.local.len() != before);
                 debug_assert_eq!(
                     q.peek_key().map_or(u128::MAX, packed),
                     limit,
                     "a hop event queued an event"
                 );
-                if self.local.len() != before {
+                if heap_grew {
                     heap = self.local.peek_key().map_or(u128::MAX, packed);
                     bound = limit.min(heap);
                 }
@@ -987,8 +998,12 @@ impl Venice {
     #[inline(always)]
     fn handle(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
         match ev {
-            NetEvent::ScoutArrive { fc } => self.route(now, fc as usize, true, q),
-            NetEvent::ScoutReturn { fc } => self.route(now, fc as usize, false, q),
+            NetEvent::ScoutArrive { fc } => {
+                self.route(now, fc as usize, true, q);
+            }
+            NetEvent::ScoutReturn { fc } => {
+                self.route(now, fc as usize, false, q);
+            }
             NetEvent::ScoutHome { fc, reserved } => {
                 self.on_scout_home(now, fc as usize, reserved, q)
             }
