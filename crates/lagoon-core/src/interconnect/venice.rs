@@ -1342,17 +1342,47 @@ mod tests {
         assert_eq!(v.choose_port(0, 4, 5, LEFT), None);
     }
 
-    /// The word-parallel reachability (one word, and several with vertical shifts of under,
-    /// exactly and over 64 bits) against a plain breadth-first search over free ports.
-    #[test]
-    fn reachability_matches_a_plain_search() {
-        let mut rng = 0x2545_f491_4f6c_dd1du64;
-        let mut rand = |n: u32| {
+    /// A xorshift64 source of choices among `n`.
+    fn xorshift(mut rng: u64) -> impl FnMut(u32) -> u32 {
+        move |n| {
             rng ^= rng << 13;
             rng ^= rng >> 7;
             rng ^= rng << 17;
             (rng % n as u64) as u32
-        };
+        }
+    }
+
+    /// Reserve every link of the mesh.
+    fn reserve_all(v: &mut Venice) {
+        for r in 0..v.mesh.routers() {
+            for p in [UP, RIGHT] {
+                if let Some(next) = v.mesh.neighbor(r, p) {
+                    v.set_free(r, p, next, false);
+                }
+            }
+        }
+    }
+
+    /// Free the links of a random walk of `steps` tries from `start`; the router it ends at.
+    fn free_walk(v: &mut Venice, start: u32, steps: u32, rand: &mut impl FnMut(u32) -> u32) -> u32 {
+        let mut at = start;
+        for _ in 0..steps {
+            let p = MESH_PORTS[rand(4) as usize];
+            if let Some(next) = v.mesh.neighbor(at, p) {
+                if v.nodes[at as usize].free & 1 << p == 0 {
+                    v.set_free(at, p, next, true);
+                }
+                at = next;
+            }
+        }
+        at
+    }
+
+    /// The word-parallel reachability (one word, and several with vertical shifts of under,
+    /// exactly and over 64 bits) against a plain breadth-first search over free ports.
+    #[test]
+    fn reachability_matches_a_plain_search() {
+        let mut rand = xorshift(0x2545_f491_4f6c_dd1d);
         let one_word = [
             (4, 4),
             (8, 8),
@@ -1371,24 +1401,10 @@ mod tests {
                 let n = rows * cols;
                 // Every link reserved but those of a random walk, so each link of the walk
                 // (word boundaries included) matters.
-                for r in 0..n {
-                    for p in [UP, RIGHT] {
-                        if let Some(next) = v.mesh.neighbor(r, p) {
-                            v.set_free(r, p, next, false);
-                        }
-                    }
-                }
+                reserve_all(&mut v);
                 let start = rand(n);
-                let mut at = start;
-                for _ in 0..rand(3 * n) {
-                    let p = MESH_PORTS[rand(4) as usize];
-                    if let Some(next) = v.mesh.neighbor(at, p) {
-                        if v.nodes[at as usize].free & 1 << p == 0 {
-                            v.set_free(at, p, next, true);
-                        }
-                        at = next;
-                    }
-                }
+                let steps = rand(3 * n);
+                let at = free_walk(&mut v, start, steps, &mut rand);
                 let dest = if rand(2) == 0 { at } else { rand(n) };
                 let mut seen = vec![false; n as usize];
                 let mut todo = vec![start];
@@ -1420,36 +1436,17 @@ mod tests {
     /// destinations asked in turn.
     #[test]
     fn shared_reachability_matches_fresh_searches() {
-        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rand = |n: u32| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            (rng % n as u64) as u32
-        };
+        let mut rand = xorshift(0x9e37_79b9_7f4a_7c15);
         for (rows, cols) in [(4, 4), (8, 8), (3, 5), (16, 4), (4, 16), (2, 32)] {
             let c = config(rows, cols, rows);
             for _ in 0..300 {
                 let mut v = Venice::new(&c, 1).unwrap();
                 let n = rows * cols;
-                for r in 0..n {
-                    for p in [UP, RIGHT] {
-                        if let Some(next) = v.mesh.neighbor(r, p) {
-                            v.set_free(r, p, next, false);
-                        }
-                    }
-                }
+                reserve_all(&mut v);
                 for _ in 0..1 + rand(4) {
-                    let mut at = rand(n);
-                    for _ in 0..rand(2 * n) {
-                        let p = MESH_PORTS[rand(4) as usize];
-                        if let Some(next) = v.mesh.neighbor(at, p) {
-                            if v.nodes[at as usize].free & 1 << p == 0 {
-                                v.set_free(at, p, next, true);
-                            }
-                            at = next;
-                        }
-                    }
+                    let start = rand(n);
+                    let steps = rand(2 * n);
+                    free_walk(&mut v, start, steps, &mut rand);
                 }
                 v.joined = Some(Vec::new());
                 for _ in 0..3 * rows {
