@@ -12,7 +12,7 @@
 //! An FC owns at most one reservation (the packet ID is the FC ID), so at most
 //! `controllers` transfers run at once. Links are reserved whole (both directions).
 
-use super::venice_mesh::{minimal_ports, opposite, Mesh, Port, INJECT, LEFT, NO_PORT, RIGHT, UP};
+use super::venice_mesh::{minimal_ports, Mesh, Port, INJECT, LEFT, NO_PORT, RIGHT, UP};
 use super::{Interconnect, InterconnectStats, NetEvent, Transfer, VeniceStats};
 use crate::config::{ConfigError, ScoutRetry, SsdConfig};
 use crate::engine::{EventQueue, Key, KeyedHeap};
@@ -296,6 +296,14 @@ pub struct Venice {
     releases: u64,
     launched_epoch: Vec<u64>,
     parked: Vec<u32>,
+    /// `parked` of the previous wake, kept for its capacity.
+    parked_spare: Vec<u32>,
+    /// On meshes of at most 64 routers, while the links cannot change (a release's
+    /// re-launches, [`Self::on_transfer_end`]): sets of routers the reachability searches
+    /// found joined by free links, and whether each is a whole component (`Some`) or was
+    /// cut short at its target (`None` outside that time).
+    joined: Option<Vec<(u64, bool)>>,
+    joined_spare: Vec<(u64, bool)>,
     /// Controllers holding a circuit (their transfer running), and those without a
     /// transfer.
     circuits: u32,
@@ -357,9 +365,14 @@ fn algorithm_1(free: u8, minimal: (Port, Port), in_port: Port, lfsr: &mut u16) -
 fn flip_link(bits: &mut [u64], words: usize, nodes: &mut [Node], r: u32, p: Port, next: u32) {
     let low = r.min(next);
     let w = (low / 64) as usize + if p < RIGHT { words } else { 0 };
-    bits[w] ^= 1 << (low % 64);
-    nodes[r as usize].free ^= 1 << p;
-    nodes[next as usize].free ^= 1 << (p ^ 1);
+    debug_assert!(w < bits.len() && (r.max(next) as usize) < nodes.len());
+    // SAFETY: `r` and `next` are routers of the mesh (`nodes` has one entry per router,
+    // `bits` a word per 64 routers in each of its two halves), never resized.
+    unsafe {
+        *bits.get_unchecked_mut(w) ^= 1 << (low % 64);
+        nodes.get_unchecked_mut(r as usize).free ^= 1 << p;
+        nodes.get_unchecked_mut(next as usize).free ^= 1 << (p ^ 1);
+    }
 }
 
 impl Venice {
@@ -451,6 +464,9 @@ impl Venice {
             releases: 0,
             launched_epoch: vec![0; mesh.fc_router.len()],
             parked: Vec::with_capacity(mesh.fc_router.len()),
+            parked_spare: Vec::with_capacity(mesh.fc_router.len()),
+            joined: None,
+            joined_spare: Vec::with_capacity(mesh.fc_router.len()),
             circuits: 0,
             idle: mesh.fc_router.len() as u32,
             transfers: 0,
@@ -519,7 +535,30 @@ impl Venice {
     /// Whether a path of free links joins controller `fc`'s router to its destination:
     /// breadth-first over bitsets, one layer per iteration.
     fn reachable(&mut self, fc: usize) -> bool {
-        self.path_exists(self.mesh.fc_router[fc], self.fcs[fc].dest)
+        let (start, dest) = (self.mesh.fc_router[fc], self.fcs[fc].dest);
+        let Some(joined) = &mut self.joined else {
+            return self.path_exists(start, dest);
+        };
+        // Routers of one set are joined to each other, and a whole component to no other
+        // router, so a set holding `start` answers unless it is partial and lacks `dest`;
+        // then the search goes on from that set.
+        let (mut seen, mut at) = (1u64 << start, None);
+        for (i, &(set, whole)) in joined.iter().enumerate() {
+            if set >> start & 1 == 1 {
+                if set >> dest & 1 == 1 || whole {
+                    return set >> dest & 1 == 1;
+                }
+                (seen, at) = (set, Some(i));
+                break;
+            }
+        }
+        let (found, set) = self.search_one_word(seen, dest, self.mesh.cols);
+        let joined = self.joined.as_mut().expect("set above");
+        match at {
+            Some(i) => joined[i] = (set, !found),
+            None => joined.push((set, !found)),
+        }
+        found
     }
 
     /// Whether a path of free links joins routers `start` and `dest`.
@@ -586,15 +625,23 @@ impl Venice {
 
     /// [`Self::reachable`] for meshes of at most 64 routers: each layer is a few shifts.
     fn reachable_one_word(&self, start: u32, dest: u32, cols: u32) -> bool {
+        self.search_one_word(1u64 << start, dest, cols).0
+    }
+
+    /// Breadth-first from the routers `from` (joined by free links) on a mesh of at most
+    /// 64 routers: whether it reaches `dest`, and the routers seen (the whole component
+    /// if not).
+    #[inline(always)]
+    fn search_one_word(&self, from: u64, dest: u32, cols: u32) -> (bool, u64) {
         let (h, v) = (self.free_links[0], self.free_links[1]);
-        let (mut seen, mut front) = (1u64 << start, 1u64 << start);
+        let (mut seen, mut front) = (from, from);
         let target = 1u64 << dest;
         // Only a 1×64 mesh has 64 columns, and it has no vertical links (`v` is 0), so
         // shifting by 63 there keeps the shifts defined without changing the result.
         let cols = cols.min(63);
         loop {
             if front & target != 0 {
-                return true;
+                return (true, seen);
             }
             let next = (((front & h) << 1)
                 | ((front >> 1) & h)
@@ -602,7 +649,7 @@ impl Venice {
                 | ((front >> cols) & v))
                 & !seen;
             if next == 0 {
-                return false;
+                return (false, seen);
             }
             seen |= next;
             front = next;
@@ -675,7 +722,8 @@ impl Venice {
     /// §4.3's visit bound) or back there in cancel mode; eject, reserve the next hop or
     /// backtrack.
     #[inline(always)]
-    fn route(&mut self, now: Ps, fc: usize, arrive: bool, q: &mut EventQueue<Event>) {
+    /// True if the scout ejected (its return waits in the local heap, not the hop FIFO).
+    fn route(&mut self, now: Ps, fc: usize, arrive: bool, q: &mut EventQueue<Event>) -> bool {
         // The fields apart, so the compiler keeps them in registers across the step.
         let Self {
             fcs,
@@ -702,7 +750,8 @@ impl Venice {
             *seen += VISIT;
             // §4.3 livelock bound: a router visited too often sends the scout back.
             if (*seen & !STAMP) >> 4 > *max_visits as u32 {
-                return self.backtrack(now, fc, q);
+                self.backtrack(now, fc, q);
+                return false;
             }
         }
         if r == dest {
@@ -717,15 +766,19 @@ impl Venice {
                 },
                 q,
             );
-            return;
+            return true;
         }
-        let to = nodes[dest as usize].xy;
-        // SAFETY: as for `seen` above (`nodes` has one entry per router, never resized).
+        debug_assert!((dest as usize) < nodes.len());
+        // SAFETY: as for `seen` above (`nodes` has one entry per router, never resized); a
+        // destination is a chip's router.
+        let to = unsafe { nodes.get_unchecked(dest as usize) }.xy;
+        // SAFETY: as for `to`.
         let node = unsafe { nodes.get_unchecked_mut(r as usize) };
         let free = node.free & !(*seen as u8 & 0xf);
         let minimal = minimal_ports(node.xy, to);
         let Some(p) = algorithm_1(free, minimal, in_port, &mut node.lfsr) else {
-            return self.backtrack(now, fc, q);
+            self.backtrack(now, fc, q);
+            return false;
         };
         *seen |= 1 << p;
         // `p` is a free mesh port of `r`, so its link exists.
@@ -737,23 +790,35 @@ impl Venice {
         let l = unsafe { links.get_unchecked_mut(link) };
         (l.owner, l.since) = (fc as u32, now);
         flip_link(free_links, *words, nodes, r, p, next);
-        c.path.push(Hop {
+        let hop = Hop {
             router: r,
             next,
             link: link as u32,
             in_port,
             out_port: p,
-        });
+        };
+        // A path reserves each link at most once, so it never outgrows the capacity made
+        // in `new` (4 per router, over the 2 links per router).
+        debug_assert!(c.path.len() < c.path.capacity());
+        // SAFETY: there is room (above); the slot past the end is written, then counted.
+        unsafe {
+            c.path.as_mut_ptr().add(c.path.len()).write(hop);
+            c.path.set_len(c.path.len() + 1);
+        }
         c.router = next;
-        c.in_port = opposite(p);
+        // `p` is a mesh port, so its opposite is `p ^ 1` (see `opposite`).
+        c.in_port = p ^ 1;
         self.schedule_hop(now, NetEvent::ScoutArrive { fc: fc as u32 }, q);
+        false
     }
 
     /// Cancel mode: clear the link into this router and return upstream (or to the FC).
     #[inline(always)]
     fn backtrack(&mut self, now: Ps, fc: usize, q: &mut EventQueue<Event>) {
         self.stats.backtracks += 1;
-        match self.fcs[fc].path.pop() {
+        debug_assert!(fc < self.fcs.len());
+        // SAFETY: as in `route`, `fc` is one of the `fcs`.
+        match unsafe { self.fcs.get_unchecked_mut(fc) }.path.pop() {
             None => self.schedule_hop(
                 now,
                 NetEvent::ScoutHome {
@@ -764,7 +829,8 @@ impl Venice {
             ),
             Some(h) => {
                 self.release(now, &h);
-                let c = &mut self.fcs[fc];
+                // SAFETY: as above.
+                let c = unsafe { self.fcs.get_unchecked_mut(fc) };
                 c.router = h.router;
                 c.in_port = h.in_port;
                 self.schedule_hop(now, NetEvent::ScoutReturn { fc: fc as u32 }, q);
@@ -794,19 +860,24 @@ impl Venice {
     fn release(&mut self, now: Ps, h: &Hop) {
         let link = h.link as usize;
         self.set_free(h.router, h.out_port, h.next, true);
-        let l = &mut self.links[link];
+        debug_assert!(link < self.links.len());
+        // SAFETY: `h.link` was made by `link_slot` from two routers (see `route`).
+        let l = unsafe { self.links.get_unchecked_mut(link) };
         debug_assert_ne!(l.owner, FREE);
         l.owner = FREE;
         l.busy += now - l.since;
     }
 
     /// Re-send the scouts of controllers that were waiting for the network to change.
+    /// In parking order; a controller parked again goes to the back of the new list.
     fn wake_parked(&mut self, now: Ps, q: &mut EventQueue<Event>) {
-        let n = self.parked.len();
-        for _ in 0..n {
-            let fc = self.parked.remove(0);
+        let mut list = std::mem::take(&mut self.parked_spare);
+        std::mem::swap(&mut list, &mut self.parked);
+        for &fc in &list {
             self.launch(now, fc as usize, q);
         }
+        list.clear();
+        self.parked_spare = list;
     }
 
     fn serve_waiting(&mut self, now: Ps, q: &mut EventQueue<Event>) {
@@ -884,22 +955,29 @@ impl Venice {
             while self.hops.front_key() < bound && budget > 0 {
                 budget -= 1;
                 let (k, ev) = self.hops.pop_front();
-                let before = self.local.len();
                 let now = (k >> 64) as Ps;
-                match ev {
+                #[cfg(debug_assertions)]
+                let before = self.local.len();
+                let heap_grew = match ev {
                     // One scout step for both (one copy of the step's code).
                     NetEvent::ScoutArrive { fc } | NetEvent::ScoutReturn { fc } => {
                         let arrive = matches!(ev, NetEvent::ScoutArrive { .. });
                         self.route(now, fc as usize, arrive, q)
                     }
-                    _ => self.handle(now, ev, q),
-                }
+                    _ => {
+                        let before = self.local.len();
+                        self.handle(now, ev, q);
+                        self.local.len() != before
+                    }
+                };
+                #[cfg(debug_assertions)]
+                debug_assert_eq!(heap_grew, self.local.len() != before);
                 debug_assert_eq!(
                     q.peek_key().map_or(u128::MAX, packed),
                     limit,
                     "a hop event queued an event"
                 );
-                if self.local.len() != before {
+                if heap_grew {
                     heap = self.local.peek_key().map_or(u128::MAX, packed);
                     bound = limit.min(heap);
                 }
@@ -920,8 +998,12 @@ impl Venice {
     #[inline(always)]
     fn handle(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
         match ev {
-            NetEvent::ScoutArrive { fc } => self.route(now, fc as usize, true, q),
-            NetEvent::ScoutReturn { fc } => self.route(now, fc as usize, false, q),
+            NetEvent::ScoutArrive { fc } => {
+                self.route(now, fc as usize, true, q);
+            }
+            NetEvent::ScoutReturn { fc } => {
+                self.route(now, fc as usize, false, q);
+            }
             NetEvent::ScoutHome { fc, reserved } => {
                 self.on_scout_home(now, fc as usize, reserved, q)
             }
@@ -992,8 +1074,18 @@ impl Venice {
                 conflict,
             },
         );
+        // From here on the links stay as they are (a launch only schedules its scout's
+        // first hop), so reachability searches share what they found.
+        if self.words == 1 {
+            let mut joined = std::mem::take(&mut self.joined_spare);
+            joined.clear();
+            self.joined = Some(joined);
+        }
         self.wake_parked(now, q);
         self.serve_waiting(now, q);
+        if let Some(joined) = self.joined.take() {
+            self.joined_spare = joined;
+        }
     }
 }
 
@@ -1250,17 +1342,47 @@ mod tests {
         assert_eq!(v.choose_port(0, 4, 5, LEFT), None);
     }
 
-    /// The word-parallel reachability (one word, and several with vertical shifts of under,
-    /// exactly and over 64 bits) against a plain breadth-first search over free ports.
-    #[test]
-    fn reachability_matches_a_plain_search() {
-        let mut rng = 0x2545_f491_4f6c_dd1du64;
-        let mut rand = |n: u32| {
+    /// A xorshift64 source of choices among `n`.
+    fn xorshift(mut rng: u64) -> impl FnMut(u32) -> u32 {
+        move |n| {
             rng ^= rng << 13;
             rng ^= rng >> 7;
             rng ^= rng << 17;
             (rng % n as u64) as u32
-        };
+        }
+    }
+
+    /// Reserve every link of the mesh.
+    fn reserve_all(v: &mut Venice) {
+        for r in 0..v.mesh.routers() {
+            for p in [UP, RIGHT] {
+                if let Some(next) = v.mesh.neighbor(r, p) {
+                    v.set_free(r, p, next, false);
+                }
+            }
+        }
+    }
+
+    /// Free the links of a random walk of `steps` tries from `start`; the router it ends at.
+    fn free_walk(v: &mut Venice, start: u32, steps: u32, rand: &mut impl FnMut(u32) -> u32) -> u32 {
+        let mut at = start;
+        for _ in 0..steps {
+            let p = MESH_PORTS[rand(4) as usize];
+            if let Some(next) = v.mesh.neighbor(at, p) {
+                if v.nodes[at as usize].free & 1 << p == 0 {
+                    v.set_free(at, p, next, true);
+                }
+                at = next;
+            }
+        }
+        at
+    }
+
+    /// The word-parallel reachability (one word, and several with vertical shifts of under,
+    /// exactly and over 64 bits) against a plain breadth-first search over free ports.
+    #[test]
+    fn reachability_matches_a_plain_search() {
+        let mut rand = xorshift(0x2545_f491_4f6c_dd1d);
         let one_word = [
             (4, 4),
             (8, 8),
@@ -1279,24 +1401,10 @@ mod tests {
                 let n = rows * cols;
                 // Every link reserved but those of a random walk, so each link of the walk
                 // (word boundaries included) matters.
-                for r in 0..n {
-                    for p in [UP, RIGHT] {
-                        if let Some(next) = v.mesh.neighbor(r, p) {
-                            v.set_free(r, p, next, false);
-                        }
-                    }
-                }
+                reserve_all(&mut v);
                 let start = rand(n);
-                let mut at = start;
-                for _ in 0..rand(3 * n) {
-                    let p = MESH_PORTS[rand(4) as usize];
-                    if let Some(next) = v.mesh.neighbor(at, p) {
-                        if v.nodes[at as usize].free & 1 << p == 0 {
-                            v.set_free(at, p, next, true);
-                        }
-                        at = next;
-                    }
-                }
+                let steps = rand(3 * n);
+                let at = free_walk(&mut v, start, steps, &mut rand);
                 let dest = if rand(2) == 0 { at } else { rand(n) };
                 let mut seen = vec![false; n as usize];
                 let mut todo = vec![start];
@@ -1318,6 +1426,36 @@ mod tests {
                     want,
                     "{rows}x{cols} {start}->{dest}"
                 );
+            }
+        }
+    }
+
+    /// While the links stay as they are, reachability searches share the router sets they
+    /// found (`joined`): every answer must equal a fresh search's, for random free links
+    /// (a few random walks in an otherwise reserved mesh) and random controllers and
+    /// destinations asked in turn.
+    #[test]
+    fn shared_reachability_matches_fresh_searches() {
+        let mut rand = xorshift(0x9e37_79b9_7f4a_7c15);
+        for (rows, cols) in [(4, 4), (8, 8), (3, 5), (16, 4), (4, 16), (2, 32)] {
+            let c = config(rows, cols, rows);
+            for _ in 0..300 {
+                let mut v = Venice::new(&c, 1).unwrap();
+                let n = rows * cols;
+                reserve_all(&mut v);
+                for _ in 0..1 + rand(4) {
+                    let start = rand(n);
+                    let steps = rand(2 * n);
+                    free_walk(&mut v, start, steps, &mut rand);
+                }
+                v.joined = Some(Vec::new());
+                for _ in 0..3 * rows {
+                    let fc = rand(rows) as usize;
+                    let dest = rand(n);
+                    v.fcs[fc].dest = dest;
+                    let want = v.path_exists(v.mesh.fc_router[fc], dest);
+                    assert_eq!(v.reachable(fc), want, "{rows}x{cols} fc {fc} -> {dest}");
+                }
             }
         }
     }
