@@ -326,9 +326,12 @@ fn random(l: &mut u16, n: usize) -> usize {
     if lsb != 0 {
         *l ^= 0xB400;
     }
+    // The divisor is a constant in each arm, so no division instruction (n <= 4 ports).
     match n {
         1 => 0,
         2 => (*l & 1) as usize,
+        3 => (*l % 3) as usize,
+        4 => (*l & 3) as usize,
         _ => *l as usize % n,
     }
 }
