@@ -116,6 +116,10 @@ pub struct EventQueue<E: Copy> {
     /// merged with it by key, so they pop exactly where the heap would have popped them
     /// without sifting through it (a backlogged host link holds hundreds of completions).
     ordered: std::collections::VecDeque<Entry<E>>,
+    /// An event that would have become the heap's first waits here instead (often: one
+    /// event is handled and schedules the next at once), so it pops without being sifted
+    /// up to the root and down again. Its key is below every key in `heap`.
+    lane: Option<Entry<E>>,
     next_seq: u64,
     now: Ps,
     popped: u64,
@@ -132,6 +136,7 @@ impl<E: Copy> EventQueue<E> {
         Self {
             heap: KeyedHeap::with_capacity(1024),
             ordered: std::collections::VecDeque::with_capacity(1024),
+            lane: None,
             next_seq: 0,
             now: 0,
             popped: 0,
@@ -150,11 +155,11 @@ impl<E: Copy> EventQueue<E> {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.ordered.len()
+        self.heap.len() + self.ordered.len() + self.lane.is_some() as usize
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty() && self.ordered.is_empty()
+        self.heap.is_empty() && self.ordered.is_empty() && self.lane.is_none()
     }
 
     /// The sequence number the next scheduled event would get, consumed: for an event kept
@@ -181,7 +186,18 @@ impl<E: Copy> EventQueue<E> {
             self.now
         );
         debug_assert!(key.1 < self.next_seq, "sequence number not reserved");
-        self.heap.push(key, event);
+        match self.lane {
+            // Below the lane's event: it takes the lane, the lane's goes to the heap.
+            Some(l) if before(key, l.key) => {
+                self.lane = Some(Entry { key, event });
+                self.heap.push(l.key, l.event);
+            }
+            Some(_) => self.heap.push(key, event),
+            None if self.heap.peek_key().is_none_or(|h| before(key, h)) => {
+                self.lane = Some(Entry { key, event })
+            }
+            None => self.heap.push(key, event),
+        }
     }
 
     /// Schedule an event no earlier than every event scheduled this way before it (a FIFO
@@ -206,7 +222,10 @@ impl<E: Copy> EventQueue<E> {
     /// Key of the next event, if any.
     #[inline]
     pub fn peek_key(&self) -> Option<Key> {
-        let h = self.heap.peek_key();
+        let h = match &self.lane {
+            Some(l) => Some(l.key),
+            None => self.heap.peek_key(),
+        };
         match self.ordered.front() {
             Some(f) if h.is_none_or(|h| before(f.key, h)) => Some(f.key),
             _ => h,
@@ -224,12 +243,19 @@ impl<E: Copy> EventQueue<E> {
     /// fields were copied in pieces that stalled store forwarding (a third of pop's time).
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(Ps, E)> {
+        let first = match &self.lane {
+            Some(l) => Some(l.key),
+            None => self.heap.peek_key(),
+        };
         let ((time, _), event) = match self.ordered.front() {
-            Some(f) if self.heap.peek_key().is_none_or(|h| before(f.key, h)) => {
+            Some(f) if first.is_none_or(|h| before(f.key, h)) => {
                 let f = self.ordered.pop_front().expect("front exists");
                 (f.key, f.event)
             }
-            _ => self.heap.pop()?,
+            _ => match self.lane.take() {
+                Some(l) => (l.key, l.event),
+                None => self.heap.pop()?,
+            },
         };
         self.now = time;
         self.popped += 1;
