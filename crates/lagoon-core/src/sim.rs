@@ -99,6 +99,9 @@ const ORDER_GC_FIRST: [usize; NQ] = [Q_MAP_READ, Q_GC_READ, Q_GC_WRITE, Q_ERASE,
 const ORDER_USER_FIRST: [usize; NQ] = [Q_MAP_READ, Q_READ, Q_WRITE, Q_GC_READ, Q_GC_WRITE, Q_ERASE];
 /// How far down a queue the scheduler looks for out-of-order or multi-plane partners.
 const SCAN_LIMIT: usize = 64;
+/// Page offsets told apart by the read-partner counters (`Simulator::read_offsets`): offsets
+/// equal modulo this share a counter, which then only says a partner may wait.
+const OFFSET_CLASSES: usize = 64;
 const MAX_PLANES: usize = 16;
 
 #[derive(Clone, Copy, Debug)]
@@ -327,7 +330,7 @@ pub struct Simulator {
     /// Dies a dispatch scan handed remapped transactions to (dispatched after the scan).
     forwarded: Vec<u32>,
     /// Reads waiting in each die's two read queues, counted by plane in the die and page
-    /// offset modulo 64: a multi-plane partner search stops at once when no waiting read
+    /// offset modulo [`OFFSET_CLASSES`]: a multi-plane partner search stops at once when no waiting read
     /// could match (most searches find none, and each step reads a scattered transaction).
     /// Kept only under the same-offset rule with out-of-order dies and no block remap, where
     /// the read queues hold only reads; empty otherwise.
@@ -521,7 +524,7 @@ impl Simulator {
             read_offsets: if cfg.flash.multiplane == Multiplane::SameOffset
                 && cfg.ftl.die_scheduling != DieScheduling::Fifo
             {
-                vec![0; g.dies as usize * 2 * g.planes_per_die as usize * 64]
+                vec![0; g.dies as usize * 2 * g.planes_per_die as usize * OFFSET_CLASSES]
             } else {
                 Vec::new()
             },
@@ -1446,16 +1449,16 @@ impl Simulator {
     #[inline]
     fn read_offset_slot(&self, die: usize, q: usize, local: u32, offset: u32) -> usize {
         let ppd = self.ftl.geo.planes_per_die as usize;
-        ((die * 2 + q) * ppd + local as usize) * 64 + (offset as usize & 63)
+        ((die * 2 + q) * ppd + local as usize) * OFFSET_CLASSES + offset as usize % OFFSET_CLASSES
     }
 
     /// Whether a read at `offset` on a plane outside `used` may wait in queue `q` of `die`.
     #[inline]
     fn read_partner_possible(&self, die: usize, q: usize, used: u32, offset: u32) -> bool {
         let ppd = self.ftl.geo.planes_per_die as usize;
-        let base = (die * 2 + q) * ppd * 64 + (offset as usize & 63);
-        let possible =
-            (0..ppd).any(|p| used & (1 << p) == 0 && self.read_offsets[base + p * 64] > 0);
+        let base = self.read_offset_slot(die, q, 0, offset);
+        let possible = (0..ppd)
+            .any(|p| used & (1 << p) == 0 && self.read_offsets[base + p * OFFSET_CLASSES] > 0);
         debug_assert!(
             possible || {
                 // The counters against the queue itself.

@@ -15,7 +15,8 @@
 use super::venice_mesh::{minimal_ports, Mesh, Port, INJECT, LEFT, NO_PORT, RIGHT, UP};
 use super::{Interconnect, InterconnectStats, NetEvent, Transfer, VeniceStats};
 use crate::config::{ConfigError, ScoutRetry, SsdConfig};
-use crate::engine::{EventQueue, Key, KeyedHeap};
+// Keys packed into one integer, so the hop loop orders events with one comparison.
+use crate::engine::{packed, EventQueue, Key, KeyedHeap};
 use crate::sim::Event;
 use crate::time::{ns, Ps};
 use std::collections::VecDeque;
@@ -141,13 +142,6 @@ struct Hop {
     link: u32,
     in_port: Port,
     out_port: Port,
-}
-
-/// An event key as one integer (time above sequence number), so the hop loop orders
-/// events with one comparison.
-#[inline(always)]
-fn packed(k: Key) -> u128 {
-    (k.0 as u128) << 64 | k.1 as u128
 }
 
 /// A router as a scout step reads it: its ports whose link is free (a 4-bit mask by port),
@@ -299,11 +293,11 @@ pub struct Venice {
     /// `parked` of the previous wake, kept for its capacity.
     parked_spare: Vec<u32>,
     /// On meshes of at most 64 routers, while the links cannot change (a release's
-    /// re-launches, [`Self::on_transfer_end`]): sets of routers the reachability searches
-    /// found joined by free links, and whether each is a whole component (`Some`) or was
-    /// cut short at its target (`None` outside that time).
-    joined: Option<Vec<(u64, bool)>>,
-    joined_spare: Vec<(u64, bool)>,
+    /// re-launches, [`Self::on_transfer_end`]; `share_reach` is set then): sets of routers
+    /// the reachability searches found joined by free links, and whether each is a whole
+    /// component or was cut short at its target.
+    share_reach: bool,
+    joined: Vec<(u64, bool)>,
     /// Controllers holding a circuit (their transfer running), and those without a
     /// transfer.
     circuits: u32,
@@ -468,8 +462,8 @@ impl Venice {
             launched_epoch: vec![0; mesh.fc_router.len()],
             parked: Vec::with_capacity(mesh.fc_router.len()),
             parked_spare: Vec::with_capacity(mesh.fc_router.len()),
-            joined: None,
-            joined_spare: Vec::with_capacity(mesh.fc_router.len()),
+            share_reach: false,
+            joined: Vec::with_capacity(mesh.fc_router.len()),
             circuits: 0,
             idle: mesh.fc_router.len() as u32,
             transfers: 0,
@@ -539,14 +533,14 @@ impl Venice {
     /// breadth-first over bitsets, one layer per iteration.
     fn reachable(&mut self, fc: usize) -> bool {
         let (start, dest) = (self.mesh.fc_router[fc], self.fcs[fc].dest);
-        let Some(joined) = &mut self.joined else {
+        if !self.share_reach {
             return self.path_exists(start, dest);
-        };
+        }
         // Routers of one set are joined to each other, and a whole component to no other
         // router, so a set holding `start` answers unless it is partial and lacks `dest`;
         // then the search goes on from that set.
         let (mut seen, mut at) = (1u64 << start, None);
-        for (i, &(set, whole)) in joined.iter().enumerate() {
+        for (i, &(set, whole)) in self.joined.iter().enumerate() {
             if set >> start & 1 == 1 {
                 if set >> dest & 1 == 1 || whole {
                     return set >> dest & 1 == 1;
@@ -556,10 +550,9 @@ impl Venice {
             }
         }
         let (found, set) = self.search_one_word(seen, dest, self.mesh.cols);
-        let joined = self.joined.as_mut().expect("set above");
         match at {
-            Some(i) => joined[i] = (set, !found),
-            None => joined.push((set, !found)),
+            Some(i) => self.joined[i] = (set, !found),
+            None => self.joined.push((set, !found)),
         }
         found
     }
@@ -576,8 +569,9 @@ impl Venice {
             return true;
         }
         // Breadth-first from both ends, a layer of the side with the smaller frontier (in
-        // words) at a time: the ends are joined once one side reaches a router the other has seen, and
-        // apart once either side runs out (a boxed-in end settles it in a few layers).
+        // words) at a time: the ends are joined once one side reaches a router the other has
+        // seen, and apart once either side runs out (a boxed-in end settles it in a few
+        // layers).
         let (h, v) = self.free_links.split_at(self.words);
         let [a, z] = &mut self.bfs;
         a.start(start);
@@ -944,8 +938,6 @@ impl Venice {
     /// search is tens of hops, and scouts re-sent together move in lockstep).
     /// At most `LOCAL_BUDGET` events per call, then a `Wake` proxy resumes the rest through
     /// the queue (same order), so the engine's watchdog sees a search that never ends.
-    /// Hop events put nothing in the queue (their seq numbers come from it), so its head is
-    /// read again only after a heap event.
     fn run_local(&mut self, q: &mut EventQueue<Event>) {
         let mut budget = LOCAL_BUDGET;
         loop {
@@ -1079,16 +1071,11 @@ impl Venice {
         );
         // From here on the links stay as they are (a launch only schedules its scout's
         // first hop), so reachability searches share what they found.
-        if self.words == 1 {
-            let mut joined = std::mem::take(&mut self.joined_spare);
-            joined.clear();
-            self.joined = Some(joined);
-        }
+        self.joined.clear();
+        self.share_reach = self.words == 1;
         self.wake_parked(now, q);
         self.serve_waiting(now, q);
-        if let Some(joined) = self.joined.take() {
-            self.joined_spare = joined;
-        }
+        self.share_reach = false;
     }
 }
 
@@ -1451,7 +1438,7 @@ mod tests {
                     let steps = rand(2 * n);
                     free_walk(&mut v, start, steps, &mut rand);
                 }
-                v.joined = Some(Vec::new());
+                (v.joined, v.share_reach) = (Vec::new(), true);
                 for _ in 0..3 * rows {
                     let fc = rand(rows) as usize;
                     let dest = rand(n);

@@ -1,8 +1,9 @@
 //! A fixed-capacity LRU set of `u64` keys with a small payload: slots in one array linked as
-//! a doubly-linked list, and an open-addressing index. Shared by the cached mapping table and
-//! the DRAM data cache. Memory follows the entries held, not the capacity (a 1 TB cache on a
-//! short run costs what the run caches): slots and index grow by doubling while the set fills,
-//! and once it is full nothing is allocated again.
+//! a doubly-linked list, and an open-addressing index, for the cached mapping table (the DRAM
+//! data cache never evicts by recency and keeps a plain map). Memory follows the entries
+//! held, not the capacity (a CMT of many GB on a short run costs what the run caches): slots
+//! and index grow by doubling while the set fills, and once it is full nothing is allocated
+//! again.
 
 const EMPTY: u32 = u32::MAX;
 /// An index bucket: the key's hash (low 32 bits) above its slot, so a probe compares hashes
@@ -13,8 +14,7 @@ const FREE: u64 = EMPTY as u64;
 /// Slots allocated up front; more as the set fills.
 const INITIAL_SLOTS: usize = 1 << 16;
 /// Index buckets allocated up front; the index doubles as entries arrive (re-placing buckets
-/// reads no slot), so a set holding few entries keeps a small index that stays in cache (a
-/// read-mostly run looks up every page read in a nearly empty write cache).
+/// reads no slot), so a set holding few entries keeps a small index that stays in cache.
 const INITIAL_BUCKETS: usize = 1 << 10;
 
 #[derive(Clone, Copy)]
@@ -179,18 +179,6 @@ impl<V: Copy + Default> Lru<V> {
             }
         }
         Some((key, value))
-    }
-
-    /// Walk from least to most recently used, stopping when `f` returns false.
-    pub fn scan_from_lru(&self, mut f: impl FnMut(u64, V) -> bool) {
-        let mut s = self.tail;
-        while s != EMPTY {
-            let slot = &self.slots[s as usize];
-            if !f(slot.key, slot.value) {
-                break;
-            }
-            s = slot.prev;
-        }
     }
 
     /// Insert a key that is not present. Panics (debug) if full: callers evict first.

@@ -240,12 +240,6 @@ pub struct Network {
     pub(crate) routing: Box<dyn Routing>,
     chips: u32,
     q: EventQueue<NetEvent>,
-    /// The event scheduled last, kept out of `q` until another is scheduled (then it goes in
-    /// first, so `q`'s order is unchanged). Being the last scheduled it orders after every
-    /// event in `q` at its time, so it runs without touching `q` when it is strictly
-    /// earliest: the common case of a packet's head moving on to the next router.
-    lane: Option<(Ps, NetEvent)>,
-    lane_events: u64,
     rng: Xoshiro256PlusPlus,
     pub(crate) pkts: Vec<Packet>,
     free_pkt: u32,
@@ -263,9 +257,8 @@ pub struct Network {
     out: Vec<Delivery>,
     /// Tests: every flit's moves, to check buffer capacities independently of the credits.
     pub(crate) audit: Option<router::Audit>,
-    /// Serve a task directly where it would be the next one served, instead of queueing it,
-    /// and keep the last scheduled event in the lane (same results; tests turn it off to
-    /// check that).
+    /// Serve a task directly where it would be the next one served, instead of queueing it
+    /// (same results; tests turn it off to check that).
     pub(crate) express: bool,
 }
 
@@ -342,8 +335,6 @@ impl Network {
             g,
             routing,
             q: EventQueue::new(),
-            lane: None,
-            lane_events: 0,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             pkts: Vec::new(),
             free_pkt: NONE,
@@ -391,7 +382,7 @@ impl Network {
     }
     /// Events handled so far.
     pub fn events(&self) -> u64 {
-        self.q.events_processed() + self.lane_events
+        self.q.events_processed()
     }
 
     /// Hand the network a message of `bytes` from endpoint `src` to endpoint `dst` at `now`
@@ -509,25 +500,7 @@ impl Network {
 
     /// Time of the next event, if any.
     pub fn next_event_time(&self) -> Option<Ps> {
-        match (self.lane, self.q.peek_time()) {
-            (Some((t, _)), Some(u)) => Some(t.min(u)),
-            (Some((t, _)), None) => Some(t),
-            (None, u) => u,
-        }
-    }
-
-    /// The next event: the lane's if it is strictly earliest, else `q`'s.
-    #[inline]
-    fn pop_event(&mut self) -> Option<(Ps, NetEvent)> {
-        if let Some((t, ev)) = self.lane {
-            if self.q.peek_time().is_none_or(|u| t < u) {
-                self.lane = None;
-                self.lane_events += 1;
-                self.q.advance_to(t);
-                return Some((t, ev));
-            }
-        }
-        self.q.pop()
+        self.q.peek_time()
     }
 
     /// Run every event at or before `until`; deliveries are appended to `out` in time order.
@@ -555,7 +528,7 @@ impl Network {
                 }
                 until = t;
             }
-            let (now, ev) = self.pop_event().expect("peeked");
+            let (now, ev) = self.q.pop().expect("peeked");
             self.now = now;
             self.handle(now, ev);
             self.run_tasks();
@@ -564,7 +537,7 @@ impl Network {
                 return Err(self.deadlock_error());
             }
         }
-        if self.in_flight > 0 && self.q.is_empty() && self.lane.is_none() {
+        if self.in_flight > 0 && self.q.is_empty() {
             return Err(self.deadlock_error());
         }
         Ok(())
@@ -584,13 +557,7 @@ impl Network {
 
     #[inline]
     pub(crate) fn schedule(&mut self, t: Ps, ev: NetEvent) {
-        if !self.express {
-            self.q.schedule(t, ev);
-            return;
-        }
-        if let Some((u, e)) = self.lane.replace((t, ev)) {
-            self.q.schedule(u, e);
-        }
+        self.q.schedule(t, ev);
     }
 
     pub(crate) fn random(&mut self) -> u32 {

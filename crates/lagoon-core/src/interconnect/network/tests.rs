@@ -568,8 +568,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
     /// The express paths (a task served directly where it would be served next; an idle
-    /// link's whole-packet burst in one step; the event lane) change nothing: the same
-    /// deliveries at the
+    /// link's whole-packet burst in one step) change nothing: the same deliveries at the
     /// same times, the same link busy times and the same number of events as serving every
     /// task from the queue and every burst through the general plan and transfer, under
     /// random and bursty loads (where links are busy, packets wait and buffers fill).
