@@ -4,15 +4,7 @@
 use std::process::Command;
 
 mod common;
-use common::{lagoon, TRACES};
-
-fn tmp(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("lagoon-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.to_str().unwrap().to_string()
-}
+use common::{lagoon, tmp, TRACES};
 
 /// `lagoon trace stats` reproduces the table of shared/traces/README.md.
 #[test]
@@ -332,7 +324,7 @@ fn compare_runs_every_drive_and_design() {
     assert_eq!(json, again);
 
     // Two files with one stem go by their paths.
-    let other = std::path::Path::new(&small)
+    let other = std::path::Path::new(&*small)
         .parent()
         .unwrap()
         .join("other/small-drive.toml");
@@ -357,7 +349,7 @@ fn compare_runs_every_drive_and_design() {
         .skip(2)
         .map(|l| l.split_whitespace().next().unwrap())
         .collect();
-    assert_eq!(names, [small.as_str(), other], "{out}");
+    assert_eq!(names, [&*small, other], "{out}");
 }
 
 /// A bad `--ssd` among several is one error naming it, before anything runs.
@@ -1003,8 +995,12 @@ fn reproduce_tiny(
     paper: &str,
     args: &[&str],
     files: &[&str],
-) -> (std::path::PathBuf, serde_json::Value) {
-    let out = std::env::temp_dir().join(format!("lagoon-repro-{paper}-{}", std::process::id()));
+) -> (tempfile::TempDir, serde_json::Value) {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("lagoon-repro-{paper}-"))
+        .tempdir()
+        .unwrap();
+    let out = dir.path();
     let out_s = out.to_str().unwrap().to_string();
     let mut all = vec![
         "reproduce",
@@ -1022,7 +1018,7 @@ fn reproduce_tiny(
     }
     let s =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
-    (out, s)
+    (dir, s)
 }
 
 /// `reproduce dssd` writes every figure's CSV and SVG and a summary with the keys the issue
@@ -1061,7 +1057,7 @@ fn reproduce_dssd_writes_figures_and_summary() {
         "fig09_latency_breakdown.csv",
         "fig12_router_bandwidth.csv",
     ] {
-        let t = std::fs::read_to_string(out.join(csv)).unwrap();
+        let t = std::fs::read_to_string(out.path().join(csv)).unwrap();
         assert!(t.lines().count() > 5 && !t.contains("NaN"), "{csv}: {t}");
     }
     for d in ["bw", "dssd", "dssd_b", "dssd_f"] {
@@ -1078,7 +1074,6 @@ fn reproduce_dssd_writes_figures_and_summary() {
         let far = !((l / p - 1.0).abs() <= 0.25);
         assert_eq!(far, !c["reason"].as_str().unwrap().is_empty(), "{c}");
     }
-    let _ = std::fs::remove_dir_all(&out);
 }
 
 /// `run --design` turns the controller model on and reports it; `--timeline` writes its CSV;

@@ -5,7 +5,7 @@
 use std::io::Write;
 
 mod common;
-use common::{lagoon, TRACES};
+use common::{lagoon, tmp, TRACES};
 
 fn ok(args: &[&str]) -> String {
     let (code, out, err) = lagoon(args);
@@ -23,18 +23,6 @@ fn fails(args: &[&str], needles: &[&str]) -> String {
         assert!(err.contains(n), "stderr for {args:?} lacks '{n}': {err}");
     }
     err
-}
-
-fn dir() -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("lagoon-cli-traces-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn tmp(name: &str, text: &str) -> String {
-    let p = dir().join(name);
-    std::fs::write(&p, text).unwrap();
-    p.to_str().unwrap().to_string()
 }
 
 fn json(args: &[&str]) -> serde_json::Value {
@@ -126,7 +114,8 @@ fn compressed_traces_stream() {
     let plain = std::fs::read(format!("{TRACES}msr-cut-105.trace")).unwrap();
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     e.write_all(&plain).unwrap();
-    let gz = dir().join("msr.csv.gz");
+    let d = tempfile::tempdir().unwrap();
+    let gz = d.path().join("msr.csv.gz");
     std::fs::write(&gz, e.finish().unwrap()).unwrap();
     let gz = gz.to_str().unwrap();
     let a = json(&[
@@ -155,9 +144,9 @@ fn compressed_traces_stream() {
 #[test]
 fn convert_and_back_is_the_same_trace() {
     let tpcc = format!("{TRACES}tpcc-small.trace");
-    let d = dir();
-    let as_disksim = d.join("tpcc.ascii");
-    let back = d.join("tpcc-back.trace");
+    let d = tempfile::tempdir().unwrap();
+    let as_disksim = d.path().join("tpcc.ascii");
+    let back = d.path().join("tpcc-back.trace");
     let (code, _, err) = lagoon(&[
         "trace",
         "convert",
@@ -208,7 +197,7 @@ fn convert_and_back_is_the_same_trace() {
     );
     // a request that the target cannot hold: named, and no half-written file left
     let odd = tmp("odd.trace", "0.0 0 0 4096 1\n0.5 0 100 4096 0\n");
-    let out_path = d.join("odd.mqsim");
+    let out_path = d.path().join("odd.mqsim");
     fails(
         &["trace", "convert", &odd, "--format", "msr-ms", "--to", "mqsim", "-o", out_path.to_str().unwrap()],
         &["request 2 cannot be written as mqsim: offset 100 bytes is not a whole number of 512-byte sectors"],

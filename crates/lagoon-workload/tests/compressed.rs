@@ -56,14 +56,14 @@ fn read_all(path: &Path, format: Option<TraceFormat>) -> Vec<IoRequest> {
         .unwrap()
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lagoon-compressed-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+/// A path `name` in a test's temporary directory (removed when the test drops it).
+fn tmp(dir: &tempfile::TempDir, name: &str) -> PathBuf {
+    dir.path().join(name)
 }
 
 #[test]
 fn compressed_traces_equal_plain() {
+    let dir = tempfile::tempdir().unwrap();
     for name in [
         "tpcc-small.trace",
         "wsrch-small.trace",
@@ -83,7 +83,7 @@ fn compressed_traces_equal_plain() {
             let bytes = compress(&data, c);
             // by extension (and magic), and by magic number alone
             for file in [format!("{name}{}", ext(c)), format!("{name}-{}", c.name())] {
-                let path = tmp(&file);
+                let path = tmp(&dir, &file);
                 std::fs::write(&path, &bytes).unwrap();
                 let d = detect(&path).unwrap();
                 assert_eq!((d.format, d.compression), (format, c), "{file}");
@@ -97,6 +97,7 @@ fn compressed_traces_equal_plain() {
 
 #[test]
 fn concatenated_members_are_all_read() {
+    let dir = tempfile::tempdir().unwrap();
     // `cat a.gz b.gz`, several zstd frames, two bzip2 streams: one trace
     let a = b"100 0 0 8 1\n200 0 8 8 0\n";
     let b = b"300 0 16 8 1\n";
@@ -108,7 +109,7 @@ fn concatenated_members_are_all_read() {
     ] {
         let mut bytes = compress(a, c);
         bytes.extend(compress(b, c));
-        let path = tmp(&format!("two{}", ext(c)));
+        let path = tmp(&dir, &format!("two{}", ext(c)));
         std::fs::write(&path, &bytes).unwrap();
         let got = read_all(&path, Some(TraceFormat::Mqsim));
         std::fs::remove_file(&path).unwrap();
@@ -122,6 +123,7 @@ fn concatenated_members_are_all_read() {
 
 #[test]
 fn broken_compressed_files_are_one_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
     let data = std::fs::read(shared("tpcc-small.trace")).unwrap();
     for c in [
         Compression::Gzip,
@@ -131,7 +133,7 @@ fn broken_compressed_files_are_one_clear_error() {
     ] {
         let bytes = compress(&data, c);
         // cut in the middle: the lines before are read, then an error names the file and line
-        let path = tmp(&format!("cut{}", ext(c)));
+        let path = tmp(&dir, &format!("cut{}", ext(c)));
         std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
         let name = path.display().to_string();
         let mut r = open_trace(&path, Some(TraceFormat::Mqsim), false).unwrap();
@@ -146,7 +148,7 @@ fn broken_compressed_files_are_one_clear_error() {
         assert!(!err.contains('\n'), "{err}");
     }
     // an extension that the content does not carry
-    let path = tmp("plain.trace.gz");
+    let path = tmp(&dir, "plain.trace.gz");
     std::fs::write(&path, b"100 0 0 8 1\n").unwrap();
     let e = open_trace(&path, None, false).err().unwrap().to_string();
     std::fs::remove_file(&path).unwrap();
@@ -163,6 +165,7 @@ fn broken_compressed_files_are_one_clear_error() {
 /// error naming the file, never a panic (the decoders run on hostile input).
 #[test]
 fn corrupted_compressed_files_never_panic() {
+    let dir = tempfile::tempdir().unwrap();
     use rand::{Rng, SeedableRng};
     let data = std::fs::read(shared("tpcc-small.trace")).unwrap();
     let data = &data[..20_000];
@@ -187,7 +190,7 @@ fn corrupted_compressed_files_never_panic() {
             if rng.random_range(0..4) == 0 {
                 bytes.truncate(rng.random_range(1..bytes.len()));
             }
-            let path = tmp(&format!("fuzz-{case}{}", ext(c)));
+            let path = tmp(&dir, &format!("fuzz-{case}{}", ext(c)));
             std::fs::write(&path, &bytes).unwrap();
             let name = path.display().to_string();
             let outcome = std::panic::catch_unwind(|| {

@@ -16,3 +16,36 @@ pub fn lagoon(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into(),
     )
 }
+
+/// A file `name` holding `text` in a temporary directory of its own, removed with it when
+/// dropped (so a test run leaves nothing behind). Not every test file writes files.
+#[allow(dead_code)]
+pub struct Tmp {
+    _dir: tempfile::TempDir,
+    path: String,
+}
+
+impl std::ops::Deref for Tmp {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.path
+    }
+}
+
+impl AsRef<std::path::Path> for Tmp {
+    fn as_ref(&self) -> &std::path::Path {
+        self.path.as_ref()
+    }
+}
+
+#[allow(dead_code)]
+pub fn tmp(name: &str, text: &str) -> Tmp {
+    let dir = tempfile::Builder::new()
+        .prefix("lagoon-test-")
+        .tempdir()
+        .unwrap();
+    let p = dir.path().join(name);
+    std::fs::write(&p, text).unwrap();
+    let path = p.to_str().unwrap().to_string();
+    Tmp { _dir: dir, path }
+}

@@ -606,9 +606,8 @@ mod tests {
 
     #[test]
     fn custom_file_errors_name_the_key() {
-        let dir = std::env::temp_dir().join(format!("lagoon-custom-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join("bad.toml");
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("bad.toml");
         std::fs::write(&p, "routers = 3\nlinks = [[0, 1]]\n").unwrap();
         let e = with(&format!(
             "[network]\ntopology = \"custom\"\nrouting = \"table\"\ncustom_topology = {:?}\n",

@@ -164,9 +164,8 @@ fn single_read_end_to_end_latency() {
     let mut c = SsdConfig::default();
     c.ftl.mapping = MappingConfig::Ideal;
     c.cache.enabled = false;
-    let dir = std::env::temp_dir().join(format!("lagoon-e2e-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let trace = dir.join("one.trace");
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("one.trace");
     std::fs::write(&trace, "1000 0 0 8 1\n").unwrap();
     let r = super::common::run(&c, Arch::Baseline, &[trace.to_str().unwrap()], 1);
     // SQE fetch: (64 + 28) B at 8 GB/s = 11.5 ns; command 10 ns; tR 3 us;
@@ -243,9 +242,8 @@ fn write_acknowledged_at_transfer_is_tprog_earlier() {
     let mut c = SsdConfig::default();
     c.ftl.mapping = MappingConfig::Ideal;
     c.cache.enabled = false;
-    let dir = std::env::temp_dir().join(format!("lagoon-wack-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let trace = dir.join("w.trace");
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("w.trace");
     // Two writes to one chip (LPAs 0 and 128: same channel, way and plane under CWDP).
     std::fs::write(&trace, "1000 0 0 8 0\n1000 0 1024 8 0\n").unwrap();
     let w = trace.to_str().unwrap();

@@ -319,8 +319,9 @@ fn arb_config() -> impl Strategy<Value = SsdConfig> {
         )
 }
 
-/// A random connected custom topology file.
-fn custom_config(routers: u32, extra: &[(u32, u32)], sw: usize) -> SsdConfig {
+/// A random connected custom topology file, and the temporary directory holding it (the
+/// file is read when a network is built from the config, and removed with the directory).
+fn custom_config(routers: u32, extra: &[(u32, u32)], sw: usize) -> (tempfile::TempDir, SsdConfig) {
     let mut links: Vec<[u32; 2]> = (1..routers).map(|r| [r / 2, r]).collect();
     links.extend(
         extra
@@ -333,9 +334,8 @@ fn custom_config(routers: u32, extra: &[(u32, u32)], sw: usize) -> SsdConfig {
         links,
         routers - 1
     );
-    let dir = std::env::temp_dir().join(format!("lagoon-net-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("custom-{routers}-{}.toml", extra.len()));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("custom.toml");
     std::fs::write(&path, text).unwrap();
     let mut c = SsdConfig::default();
     c.flash.channels = 1;
@@ -353,7 +353,7 @@ fn custom_config(routers: u32, extra: &[(u32, u32)], sw: usize) -> SsdConfig {
     n.output_buffer_bytes = 8 * 4;
     n.custom_topology = path.display().to_string();
     c.validate().unwrap();
-    c
+    (dir, c)
 }
 
 /// Every message delivered exactly once, every buffer within capacity at every instant (an
@@ -416,7 +416,7 @@ proptest! {
         msgs in prop::collection::vec((0u64..50, any::<u32>(), any::<u32>(), 1u32..8), 1..60),
         seed in any::<u64>(),
     ) {
-        let cfg = custom_config(routers, &extra, sw);
+        let (_dir, cfg) = custom_config(routers, &extra, sw);
         check_invariants(&cfg, &msgs, seed)?;
     }
 }
