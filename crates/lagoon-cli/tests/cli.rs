@@ -1100,7 +1100,10 @@ fn run_design_and_timeline() {
     let r: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(r["controller"]["design"], "dssd_f");
     let csv = std::fs::read_to_string(&tl).unwrap();
-    assert!(csv.starts_with("window_start_ms,io_mb_s,gc_mb_s,system_bus_utilization"));
+    assert!(csv.starts_with(
+        "window_start_ms,io_mb_s,gc_mb_s,gc_read_mb_s,system_bus_utilization,dram_utilization,\
+         fc_link_utilization\n"
+    ));
     assert!(csv.lines().count() >= 2);
     let (code, _, err) = lagoon(&["run", "--design", "dssd_x", "--workload", "syn:count=1"]);
     assert_ne!(code, 0);

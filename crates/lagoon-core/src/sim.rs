@@ -2050,6 +2050,10 @@ impl Simulator {
             TxnKind::MapWrite => self.flash.mapping_writes += 1,
             TxnKind::GcRead => {
                 self.flash.gc_reads += 1;
+                if let Some(tl) = &mut self.timeline {
+                    let b = self.ftl.geo.page_bytes as u64;
+                    add_at(&mut tl.gc_read_bytes, (now / tl.window) as usize, b);
+                }
                 // The destination was chosen when the page left its FC (global copyback).
                 let dest = if x.link != NONE {
                     x.link

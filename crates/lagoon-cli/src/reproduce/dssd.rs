@@ -384,15 +384,32 @@ fn fig02(r: &Results, out: &std::path::Path) -> Result<()> {
             continue;
         };
         write(&out.join(format!("fig02_{size}_timeline.csv")), &csv)?;
-        let (mut io, mut gc, mut bus) = (Vec::new(), Vec::new(), Vec::new());
-        for line in csv.lines().skip(1) {
+        // Columns by name (`Timeline::csv`), so a new column cannot shift a series.
+        let mut lines = csv.lines();
+        let head: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
+        let col = |name: &str| {
+            head.iter()
+                .position(|h| *h == name)
+                .ok_or_else(|| anyhow::anyhow!("timeline CSV without `{name}`"))
+        };
+        let (t, io_c, gc_c, gcr_c, bus_c) = (
+            col("window_start_ms")?,
+            col("io_mb_s")?,
+            col("gc_mb_s")?,
+            col("gc_read_mb_s")?,
+            col("system_bus_utilization")?,
+        );
+        let (mut io, mut gc, mut gc_reads, mut bus) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for line in lines {
             let v: Vec<f64> = line
                 .split(',')
                 .map(|x| x.parse().unwrap_or(f64::NAN))
                 .collect();
-            io.push((v[0], v[1] / 1e3));
-            gc.push((v[0], v[2] / 1e3));
-            bus.push((v[0], v[3]));
+            io.push((v[t], v[io_c] / 1e3));
+            gc.push((v[t], v[gc_c] / 1e3));
+            gc_reads.push((v[t], v[gcr_c] / 1e3));
+            bus.push((v[t], v[bus_c]));
         }
         svg_lines(
             out,
@@ -402,7 +419,11 @@ fn fig02(r: &Results, out: &std::path::Path) -> Result<()> {
             ),
             "time (ms)",
             "bandwidth (GB/s)",
-            &[("I/O".into(), io), ("GC".into(), gc)],
+            &[
+                ("I/O".into(), io),
+                ("GC reads".into(), gc_reads),
+                ("GC programs".into(), gc),
+            ],
             false,
         )?;
         svg_lines(

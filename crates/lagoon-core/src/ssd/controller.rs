@@ -381,8 +381,11 @@ pub struct Timeline {
     pub window: Ps,
     /// Bytes of host requests completed in each window.
     pub io_bytes: Vec<u64>,
-    /// Bytes of GC page moves completed in each window.
+    /// Bytes of GC page moves completed (their program, or copyback, done) in each window.
     pub gc_bytes: Vec<u64>,
+    /// Bytes of GC page reads completed in each window: a move's first half, so GC shows
+    /// while its reads hold the channels and the bus, before any of its programs ends.
+    pub gc_read_bytes: Vec<u64>,
     pub bus_busy: Vec<Ps>,
     pub dram_busy: Vec<Ps>,
     /// Dedicated bus busy time, or the fNoC's link-direction busy time over its links
@@ -398,6 +401,7 @@ impl Timeline {
         let n = [
             self.io_bytes.len(),
             self.gc_bytes.len(),
+            self.gc_read_bytes.len(),
             self.bus_busy.len(),
             self.dram_busy.len(),
             self.link_busy.len(),
@@ -408,15 +412,17 @@ impl Timeline {
         let w = self.window as f64;
         let at = |v: &[u64], i: usize| v.get(i).copied().unwrap_or(0) as f64;
         let mut out = String::from(
-            "window_start_ms,io_mb_s,gc_mb_s,system_bus_utilization,dram_utilization,fc_link_utilization\n",
+            "window_start_ms,io_mb_s,gc_mb_s,gc_read_mb_s,system_bus_utilization,dram_utilization,\
+             fc_link_utilization\n",
         );
         let secs = w / 1e12;
         for i in 0..n {
             out.push_str(&format!(
-                "{},{:.3},{:.3},{:.4},{:.4},{:.4}\n",
+                "{},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4}\n",
                 i as f64 * w / 1e9,
                 at(&self.io_bytes, i) / secs / 1e6,
                 at(&self.gc_bytes, i) / secs / 1e6,
+                at(&self.gc_read_bytes, i) / secs / 1e6,
                 at(&self.bus_busy, i) / w,
                 at(&self.dram_busy, i) / w,
                 at(&self.link_busy, i) / w / self.links.max(1) as f64,

@@ -58,5 +58,9 @@ pub fn verified_run(
     let mut sim = lagoon_core::sim::Simulator::new(c, arch, vec![flow], seed);
     sim.set_verify(true);
     sim.set_audit(audit);
+    if audit {
+        // Observation only: the timeline's totals are checked against the counters.
+        sim.set_timeline(lagoon_core::time::PS_PER_US * 100);
+    }
     sim.run(|_| {}).unwrap()
 }

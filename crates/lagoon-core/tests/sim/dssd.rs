@@ -262,6 +262,11 @@ proptest! {
         prop_assert!(o.ftl.gc_page_moves > 0, "no GC");
         prop_assert_eq!(o.consistency.clone().unwrap(), Ok(()));
         prop_assert_eq!(o.resource_audit.clone().unwrap(), Ok(()));
+        // The timeline (Fig. 2) puts every GC read and every GC program in one window.
+        let tl = o.timeline.as_ref().unwrap();
+        let page = c.flash.page_bytes as u64;
+        prop_assert_eq!(tl.gc_read_bytes.iter().sum::<u64>(), o.flash.gc_reads * page);
+        prop_assert_eq!(tl.gc_bytes.iter().sum::<u64>(), o.flash.gc_writes * page);
         let s = o.controller.as_ref().unwrap();
         if design.global_copyback() {
             prop_assert_eq!(s.gc_moves_through_dram, 0);
