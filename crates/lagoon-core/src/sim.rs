@@ -14,8 +14,8 @@
 //! intrusive linked lists through the transaction slab, so the steady state allocates nothing.
 
 use crate::config::{
-    DieScheduling, GcDestination, GcMode, GcPacing, MappingConfig, Multiplane, SsdConfig,
-    WriteCompletion,
+    DieScheduling, GcDestination, GcMappingUpdate, GcMode, GcPacing, MappingConfig, Multiplane,
+    SsdConfig, WriteCompletion,
 };
 use crate::engine::EventQueue;
 use crate::flash::{FlashOp, FlashTiming};
@@ -1761,9 +1761,14 @@ impl Simulator {
                         // per-plane thresholds it takes the plane's space as a host write does.
                         self.maybe_gc(now, x.plane, true);
                     }
-                    if x.lpa & MAP_TAG == 0 {
-                        if let Some(c) = &mut self.cmt {
-                            c.mark_dirty(x.lpa as u64);
+                    if x.lpa & MAP_TAG == 0 && self.cmt.is_some() {
+                        let lpa = x.lpa as u64;
+                        match self.cfg.ftl.gc_mapping_update {
+                            // MQSim Allocate_new_page_for_gc: into the CMT, dirty.
+                            GcMappingUpdate::CmtInsert => self.cmt_insert(now, lpa, true),
+                            GcMappingUpdate::CachedOnly => {
+                                self.cmt.as_mut().unwrap().mark_dirty(lpa);
+                            }
                         }
                     }
                     ppa

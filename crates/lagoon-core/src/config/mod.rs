@@ -507,6 +507,20 @@ pub struct FtlConfig {
     /// `gc_threshold`; an erase or an imported GC page starts the next only on a plane below
     /// `gc_hard_threshold` or too low for a user write).
     pub gc_pacing: GcPacing,
+    /// With demand mapping, how a GC move updates the entry of its page when the entry is not
+    /// in the CMT: `cmt-insert` (MQSim, `Allocate_new_page_for_gc`: the new entry goes into
+    /// the CMT dirty, evicting one slot, whose translation page is written back if dirty) or
+    /// `cached-only` (only a cached entry is marked dirty; an uncached one is updated at no
+    /// cost, an idealization kept to compare with). A cached entry is marked dirty either way.
+    pub gc_mapping_update: GcMappingUpdate,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcMappingUpdate {
+    #[default]
+    CmtInsert,
+    CachedOnly,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
@@ -807,6 +821,7 @@ impl Default for FtlConfig {
             gc_partial_ops: 1,
             gc_destination: GcDestination::SamePlane,
             gc_pacing: GcPacing::Backlog,
+            gc_mapping_update: GcMappingUpdate::CmtInsert,
         }
     }
 }
