@@ -2094,6 +2094,10 @@ impl Simulator {
                     .erase_done(x.plane, self.ftl.geo.block_of_ppa(x.ppa));
                 self.gc_victim[x.plane as usize] = NONE;
                 self.maybe_gc(now, x.plane, false);
+                // MQSim checks static wear levelling after each erase (GC_and_WL_Unit_Base).
+                if let Some(victim) = self.ftl.start_static_wl(x.plane) {
+                    self.collect(now, x.plane, victim);
+                }
             }
         }
     }
@@ -2151,6 +2155,13 @@ impl Simulator {
         let Some(victim) = self.ftl.start_gc(plane) else {
             return false;
         };
+        self.collect(now, plane, victim);
+        true
+    }
+
+    /// Queue the page moves of `victim` (chosen by GC or static wear levelling), then its
+    /// erase.
+    fn collect(&mut self, now: Ps, plane: u32, victim: u32) {
         self.gc_victim[plane as usize] = victim;
         let mut moves = std::mem::take(&mut self.scratch);
         moves.clear();
@@ -2172,7 +2183,6 @@ impl Simulator {
         if none {
             self.issue_erase(now, plane);
         }
-        true
     }
 
     /// Pages a GC read on `die` may still put into its FC's dBUF (dSSD §6.5: two 32 KB

@@ -513,6 +513,12 @@ pub struct FtlConfig {
     /// `cached-only` (only a cached entry is marked dirty; an uncached one is updated at no
     /// cost, an idealization kept to compare with). A cached entry is marked dirty either way.
     pub gc_mapping_update: GcMappingUpdate,
+    /// Static wear levelling (MQSim's `Static_Wearleveling_Threshold`, enabled at 100 in its
+    /// configurations): after an erase in a plane that leaves no GC running, if the plane's
+    /// most- and least-erased blocks differ by at least this many erases, its least-erased
+    /// full block is collected like a GC victim (valid pages moved, then erased), so cold
+    /// data stops pinning young blocks. 0: off.
+    pub static_wl_threshold: u32,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
@@ -582,6 +588,7 @@ impl Section for FtlConfig {
         ),
         int!(translation_entry_bytes, "bytes", 1, 32_768),
         int!(gc_partial_ops, "GC operations", 1, 1_000_000),
+        int!(static_wl_threshold, "erases", 0, 1_000_000),
     ];
 }
 
@@ -822,6 +829,7 @@ impl Default for FtlConfig {
             gc_destination: GcDestination::SamePlane,
             gc_pacing: GcPacing::Backlog,
             gc_mapping_update: GcMappingUpdate::CmtInsert,
+            static_wl_threshold: 100,
         }
     }
 }

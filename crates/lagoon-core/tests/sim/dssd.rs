@@ -224,7 +224,8 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     /// Random overwrites on an aged drive, every design, GC mode and pacing, dies GC-first or
-    /// in issue order, source dBUFs of 2-8 pages, destination dBUFs unbounded or of 1-8 pages:
+    /// in issue order, source dBUFs of 2-8 pages, destination dBUFs unbounded or of 1-8 pages,
+    /// static wear levelling off, eager (2 erases apart) or at MQSim's 100:
     /// every request completes (no dBUF deadlock), no logical page is lost (FTL scan), and
     /// the bus, DRAM and dedicated bus were never granted to two movements at once.
     #[test]
@@ -239,6 +240,7 @@ proptest! {
         forward in any::<bool>(),
         per_write in any::<bool>(),
         issue_order in any::<bool>(),
+        wl in prop::sample::select(vec![0u32, 2, 100]),
         seed in 0u64..1000,
     ) {
         use lagoon_core::config::{DieScheduling, GcPacing};
@@ -255,6 +257,7 @@ proptest! {
         c.ftl.copyback = copyback && !design.global_copyback();
         c.precondition.mode = PreconditionMode::Aged;
         c.precondition.occupancy = occupancy;
+        c.ftl.static_wl_threshold = wl;
         let w = "syn:read=30,size=uniform:4k-16k,addr=hotcold:80/30,count=6000";
         let o = verified(&c, w, seed);
         let done: u64 = o.flows.iter().map(|f| f.completed).sum();

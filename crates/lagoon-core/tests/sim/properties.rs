@@ -101,6 +101,30 @@ fn gc_moves_put_their_entries_into_the_cmt() {
     assert!(writes[1] > writes[0], "translation writes {writes:?}");
 }
 
+/// Static wear levelling (`ftl.static_wl_threshold`, MQSim's rule): under a hot/cold write
+/// load that erases the hot blocks over and over, it collects cold blocks too, which narrows
+/// the spread of erase counts (min to max over the drive) without losing a page; off, the
+/// cold blocks are never erased.
+#[test]
+fn static_wear_levelling_narrows_the_erase_spread() {
+    let mut out = Vec::new();
+    for threshold in [0, 8] {
+        let mut c = tiny();
+        c.ftl.static_wl_threshold = threshold;
+        c.cache.enabled = false;
+        let w = "syn:read=0,size=4k,addr=hotcold:95/5,arrival=qd:16,count=60000";
+        let o = verified_run(&c, Arch::Baseline, w, 7, false);
+        assert_eq!(o.flows.iter().map(|f| f.completed).sum::<u64>(), 60_000);
+        assert_eq!(o.consistency, Some(Ok(())), "threshold {threshold}");
+        out.push((o.ftl.static_wl_runs, o.wear));
+    }
+    let ((off_runs, (off_lo, _, off_hi)), (on_runs, (on_lo, _, on_hi))) = (out[0], out[1]);
+    // Seed 7: off, erases 0..=23 (the cold blocks never erased); at 8, erases 8..=16.
+    assert_eq!((off_runs, off_lo), (0, 0), "{out:?}");
+    assert!(on_runs > 0 && on_lo > 0, "{out:?}");
+    assert!(on_hi - on_lo < off_hi - off_lo, "{out:?}");
+}
+
 #[test]
 fn same_seed_gives_identical_json() {
     let c = tiny();

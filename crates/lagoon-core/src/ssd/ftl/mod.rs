@@ -67,6 +67,8 @@ pub struct FtlCounters {
     pub translation_page_writes: u64,
     pub erases: u64,
     pub gc_runs: u64,
+    /// Victims chosen by static wear levelling (`ftl.static_wl_threshold`), also in `gc_runs`.
+    pub static_wl_runs: u64,
     /// Reads of logical pages never written (served as if written in preconditioning).
     pub unwritten_page_reads: u64,
     /// User page writes placed away from their static plane (`ftl.dynamic_mapping`).
@@ -87,6 +89,7 @@ pub struct Ftl {
     pub precondition_pages_per_plane: u64,
     pub entries_per_translation_page: u64,
     gc_start_blocks: u32,
+    static_wl_threshold: u32,
     gc_urgent_blocks: u32,
     policy: GcPolicy,
     rng: Xoshiro256PlusPlus,
@@ -189,6 +192,7 @@ impl Ftl {
             precondition_pages_per_plane: pre,
             entries_per_translation_page: entries,
             gc_start_blocks,
+            static_wl_threshold: f.static_wl_threshold,
             gc_urgent_blocks,
             policy: f.gc_policy,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x6c61_676f_6f6e),
@@ -704,6 +708,38 @@ impl Ftl {
         self.blocks[base + victim as usize].state = BlockState::Victim;
         self.planes[plane as usize].gc_active = true;
         self.counters.gc_runs += 1;
+        Some(victim)
+    }
+
+    /// Static wear levelling (MQSim `GC_and_WL_Unit_Base::run_static_wearleveling`): if no
+    /// GC runs in `plane` and its erase counts differ by at least `ftl.static_wl_threshold`,
+    /// make its least-erased block (ties to the lowest) a victim and mark GC active, if that
+    /// block is full and its valid pages fit the GC room. `None` otherwise.
+    pub fn start_static_wl(&mut self, plane: u32) -> Option<u32> {
+        if self.static_wl_threshold == 0 || self.planes[plane as usize].gc_active {
+            return None;
+        }
+        let base = (plane * self.geo.blocks_per_plane) as usize;
+        let blocks = &self.blocks[base..base + self.geo.blocks_per_plane as usize];
+        let (lo, hi) = blocks.iter().fold((u32::MAX, 0), |(lo, hi), b| {
+            (lo.min(b.erase_count), hi.max(b.erase_count))
+        });
+        if hi - lo < self.static_wl_threshold {
+            return None;
+        }
+        // The least-erased block itself, or nothing (MQSim: an unsafe candidate, free or
+        // open, skips the round). Another full block would be younger than needed and could
+        // level forever; this one's erase raises the plane's minimum, so rounds end.
+        let victim =
+            (0..self.geo.blocks_per_plane).min_by_key(|&b| blocks[b as usize].erase_count)?;
+        let blk = &blocks[victim as usize];
+        if blk.state != BlockState::Full || blk.valid as u64 > self.gc_room_total(plane) {
+            return None;
+        }
+        self.blocks[base + victim as usize].state = BlockState::Victim;
+        self.planes[plane as usize].gc_active = true;
+        self.counters.gc_runs += 1;
+        self.counters.static_wl_runs += 1;
         Some(victim)
     }
 
