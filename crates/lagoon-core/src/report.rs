@@ -393,8 +393,8 @@ impl Report {
         );
         let _ = writeln!(
             s,
-            "FTL             {} GC runs, {} pages moved, write amplification {:.3}, {} unwritten-page reads",
-            self.ftl.gc_runs, self.ftl.gc_page_moves, self.write_amplification, self.ftl.unwritten_page_reads
+            "FTL             {} GC runs ({} static wear levelling), {} pages moved, write amplification {:.3}, {} unwritten-page reads",
+            self.ftl.gc_runs, self.ftl.static_wl_runs, self.ftl.gc_page_moves, self.write_amplification, self.ftl.unwritten_page_reads
         );
         if let Some(e) = &self.energy {
             let _ = writeln!(
