@@ -1025,13 +1025,15 @@ impl Simulator {
         // Flow-relative address, wrapped into the flow's share of the logical space.
         let first_lpa = r.offset_bytes / page;
         let offset = (first_lpa % fl.lpa_span) * page + r.offset_bytes % page;
-        if let Some(cmt) = &self.cmt {
-            // Warm the lookups `translate` will make once the command is fetched (a hint:
-            // no effect on results); the first few pages cover most requests.
-            let pages = (offset % page + r.size_bytes.max(1) as u64).div_ceil(page);
-            for k in 0..pages.min(4) {
-                cmt.prefetch(fl.lpa_base + (offset / page + k) % fl.lpa_span);
+        // Warm the lookups `translate` will make once the command is fetched (a hint: no
+        // effect on results); the first few pages cover most requests.
+        let pages = (offset % page + r.size_bytes.max(1) as u64).div_ceil(page);
+        for k in 0..pages.min(4) {
+            let lpa = fl.lpa_base + (offset / page + k) % fl.lpa_span;
+            if let Some(cmt) = &self.cmt {
+                cmt.prefetch(lpa);
             }
+            self.ftl.prefetch_mapping(lpa);
         }
         let req = Request {
             flow: f as u16,

@@ -5,6 +5,8 @@
 //! and index grow by doubling while the set fills, and once it is full nothing is allocated
 //! again.
 
+use super::prefetch;
+
 const EMPTY: u32 = u32::MAX;
 /// An index bucket: the key's hash (low 32 bits) above its slot, so a probe compares hashes
 /// in the index and reads a slot only on a match, and a deletion finds the home bucket of the
@@ -295,20 +297,6 @@ impl<V: Copy + Default> Lru<V> {
         }
         self.head = s;
     }
-}
-
-/// Ask for the cache line holding `x` (a hint: no effect on results).
-#[inline(always)]
-fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is a hint; it never faults, even for an invalid address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-            x as *const T as *const i8,
-        )
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
 }
 
 #[cfg(test)]

@@ -33,6 +33,15 @@ impl L2pMap {
         }
     }
 
+    /// Start loading the chunk-table slot `get(lpa)` will read (a hint: no effect on
+    /// results). On a large drive the table is megabytes, so a random lookup is a cache miss.
+    #[inline]
+    pub fn prefetch(&self, lpa: u64) {
+        if let Some(slot) = self.chunks.get((lpa >> CHUNK_BITS) as usize) {
+            crate::ssd::prefetch(slot);
+        }
+    }
+
     #[inline]
     pub fn get(&self, lpa: u64) -> u32 {
         match &self.chunks[(lpa >> CHUNK_BITS) as usize] {

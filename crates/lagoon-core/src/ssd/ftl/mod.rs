@@ -743,6 +743,12 @@ impl Ftl {
         Some(victim)
     }
 
+    /// Start loading what a lookup of `lpa`'s mapping will read (a hint: no effect on results).
+    #[inline]
+    pub fn prefetch_mapping(&self, lpa: u64) {
+        self.l2p.prefetch(lpa);
+    }
+
     /// Visit the valid pages of a block as (ppa, tag).
     pub fn for_each_valid(&self, plane: u32, block: u32, mut f: impl FnMut(u32, u32)) {
         for page in 0..self.geo.pages_per_block {
