@@ -747,6 +747,10 @@ impl Ftl {
     #[inline]
     pub fn prefetch_mapping(&self, lpa: u64) {
         self.l2p.prefetch(lpa);
+        // A CMT miss reads the translation directory (hundreds of KB on a large drive).
+        if let Some(e) = self.gtd.get(self.translation_page_of(lpa) as usize) {
+            crate::ssd::prefetch(e);
+        }
     }
 
     /// Visit the valid pages of a block as (ppa, tag).
