@@ -421,8 +421,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
             .as_array()
             .into_iter()
             .flatten()
-            .filter(|p| p["drive"] == d && p["workload"] == w && p["rbt_pick"] == pick)
-            .last()
+            .rfind(|p| p["drive"] == d && p["workload"] == w && p["rbt_pick"] == pick)
             .map_or((f64::NAN, f64::NAN), |p| {
                 (
                     p["active_srt_per_controller"].as_f64().unwrap_or(f64::NAN),
@@ -452,7 +451,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         let _ = writeln!(md, "- {r}");
     }
     if let Some(p) = &a.notes {
-        md.push_str("\n");
+        md.push('\n');
         md.push_str(&std::fs::read_to_string(p)?);
     }
     write(&out.join("summary.md"), &md)?;
@@ -633,8 +632,9 @@ fn fig15a<'a>(
     let mut csv = String::from(
         "drive,workload,rbt_pick,srt_entries,active_srt_per_controller,blocks_off_their_plane,iops,normalized\n",
     );
-    let mut per_drive: Vec<(&str, Vec<(String, Vec<(f64, f64)>)>)> =
-        vec![("ULL", Vec::new()), ("TLC", Vec::new())];
+    // Per drive, its (workload and pick, points) series.
+    type Series = Vec<(String, Vec<(f64, f64)>)>;
+    let mut per_drive: Vec<(&str, Series)> = vec![("ULL", Vec::new()), ("TLC", Vec::new())];
     let mut json_pts = Vec::new();
     for (chunk, &(name, rw)) in recs.chunks(points.len()).zip(&cases) {
         let fresh = chunk[0].iops;

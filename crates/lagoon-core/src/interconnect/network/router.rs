@@ -695,13 +695,13 @@ impl Network {
         let now = self.now;
         let free = self.fab.link_free[gp as usize];
         let cur = self.fab.cur[gp as usize];
-        if cur != NONE && free >= now {
-            if self
+        if cur != NONE
+            && free >= now
+            && self
                 .link_go(gp, cur, free, self.fab.cur_pkt[gp as usize])
                 .is_ok()
-            {
-                return;
-            }
+        {
+            return;
         }
         if free > now {
             self.link_rewake(gp, free);

@@ -11,7 +11,7 @@ use crate::time::Ps;
 use std::collections::VecDeque;
 
 /// `n` times `t, t + stride, ..., t + (n - 1) stride`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Run {
     pub t: Ps,
     pub n: u32,
@@ -29,16 +29,6 @@ pub struct Runs {
     /// The last run when there are two or more; `n == 0`: none.
     tail: Run,
     total: u32,
-}
-
-impl Default for Run {
-    fn default() -> Self {
-        Run {
-            t: 0,
-            n: 0,
-            stride: 0,
-        }
-    }
 }
 
 impl Runs {
