@@ -273,8 +273,10 @@ mod tests {
     use crate::config::SuperblockMode;
 
     fn tiny(mode: SuperblockMode) -> SsdConfig {
-        let mut c = SsdConfig::default();
-        c.name = "tiny".into();
+        let mut c = SsdConfig {
+            name: "tiny".into(),
+            ..SsdConfig::default()
+        };
         c.flash.channels = 2;
         c.flash.chips_per_channel = 2;
         c.flash.dies_per_chip = 1;

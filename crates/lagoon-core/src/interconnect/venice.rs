@@ -1473,7 +1473,7 @@ mod tests {
                     for f in &mut v.fcs {
                         f.stamp = STAMP;
                         f.seen
-                            .fill(1 << 16 | (v.max_visits as u32 + 1) * VISIT | 0xf);
+                            .fill((1 << 16) | ((v.max_visits as u32 + 1) * VISIT) | 0xf);
                     }
                 }
                 let mut q = EventQueue::new();

@@ -492,6 +492,8 @@ mod tests {
         /// lives on a good block of a live superblock, and the SRTs and RBTs never hold one
         /// physical block twice.
         #[test]
+        // `is_multiple_of` is newer than the workspace's rust-version (1.80).
+        #[allow(clippy::manual_is_multiple_of)]
         fn no_page_lost_and_no_block_in_two_superblocks(
             seed in 0u64..1000,
             mode in 0usize..3,
