@@ -1032,6 +1032,7 @@ impl Simulator {
             let lpa = fl.lpa_base + (offset / page + k) % fl.lpa_span;
             if let Some(cmt) = &self.cmt {
                 cmt.prefetch(lpa);
+                self.ftl.prefetch_translation(lpa);
             }
             self.ftl.prefetch_mapping(lpa);
         }
@@ -1763,13 +1764,16 @@ impl Simulator {
                         // per-plane thresholds it takes the plane's space as a host write does.
                         self.maybe_gc(now, x.plane, true);
                     }
-                    if x.lpa & MAP_TAG == 0 && self.cmt.is_some() {
+                    if x.lpa & MAP_TAG == 0 {
                         let lpa = x.lpa as u64;
                         match self.cfg.ftl.gc_mapping_update {
-                            // MQSim Allocate_new_page_for_gc: into the CMT, dirty.
+                            // MQSim Allocate_new_page_for_gc: into the CMT, dirty (a no-op
+                            // without a CMT).
                             GcMappingUpdate::CmtInsert => self.cmt_insert(now, lpa, true),
                             GcMappingUpdate::CachedOnly => {
-                                self.cmt.as_mut().unwrap().mark_dirty(lpa);
+                                if let Some(c) = &mut self.cmt {
+                                    c.mark_dirty(lpa);
+                                }
                             }
                         }
                     }

@@ -717,9 +717,9 @@ impl Venice {
 
     /// A scout at its router: arrived there in reserve mode (`arrive`, counted against
     /// §4.3's visit bound) or back there in cancel mode; eject, reserve the next hop or
-    /// backtrack.
+    /// backtrack. True if the scout ejected (its return waits in the local heap, not the hop
+    /// FIFO).
     #[inline(always)]
-    /// True if the scout ejected (its return waits in the local heap, not the hop FIFO).
     fn route(&mut self, now: Ps, fc: usize, arrive: bool, q: &mut EventQueue<Event>) -> bool {
         // The fields apart, so the compiler keeps them in registers across the step.
         let Self {

@@ -67,6 +67,10 @@ fn meaningless_network_values_are_named_with_their_range() {
         ("[flash]\nread_ns = 1e300\n", "flash.read_ns"),
         ("[host]\npcie_lanes = 0\n", "host.pcie_lanes"),
         ("[ftl]\ngc_threshold = nan\n", "ftl.gc_threshold"),
+        (
+            "[ftl]\nstatic_wl_threshold = 1000001\n",
+            "ftl.static_wl_threshold",
+        ),
     ] {
         let e = err(t);
         assert!(e.contains(key) && e.contains("must be"), "{t}: {e}");
@@ -89,6 +93,7 @@ fn an_unknown_name_lists_the_valid_ones() {
         ("ftl", "dynamic_mapping", "`static`, `chip`, `die`"),
         ("ftl", "die_scheduling", "`priority`, `fifo`, `issue-order`"),
         ("ftl", "gc_pacing", "`backlog` or `per-write`"),
+        ("ftl", "gc_mapping_update", "`cmt-insert` or `cached-only`"),
         (
             "network",
             "switching",
@@ -138,6 +143,18 @@ fn a_wrong_type_names_the_file_and_key() {
     assert!(e.contains("hostile.toml") && e.contains("rows"), "{e}");
     let e = err("[network]\nrows = -1\n");
     assert!(e.contains("hostile.toml") && e.contains("rows"), "{e}");
+    for v in ["-1", "1.5", "\"often\"", "1e12"] {
+        let e = err(&format!("[ftl]\nstatic_wl_threshold = {v}\n"));
+        assert!(
+            e.contains("static_wl_threshold") && e.lines().count() <= 3,
+            "{v}: {e}"
+        );
+    }
+    let e = err("[ftl]\ngc_mapping_update = 3\n");
+    assert!(
+        e.contains("hostile.toml") && e.contains("gc_mapping_update"),
+        "{e}"
+    );
 }
 
 #[test]

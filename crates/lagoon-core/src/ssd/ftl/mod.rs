@@ -714,40 +714,48 @@ impl Ftl {
     /// Static wear levelling (MQSim `GC_and_WL_Unit_Base::run_static_wearleveling`): if no
     /// GC runs in `plane` and its erase counts differ by at least `ftl.static_wl_threshold`,
     /// make its least-erased block (ties to the lowest) a victim and mark GC active, if that
-    /// block is full and its valid pages fit the GC room. `None` otherwise.
+    /// block is full and its valid pages fit the GC room. `None` otherwise. One pass over the
+    /// plane's blocks, after an erase (not per page).
     pub fn start_static_wl(&mut self, plane: u32) -> Option<u32> {
         if self.static_wl_threshold == 0 || self.planes[plane as usize].gc_active {
             return None;
         }
         let base = (plane * self.geo.blocks_per_plane) as usize;
         let blocks = &self.blocks[base..base + self.geo.blocks_per_plane as usize];
-        let (lo, hi) = blocks.iter().fold((u32::MAX, 0), |(lo, hi), b| {
-            (lo.min(b.erase_count), hi.max(b.erase_count))
-        });
-        if hi - lo < self.static_wl_threshold {
-            return None;
+        let (mut victim, mut hi) = (0, 0);
+        for (i, b) in blocks.iter().enumerate() {
+            if b.erase_count < blocks[victim].erase_count {
+                victim = i;
+            }
+            hi = hi.max(b.erase_count);
         }
         // The least-erased block itself, or nothing (MQSim: an unsafe candidate, free or
         // open, skips the round). Another full block would be younger than needed and could
         // level forever; this one's erase raises the plane's minimum, so rounds end.
-        let victim =
-            (0..self.geo.blocks_per_plane).min_by_key(|&b| blocks[b as usize].erase_count)?;
-        let blk = &blocks[victim as usize];
-        if blk.state != BlockState::Full || blk.valid as u64 > self.gc_room_total(plane) {
+        let blk = &blocks[victim];
+        if hi - blk.erase_count < self.static_wl_threshold
+            || blk.state != BlockState::Full
+            || blk.valid as u64 > self.gc_room_total(plane)
+        {
             return None;
         }
-        self.blocks[base + victim as usize].state = BlockState::Victim;
+        self.blocks[base + victim].state = BlockState::Victim;
         self.planes[plane as usize].gc_active = true;
         self.counters.gc_runs += 1;
         self.counters.static_wl_runs += 1;
-        Some(victim)
+        Some(victim as u32)
     }
 
     /// Start loading what a lookup of `lpa`'s mapping will read (a hint: no effect on results).
     #[inline]
     pub fn prefetch_mapping(&self, lpa: u64) {
         self.l2p.prefetch(lpa);
-        // A CMT miss reads the translation directory (hundreds of KB on a large drive).
+    }
+
+    /// Start loading the translation-directory entry a CMT miss on `lpa` reads (hundreds of
+    /// KB on a large drive; a hint: no effect on results).
+    #[inline]
+    pub fn prefetch_translation(&self, lpa: u64) {
         if let Some(e) = self.gtd.get(self.translation_page_of(lpa) as usize) {
             crate::ssd::prefetch(e);
         }
