@@ -1197,6 +1197,8 @@ fn reproduce_superblocks_writes_figures_and_summary() {
             "fig15a_perf_vs_srt.csv",
             "fig15a_perf_vs_srt_ull.svg",
             "fig15a_perf_vs_srt_tlc.svg",
+            "fig15b_traces.csv",
+            "fig15b_traces.svg",
             "fig16a_gain_vs_srt.svg",
             "fig16b_active_srt.svg",
             "summary.md",
@@ -1217,4 +1219,34 @@ fn reproduce_superblocks_writes_figures_and_summary() {
     let f15 = s["fig15a"].as_array().unwrap();
     assert_eq!(f15.iter().filter(|p| p["rbt_pick"] == "fresh").count(), 4);
     assert!(f15.iter().all(|p| p["normalized"].as_f64().unwrap() > 0.0));
+    // Fig. 15(b): the ten MSR stand-ins x two RBT picks, each metric (1 + RESERV's gain) x
+    // IOPS aged / fresh, and a mean per class and pick.
+    let b = &s["fig15b"];
+    let gain = s["endurance_gain"]["reserv"].as_f64().unwrap();
+    assert_eq!(b["endurance_gain"].as_f64().unwrap(), gain);
+    let rows = b["workloads"].as_array().unwrap();
+    assert_eq!(rows.len(), 20);
+    for r in rows {
+        let f = |k: &str| r[k].as_f64().unwrap();
+        assert!(f("iops_fresh") > 0.0 && f("iops_aged") > 0.0, "{r}");
+        let want = (1.0 + gain) * f("iops_aged") / f("iops_fresh");
+        assert!((f("metric") - want).abs() < 1e-9 * want, "{r}");
+        let read = r["class"] == "read";
+        assert_eq!(read, f("read_percent") > 50.0, "{r}");
+    }
+    for class in ["read", "write"] {
+        for pick in ["same-plane", "newest"] {
+            let of: Vec<f64> = rows
+                .iter()
+                .filter(|r| r["class"] == class && r["rbt_pick"] == pick)
+                .map(|r| r["metric"].as_f64().unwrap())
+                .collect();
+            let mean = of.iter().sum::<f64>() / of.len() as f64;
+            let got = b["mean_metric"][class][pick].as_f64().unwrap();
+            assert!(
+                (got - mean).abs() < 1e-12,
+                "{class} {pick}: {got} vs {mean}"
+            );
+        }
+    }
 }
