@@ -260,6 +260,8 @@ pub struct Network {
     /// Serve a task directly where it would be the next one served, instead of queueing it
     /// (same results; tests turn it off to check that).
     pub(crate) express: bool,
+    /// One VC and a routing that [`Routing::is_fixed`]: VC allocation takes the one port.
+    fixed_route: bool,
 }
 
 impl Network {
@@ -310,7 +312,9 @@ impl Network {
         seed: u64,
     ) -> Self {
         let eps = g.endpoints();
+        let fixed_route = p.vcs == 1 && routing.is_fixed();
         Self {
+            fixed_route,
             fab: router::Fabric::new(&g, &p),
             circ: circuit::Circuits::new(&g),
             srcs: vec![

@@ -46,6 +46,7 @@
 
 use super::runs::Runs;
 use super::topology::{Graph, NONE};
+use super::routing::RouteState;
 use super::{NetEvent, NetParams, Network};
 use crate::config::Switching;
 use crate::time::Ps;
@@ -585,6 +586,9 @@ impl Network {
         let gp_in = i / vcs;
         let r = self.g.router_of(gp_in);
         let (dst, route) = (self.pkts[pi as usize].dst, self.pkts[pi as usize].route);
+        if self.fixed_route {
+            return self.allocate_fixed(i, pi, r, dst, &route);
+        }
         let mut cands = std::mem::take(&mut self.cands);
         cands.clear();
         let dst_port = self.g.ep_port(dst);
@@ -665,6 +669,42 @@ impl Network {
             pk.hops += 1;
         }
         true
+    }
+
+    /// [`Self::allocate`] with one VC and a fixed routing: the one candidate (the endpoint's
+    /// port at the destination router), taken if its VC is unowned; the routing state is
+    /// unchanged. The same choices and side effects as the candidate list, without it.
+    fn allocate_fixed(&mut self, i: u32, pi: u32, r: u32, dst: u32, route: &RouteState) -> bool {
+        let dst_port = self.g.ep_port(dst);
+        let port = if self.g.router_of(dst_port) == r {
+            Some(self.g.local(dst_port))
+        } else {
+            self.routing.fixed_port(r, route)
+        };
+        if let Some(port) = port {
+            let o = self.g.port(r, port);
+            let far = self.g.far(o);
+            if self.fab.owner[o as usize] == NONE && (far != NONE || self.g.endpoint(o) != NONE) {
+                if !self.p.input_queued() {
+                    self.fab.outb[o as usize].settle(self.now);
+                }
+                if far != NONE {
+                    self.fab.inb[far as usize].settle(self.now);
+                }
+                self.fab.owner[o as usize] = pi;
+                self.fab.owner_in[o as usize] = i;
+                self.fab.route[i as usize] = o;
+                if far != NONE {
+                    self.pkts[pi as usize].hops += 1;
+                }
+                return true;
+            }
+        }
+        if !self.fab.is_waiting[i as usize] {
+            self.fab.is_waiting[i as usize] = true;
+            self.fab.waiting[r as usize].push(i);
+        }
+        false
     }
 
     /// Output VC `o` is free: the packets waiting at its router try again.

@@ -17,6 +17,7 @@ pub struct Dor {
     /// VC mask of each dateline class.
     masks: [u64; 2],
     dateline: bool,
+    vcs: u32,
 }
 
 /// The dimension-order hop from `r` towards `dest`: (dimension, + direction, dateline class).
@@ -49,6 +50,7 @@ impl Dor {
         Self {
             dateline: cube.wraps(),
             masks: [0, 1].map(|c| class_mask(vcs, classes, c.min(classes - 1))),
+            vcs,
             cube,
         }
     }
@@ -66,6 +68,13 @@ impl Dor {
 impl Routing for Dor {
     fn name(&self) -> &'static str {
         "dor"
+    }
+    fn is_fixed(&self) -> bool {
+        // Without datelines every hop offers `masks[0]`: every VC when there is one class.
+        !self.dateline && self.masks[0] == super::all_vcs(self.vcs)
+    }
+    fn fixed_port(&self, r: u32, st: &RouteState) -> Option<u32> {
+        dor_hop(&self.cube, r, st.dest).map(|(d, plus, _)| self.cube.port(d, plus))
     }
     fn route(&self, r: u32, st: &RouteState, _view: &dyn LoadView, out: &mut Vec<Candidate>) {
         if let Some((d, plus, class)) = dor_hop(&self.cube, r, st.dest) {

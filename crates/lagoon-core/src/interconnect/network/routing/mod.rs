@@ -92,6 +92,18 @@ pub trait Routing: Send + Sync {
     }
     /// Candidates at router `r` (never the destination router: the router ejects there).
     fn route(&self, r: u32, st: &RouteState, view: &dyn LoadView, out: &mut Vec<Candidate>);
+    /// Whether [`Self::route`] always gives at most one candidate, on every VC, with the
+    /// routing state unchanged (dimension order without dateline classes): the router then
+    /// asks [`Self::fixed_port`] instead, with no candidate list to build and score.
+    fn is_fixed(&self) -> bool {
+        false
+    }
+    /// For a routing that [`Self::is_fixed`]: the port of `route`'s one candidate at `r`, or
+    /// `None` where it gives none.
+    fn fixed_port(&self, r: u32, st: &RouteState) -> Option<u32> {
+        let _ = (r, st);
+        None
+    }
 }
 
 /// VCs of class `c` of `classes`: every `v < vcs` with `v % classes == c`.
