@@ -261,7 +261,7 @@ pub struct Network {
     /// (same results; tests turn it off to check that).
     pub(crate) express: bool,
     /// One VC and a routing that [`Routing::is_fixed`]: VC allocation takes the one port.
-    fixed_route: bool,
+    pub(crate) fixed_route: bool,
 }
 
 impl Network {

@@ -44,9 +44,9 @@
 //! link's decision when its head is ready), whatever its length and the buffers' depth; flits
 //! stalled by back-pressure cost an event when they restart.
 
+use super::routing::RouteState;
 use super::runs::Runs;
 use super::topology::{Graph, NONE};
-use super::routing::RouteState;
 use super::{NetEvent, NetParams, Network};
 use crate::config::Switching;
 use crate::time::Ps;
