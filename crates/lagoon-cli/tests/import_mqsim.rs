@@ -52,11 +52,20 @@ fn imported_tpcc_reproduces_the_validation_numbers() {
     // Every parameter is mapped or named as not modelled.
     for p in [
         "Page_Metadat_Capacity",
-        "Static_Wearleveling_Enabled",
+        "CMD_Suspension_Support",
         "SATA_Processing_Delay",
     ] {
         assert!(toml.contains(&format!("#   {p} = ")), "{p} listed");
     }
+    // Wear levelling maps: dynamic is Lagoon's only way, static takes MQSim's threshold.
+    assert!(
+        !toml.contains("#   Dynamic_Wearleveling_Enabled = "),
+        "{toml}"
+    );
+    assert!(
+        toml.contains("static_wl_threshold = 100  # Static_Wearleveling_Threshold"),
+        "{toml}"
+    );
     for p in [
         "Channel_Transfer_Rate",
         "Data_Cache_DRAM_Data_Rate",
@@ -204,4 +213,55 @@ fn a_sata_drive_is_refused_by_name() {
     assert!(e.contains("HostInterface_Type = SATA"), "{e}");
     assert_eq!(e.lines().count(), 1, "{e}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// MQSim's wear-levelling switches: static levelling off gives threshold 0 (Lagoon's off);
+/// MQSim's threshold 0 (level after every erase) becomes 1, named as not modelled; dynamic
+/// levelling off cannot be mirrored and is named.
+#[test]
+fn wear_levelling_switches_map_or_are_named() {
+    let base = std::fs::read_to_string(format!("{MQSIM}ssdconfig-perf-optimized.xml")).unwrap();
+    let import = |from: &str, to: &str| {
+        let xml = base.replace(from, to);
+        assert_ne!(xml, base, "the XML names {from}");
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let ssd = dir.join("ssd.xml");
+        std::fs::write(&ssd, xml).unwrap();
+        let out = dir.join("out");
+        let (code, _, stderr) = lagoon(&[
+            "import",
+            "mqsim",
+            ssd.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        std::fs::read_to_string(out.join("ssd.toml")).unwrap()
+    };
+    let off = import(
+        "<Static_Wearleveling_Enabled>true</Static_Wearleveling_Enabled>",
+        "<Static_Wearleveling_Enabled>false</Static_Wearleveling_Enabled>",
+    );
+    assert!(
+        off.contains("static_wl_threshold = 0  # Static_Wearleveling_Enabled = false"),
+        "{off}"
+    );
+    let zero = import(
+        "<Static_Wearleveling_Threshold>100</Static_Wearleveling_Threshold>",
+        "<Static_Wearleveling_Threshold>0</Static_Wearleveling_Threshold>",
+    );
+    assert!(zero.contains("static_wl_threshold = 1  #"), "{zero}");
+    assert!(
+        zero.contains("#   Static_Wearleveling_Threshold = 0: "),
+        "{zero}"
+    );
+    let dynamic = import(
+        "<Dynamic_Wearleveling_Enabled>true</Dynamic_Wearleveling_Enabled>",
+        "<Dynamic_Wearleveling_Enabled>false</Dynamic_Wearleveling_Enabled>",
+    );
+    assert!(
+        dynamic.contains("#   Dynamic_Wearleveling_Enabled = false: "),
+        "{dynamic}"
+    );
 }

@@ -119,6 +119,10 @@ fn string(v: &str) -> toml::Value {
     toml::Value::String(v.into())
 }
 
+/// Why the suspension parameters change nothing, in MQSim as in Lagoon (read in MQSim's
+/// source, commit 7ec40e3).
+const NO_SUSPENSION: &str = "MQSim never suspends: in TSU_OutOfOrder and TSU_Priority_OutOfOrder (service_read_transaction, service_write_transaction) the chip-status switch falls through from WRITING and ERASING to `default: return false`, so no command is issued with SuspendRequired; Lagoon does not suspend either";
+
 struct NotModelled(Vec<(String, String, String)>);
 
 impl NotModelled {
@@ -462,37 +466,61 @@ fn map_device(p: &mut Params, t: &mut Toml, nm: &mut NotModelled) -> Result<bool
             "Preemptible_GC_Enabled",
         );
     }
+    // Dynamic wear levelling: Lagoon always opens a plane's least-erased free block, as
+    // MQSim's free pool ordered by erase count does when it is enabled.
+    if p.flag("Dynamic_Wearleveling_Enabled")? == Some(false) {
+        nm.add(
+            "Dynamic_Wearleveling_Enabled",
+            "false",
+            "Lagoon always opens a plane's least-erased free block (dynamic wear levelling cannot be turned off)",
+        );
+    }
+    // Static wear levelling (MQSim GC_and_WL_Unit_Base::run_static_wearleveling, default
+    // threshold 100).
+    let swl = p.flag("Static_Wearleveling_Enabled")?;
+    let threshold = p.num::<u64>("Static_Wearleveling_Threshold")?;
+    match (swl, threshold) {
+        (Some(false), _) => t.set(
+            "ftl",
+            "static_wl_threshold",
+            int(0),
+            "Static_Wearleveling_Enabled = false",
+        ),
+        (_, Some(0)) => {
+            // MQSim's 0 levels after every erase, even with equal counts; Lagoon's 0 is off.
+            t.set(
+                "ftl",
+                "static_wl_threshold",
+                int(1),
+                "Static_Wearleveling_Threshold = 0",
+            );
+            nm.add(
+                "Static_Wearleveling_Threshold",
+                "0",
+                "MQSim levels after every erase even when the counts are equal; Lagoon's 0 turns levelling off, so 1, the nearest, is used",
+            );
+        }
+        (_, Some(v)) => t.set(
+            "ftl",
+            "static_wl_threshold",
+            int(v),
+            "Static_Wearleveling_Threshold",
+        ),
+        (Some(true), None) => t.set(
+            "ftl",
+            "static_wl_threshold",
+            int(100),
+            "Static_Wearleveling_Enabled (MQSim's default threshold, 100)",
+        ),
+        (None, None) => {}
+    }
     nm.take(
         p,
         &[
-            (
-                "Dynamic_Wearleveling_Enabled",
-                "no wear levelling in Lagoon's FTL yet (issue 13)",
-            ),
-            (
-                "Static_Wearleveling_Enabled",
-                "no wear levelling in Lagoon's FTL yet (issue 13)",
-            ),
-            (
-                "Static_Wearleveling_Threshold",
-                "no wear levelling in Lagoon's FTL yet (issue 13)",
-            ),
-            (
-                "Preferred_suspend_erase_time_for_read",
-                "Lagoon does not suspend erases or programs",
-            ),
-            (
-                "Prefered_suspend_erase_time_for_read",
-                "Lagoon does not suspend erases or programs",
-            ),
-            (
-                "Preferred_suspend_erase_time_for_write",
-                "Lagoon does not suspend erases or programs",
-            ),
-            (
-                "Preferred_suspend_write_time_for_read",
-                "Lagoon does not suspend erases or programs",
-            ),
+            ("Preferred_suspend_erase_time_for_read", NO_SUSPENSION),
+            ("Prefered_suspend_erase_time_for_read", NO_SUSPENSION),
+            ("Preferred_suspend_erase_time_for_write", NO_SUSPENSION),
+            ("Preferred_suspend_write_time_for_read", NO_SUSPENSION),
         ],
     );
     if let Some(v) = p.num::<u64>("Flash_Channel_Count")? {
@@ -600,20 +628,11 @@ fn map_flash(p: &mut Params, t: &mut Toml, nm: &mut NotModelled) -> Result<()> {
         &[
             (
                 "Block_PE_Cycles_Limit",
-                "Lagoon's blocks do not wear out yet (issue 13)",
+                "MQSim only sizes its erase-count statistics with it (its blocks never fail); Lagoon's wear-out model ([wear], P/E limits per block) stays off, as in MQSim",
             ),
-            (
-                "CMD_Suspension_Support",
-                "Lagoon does not suspend erases or programs",
-            ),
-            (
-                "Suspend_Erase_Time",
-                "Lagoon does not suspend erases or programs",
-            ),
-            (
-                "Suspend_Program_Time",
-                "Lagoon does not suspend erases or programs",
-            ),
+            ("CMD_Suspension_Support", NO_SUSPENSION),
+            ("Suspend_Erase_Time", NO_SUSPENSION),
+            ("Suspend_Program_Time", NO_SUSPENSION),
             (
                 "Page_Metadat_Capacity",
                 "Lagoon stores and moves user data only (no spare area)",

@@ -516,8 +516,9 @@ pub struct FtlConfig {
     /// Static wear levelling (MQSim's `Static_Wearleveling_Threshold`, enabled at 100 in its
     /// configurations): after an erase in a plane that leaves no GC running, if the plane's
     /// most- and least-erased blocks differ by at least this many erases, its least-erased
-    /// full block is collected like a GC victim (valid pages moved, then erased), so cold
-    /// data stops pinning young blocks. 0: off.
+    /// block is collected like a GC victim (valid pages moved, then erased), so cold data
+    /// stops pinning young blocks; as in MQSim, the round is skipped while that block is
+    /// free or open. 0: off.
     pub static_wl_threshold: u32,
 }
 
