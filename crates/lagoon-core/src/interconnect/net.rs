@@ -19,7 +19,7 @@
 use super::network::topology::NONE;
 use super::network::{Delivery, NetError, Network};
 use super::{Interconnect, InterconnectStats, NetEvent, NetworkStats, Transfer};
-use crate::config::SsdConfig;
+use crate::config::{ConfigError, SsdConfig};
 use crate::engine::EventQueue;
 use crate::sim::Event;
 use crate::time::Ps;
@@ -34,14 +34,41 @@ use crate::time::Ps;
 /// of it after the flit time and router pipeline. The layer's router is input-output queued:
 /// its output buffers (a packet's worth, as VCT needs) are the difference to the packet
 /// model, explained in `docs/MODEL.md`.
-pub fn nossd_layer(cfg: &SsdConfig) -> SsdConfig {
+///
+/// The layer's keys it sets must lie in their ranges; when one does not, the error names the
+/// key the user set that it comes from (a user never wrote `network.packet_flits` for NoSSD).
+pub fn nossd_layer(cfg: &SsdConfig) -> Result<SsdConfig, ConfigError> {
     use crate::config::{ControllerAttach, RoutingKind, Switching, TopologyKind};
     let mut c = cfg.clone();
     let n = &mut c.network;
-    let rate = if n.nossd_link_mb_s > 0.0 {
-        n.nossd_link_mb_s
+    let (rate_key, rate) = if n.nossd_link_mb_s > 0.0 {
+        ("network.nossd_link_mb_s", n.nossd_link_mb_s)
     } else {
-        cfg.flash.channel_mb_s
+        ("flash.channel_mb_s", cfg.flash.channel_mb_s)
+    };
+    let source = |derived: &str| -> (String, String, &str) {
+        let u = &cfg.network;
+        match derived {
+            "network.packet_flits" | "network.input_buffer_bytes" => (
+                "network.nossd_buffer_bytes".into(),
+                u.nossd_buffer_bytes.to_string(),
+                "NoSSD's largest packet and input buffer are this many 1-byte flits",
+            ),
+            "network.link_cycle_ns" => (
+                rate_key.into(),
+                rate.to_string(),
+                "NoSSD's links move a byte per cycle, a cycle of 1,000 / this ns",
+            ),
+            "network.link_latency_ns" => (
+                "network.router_delay_cycles".into(),
+                format!(
+                    "{} (with network.link_cycle_ns = {})",
+                    u.router_delay_cycles, u.link_cycle_ns
+                ),
+                "a NoSSD hop takes (router_delay_cycles + 1) x link_cycle_ns, and what the byte times leave of it is the link latency",
+            ),
+            other => (other.into(), String::new(), "set by NoSSD"),
+        }
     };
     let hop = (n.router_delay_cycles as f64 + 1.0) * n.link_cycle_ns;
     let byte_ns = 1e3 / rate;
@@ -58,7 +85,18 @@ pub fn nossd_layer(cfg: &SsdConfig) -> SsdConfig {
     n.input_buffer_bytes = n.nossd_buffer_bytes;
     n.output_buffer_bytes = 0; // input-queued: "a 16KB buffer per router port" (Venice §3.2)
     n.link_latency_ns = (hop - byte_ns * (n.router_delay_cycles as f64 + 1.0)).max(0.0);
-    c
+    match c.validate() {
+        Ok(()) => Ok(c),
+        Err(ConfigError::Invalid { key, value, reason }) => {
+            let (user_key, user_value, how) = source(&key);
+            Err(ConfigError::Invalid {
+                key: user_key,
+                value: user_value,
+                reason: format!("{how}: {key} = {value}, which {reason}"),
+            })
+        }
+        Err(e) => Err(e),
+    }
 }
 
 pub struct NetSsd {
@@ -113,7 +151,7 @@ impl NetSsd {
 
     /// NoSSD on the layer ([`nossd_layer`]).
     pub fn nossd(cfg: &SsdConfig, seed: u64) -> Result<Self, NetError> {
-        let mut n = Self::new(&nossd_layer(cfg), seed)?;
+        let mut n = Self::new(&nossd_layer(cfg)?, seed)?;
         n.name = "nossd";
         Ok(n)
     }

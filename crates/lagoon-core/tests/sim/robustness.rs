@@ -194,6 +194,46 @@ fn configs_built_in_code_are_validated_before_a_run() {
     assert!(e.contains("network.link_width_bytes"), "{e}");
 }
 
+/// NoSSD derives the layer's packet size, link cycle and link latency from other keys; values
+/// valid on their own that make a derived one invalid (found by the long config fuzz of
+/// 2026-11-23) are named by the key the user set, with the derived key beside it.
+#[test]
+fn nossd_derived_keys_name_the_key_the_user_set() {
+    let cases: [(&str, &str, &str); 4] = [
+        (
+            "[network]\nnossd_buffer_bytes = 16777215",
+            "network.nossd_buffer_bytes = 16777215",
+            "network.packet_flits",
+        ),
+        (
+            "[flash]\nchannel_mb_s = 1e8",
+            "flash.channel_mb_s = 100000000",
+            "network.link_cycle_ns",
+        ),
+        (
+            "[network]\nnossd_link_mb_s = 5e7",
+            "network.nossd_link_mb_s = 50000000",
+            "network.link_cycle_ns",
+        ),
+        (
+            "[network]\nrouter_delay_cycles = 1000000\nlink_cycle_ns = 100.0",
+            "network.router_delay_cycles = 1000000 (with network.link_cycle_ns = 100)",
+            "network.link_latency_ns",
+        ),
+    ];
+    for (toml, names, derived) in cases {
+        let c = SsdConfig::from_toml(toml, "nossd.toml").expect("valid on its own");
+        let s = Scenario::new(
+            "x",
+            c,
+            Arch::Nossd,
+            vec!["syn:read=100,size=4k,arrival=qd:1,count=10".into()],
+        );
+        let e = s.run(|_| {}).unwrap_err().to_string();
+        assert!(e.contains(names) && e.contains(derived), "{toml}: {e}");
+    }
+}
+
 /// `max_router_visits = 0` (now rejected by the schema) turned every Venice scout back at its
 /// first router forever: the watchdog must stop such a model with an error naming it.
 #[test]
