@@ -1224,6 +1224,9 @@ fn reproduce_superblocks_writes_figures_and_summary() {
     let b = &s["fig15b"];
     let gain = s["endurance_gain"]["reserv"].as_f64().unwrap();
     assert_eq!(b["endurance_gain"].as_f64().unwrap(), gain);
+    for pick in ["same-plane", "newest"] {
+        assert!(b["active_srt_per_controller"][pick].as_f64().unwrap() > 0.0);
+    }
     let rows = b["workloads"].as_array().unwrap();
     assert_eq!(rows.len(), 20);
     for r in rows {
