@@ -479,40 +479,27 @@ fn map_device(p: &mut Params, t: &mut Toml, nm: &mut NotModelled) -> Result<bool
     // threshold 100).
     let swl = p.flag("Static_Wearleveling_Enabled")?;
     let threshold = p.num::<u64>("Static_Wearleveling_Threshold")?;
-    match (swl, threshold) {
-        (Some(false), _) => t.set(
-            "ftl",
-            "static_wl_threshold",
-            int(0),
-            "Static_Wearleveling_Enabled = false",
-        ),
+    let static_wl = match (swl, threshold) {
+        (Some(false), _) => Some((0, "Static_Wearleveling_Enabled = false")),
         (_, Some(0)) => {
-            // MQSim's 0 levels after every erase, even with equal counts; Lagoon's 0 is off.
-            t.set(
-                "ftl",
-                "static_wl_threshold",
-                int(1),
-                "Static_Wearleveling_Threshold = 0",
-            );
+            // MQSim levels while max - min >= threshold: at 0, after every erase, even with
+            // equal counts; Lagoon's 0 is off.
             nm.add(
                 "Static_Wearleveling_Threshold",
                 "0",
                 "MQSim levels after every erase even when the counts are equal; Lagoon's 0 turns levelling off, so 1, the nearest, is used",
             );
+            Some((1, "Static_Wearleveling_Threshold = 0"))
         }
-        (_, Some(v)) => t.set(
-            "ftl",
-            "static_wl_threshold",
-            int(v),
-            "Static_Wearleveling_Threshold",
-        ),
-        (Some(true), None) => t.set(
-            "ftl",
-            "static_wl_threshold",
-            int(100),
+        (_, Some(v)) => Some((v, "Static_Wearleveling_Threshold")),
+        (Some(true), None) => Some((
+            100,
             "Static_Wearleveling_Enabled (MQSim's default threshold, 100)",
-        ),
-        (None, None) => {}
+        )),
+        (None, None) => None,
+    };
+    if let Some((v, from)) = static_wl {
+        t.set("ftl", "static_wl_threshold", int(v), from);
     }
     nm.take(
         p,

@@ -46,29 +46,30 @@ pub fn nossd_layer(cfg: &SsdConfig) -> Result<SsdConfig, ConfigError> {
     } else {
         ("flash.channel_mb_s", cfg.flash.channel_mb_s)
     };
-    let source = |derived: &str| -> (String, String, &str) {
+    // The key the user set behind each key NoSSD sets, its value, and how one gives the other.
+    let source = |derived: &str| -> Option<(&str, String, &str)> {
         let u = &cfg.network;
-        match derived {
+        Some(match derived {
             "network.packet_flits" | "network.input_buffer_bytes" => (
-                "network.nossd_buffer_bytes".into(),
+                "network.nossd_buffer_bytes",
                 u.nossd_buffer_bytes.to_string(),
                 "NoSSD's largest packet and input buffer are this many 1-byte flits",
             ),
             "network.link_cycle_ns" => (
-                rate_key.into(),
+                rate_key,
                 rate.to_string(),
                 "NoSSD's links move a byte per cycle, a cycle of 1,000 / this ns",
             ),
             "network.link_latency_ns" => (
-                "network.router_delay_cycles".into(),
+                "network.router_delay_cycles",
                 format!(
                     "{} (with network.link_cycle_ns = {})",
                     u.router_delay_cycles, u.link_cycle_ns
                 ),
                 "a NoSSD hop takes (router_delay_cycles + 1) x link_cycle_ns, and what the byte times leave of it is the link latency",
             ),
-            other => (other.into(), String::new(), "set by NoSSD"),
-        }
+            _ => return None,
+        })
     };
     let hop = (n.router_delay_cycles as f64 + 1.0) * n.link_cycle_ns;
     let byte_ns = 1e3 / rate;
@@ -87,14 +88,15 @@ pub fn nossd_layer(cfg: &SsdConfig) -> Result<SsdConfig, ConfigError> {
     n.link_latency_ns = (hop - byte_ns * (n.router_delay_cycles as f64 + 1.0)).max(0.0);
     match c.validate() {
         Ok(()) => Ok(c),
-        Err(ConfigError::Invalid { key, value, reason }) => {
-            let (user_key, user_value, how) = source(&key);
-            Err(ConfigError::Invalid {
-                key: user_key,
+        Err(ConfigError::Invalid { key, value, reason }) => Err(match source(&key) {
+            Some((user_key, user_value, how)) => ConfigError::Invalid {
+                key: user_key.into(),
                 value: user_value,
                 reason: format!("{how}: {key} = {value}, which {reason}"),
-            })
-        }
+            },
+            // A key NoSSD does not set: the user's own, named as it is.
+            None => ConfigError::Invalid { key, value, reason },
+        }),
         Err(e) => Err(e),
     }
 }

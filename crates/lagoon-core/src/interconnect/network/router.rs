@@ -654,10 +654,7 @@ impl Network {
         let chosen = best.map(|(_, _, o, k)| (o, cands[k].next));
         self.cands = cands;
         let Some((o, next)) = chosen else {
-            if !self.fab.is_waiting[i as usize] {
-                self.fab.is_waiting[i as usize] = true;
-                self.fab.waiting[r as usize].push(i);
-            }
+            self.wait_for_vc(i, r);
             return false;
         };
         self.fab.owner[o as usize] = pi;
@@ -673,7 +670,9 @@ impl Network {
 
     /// [`Self::allocate`] with one VC and a fixed routing: the one candidate (the endpoint's
     /// port at the destination router), taken if its VC is unowned; the routing state is
-    /// unchanged. The same choices and side effects as the candidate list, without it.
+    /// unchanged. The same choices and side effects as the candidate list, without it. The
+    /// allocation's four writes are `allocate`'s less the routing state's: one helper for
+    /// both, writing it back, cost 2.5 % more instructions on NoSSD (callgrind, QD 8).
     fn allocate_fixed(&mut self, i: u32, pi: u32, r: u32, dst: u32, route: &RouteState) -> bool {
         let dst_port = self.g.ep_port(dst);
         let port = if self.g.router_of(dst_port) == r {
@@ -700,11 +699,16 @@ impl Network {
                 return true;
             }
         }
+        self.wait_for_vc(i, r);
+        false
+    }
+
+    /// Input VC `i` found no free output VC at router `r`: it waits for one to free up.
+    fn wait_for_vc(&mut self, i: u32, r: u32) {
         if !self.fab.is_waiting[i as usize] {
             self.fab.is_waiting[i as usize] = true;
             self.fab.waiting[r as usize].push(i);
         }
-        false
     }
 
     /// Output VC `o` is free: the packets waiting at its router try again.
