@@ -270,6 +270,18 @@ impl RunArgs {
 fn run(a: RunArgs) -> Result<()> {
     let sc = a.scenario(SsdConfig::load(&a.ssd)?)?;
     let quiet = a.quiet || a.json.as_deref() == Some("-");
+    let (full, limit) = (
+        sc.ssd.preallocated_state_bytes() + sc.ssd.full_map_bytes(),
+        lagoon_core::config::schema::MODEL_STATE_LIMIT_BYTES,
+    );
+    if full > limit && !quiet {
+        eprintln!(
+            "note: this drive's mapping tables grow to {:.2} GB if the workload writes all of it; \
+             the run stops with an error if the model's state passes {:.2} GB",
+            full as f64 / 1e9,
+            limit as f64 / 1e9
+        );
+    }
     let pb = progress_bar(quiet, None);
     let report = sc.run(|done| pb.set_position(done))?;
     pb.finish_and_clear();
@@ -288,6 +300,17 @@ fn run(a: RunArgs) -> Result<()> {
     if let Some(path) = &a.timeline {
         let tl = report.timeline.as_ref().expect("timeline requested");
         std::fs::write(path, tl.csv()).with_context(|| format!("--timeline {}", path.display()))?;
+        if tl.window() > tl.requested {
+            eprintln!(
+                "note: --timeline {}: the run spans {:.3} s, so its windows are {} ms instead of \
+                 the {} ms asked for (at most {} windows)",
+                path.display(),
+                report.sim_time_ns / 1e9,
+                tl.window() as f64 / 1e9,
+                tl.requested as f64 / 1e9,
+                lagoon_core::ssd::controller::MAX_WINDOWS,
+            );
+        }
     }
     Ok(())
 }

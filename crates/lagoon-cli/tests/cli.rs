@@ -1115,6 +1115,72 @@ fn run_design_and_timeline() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A trace that leaves the drive idle for 99 days between two requests: `--timeline` at
+/// its default 1 ms would be 8.6 G rows (it aborted on a 68 GB allocation); the windows
+/// widen to stay within `MAX_WINDOWS`, and a note says so.
+#[test]
+fn timeline_over_a_long_idle_gap_widens_its_windows() {
+    let trace = tmp("far.txt", "0 0 0 4096 1\n8553600000 0 4096 4096 1\n");
+    let out = std::env::temp_dir().join(format!("lagoon-far-tl-{}.csv", std::process::id()));
+    let (code, _, err) = lagoon(&[
+        "run",
+        "--workload",
+        &trace,
+        "--format",
+        "msr-ms",
+        "--timeline",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("windows are 8192 ms instead of the 1 ms asked for"),
+        "{err}"
+    );
+    let csv = std::fs::read_to_string(&out).unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert!(
+        rows.len() <= lagoon_core::ssd::controller::MAX_WINDOWS,
+        "{}",
+        rows.len()
+    );
+    // Both requests' bytes are in the CSV: first and last windows, 4096 B over 8.192 s.
+    let io = |r: &str| r.split(',').nth(1).unwrap().parse::<f64>().unwrap();
+    assert_eq!(rows[0].split(',').next(), Some("0"));
+    assert!(
+        (io(rows[0]) - 4096.0 / 8.192 / 1e6).abs() < 1e-3,
+        "{}",
+        rows[0]
+    );
+    assert!((io(rows[rows.len() - 1]) - 4096.0 / 8.192 / 1e6).abs() < 1e-3);
+    let _ = std::fs::remove_file(&out);
+}
+
+/// A 2^31-page drive: its full mapping tables (16 GB) exceed the 4 GiB state limit. Lifetime
+/// mode, which holds them from the start, refuses it with one message (it aborted on an
+/// 8.6 GB allocation); a timed run says up front where it would stop, then runs.
+#[test]
+fn a_drive_whose_mapping_tables_outgrow_the_limit_is_named() {
+    let ssd = tmp(
+        "huge.toml",
+        "base = \"perf-optimized\"\n[flash]\nblocks_per_plane = 21800\n",
+    );
+    let (code, _, err) = lagoon(&["lifetime", "--ssd", &ssd, "--quiet"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("flash (geometry): lifetime mode holds every page's map")
+            && err.contains("16.24 GB")
+            && err.contains("4.29 GB limit"),
+        "{err}"
+    );
+    let (code, _, err) = lagoon(&["run", "--ssd", &ssd, "--workload", "syn:read=0,count=100"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("note: this drive's mapping tables grow to 16.24 GB"),
+        "{err}"
+    );
+}
+
 /// A drive that wears out in a fraction of a second: 2 ch x 1 way x 1 die x 2 planes of 48
 /// blocks of 8 pages, P/E limits Normal(200, 30).
 const TINY_WEAR: &str = "base = \"dssd-superblock\"\nname = \"tiny-wear\"\n[flash]\nchannels = 2\nchips_per_channel = 1\ndies_per_chip = 1\nblocks_per_plane = 48\npages_per_block = 8\n[ftl]\ngc_threshold = 0.05\n[wear]\npe_mean = 200.0\npe_sigma = 30.0\n";

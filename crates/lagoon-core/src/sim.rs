@@ -24,7 +24,7 @@ use crate::host::{Flow, Replay};
 use crate::interconnect::{self, Arch, Interconnect, NetEvent, Transfer};
 use crate::ssd::cache::{Admit, DataCache};
 use crate::ssd::controller::{
-    add_at, Controller, ControllerStats, FcLink, Resource, Timeline, CLASS_GC, CLASS_READ,
+    Controller, ControllerStats, FcLink, Resource, Series, Timeline, CLASS_GC, CLASS_READ,
     CLASS_WRITE, C_BUS, C_DRAM, C_ECC, C_FLASH, C_LINK, C_QUEUE,
 };
 use crate::ssd::dynamic_superblock::BlockRemap;
@@ -302,6 +302,11 @@ pub struct Simulator {
     verify: bool,
     probe_done: Vec<(u32, Ps)>,
     watchdog_events: u64,
+    /// State allocated before the run; the memory guard adds what grew
+    /// ([`Simulator::state_over_limit`]).
+    state_base: u64,
+    state_limit: u64,
+    full_map_bytes: u64,
     /// An input the model cannot represent (reported as [`SimError::Input`]).
     fault: Option<String>,
     /// The controller's DRAM: one FIFO channel (`cache.dram_mb_s`, `cache.dram_access_ns`).
@@ -508,6 +513,9 @@ impl Simulator {
             verify: false,
             probe_done: Vec::new(),
             watchdog_events: WATCHDOG_EVENTS,
+            state_base: cfg.preallocated_state_bytes(),
+            state_limit: crate::config::schema::MODEL_STATE_LIMIT_BYTES,
+            full_map_bytes: cfg.full_map_bytes(),
             fault,
             dram: Resource::new(cfg.cache.dram_mb_s, cfg.cache.dram_access_ns),
             ctl,
@@ -596,16 +604,12 @@ impl Simulator {
     /// (`Outcome::timeline`; dSSD Fig. 2). Windows of `window` ps (at least 1 us).
     pub fn set_timeline(&mut self, window: Ps) {
         let w = window.max(crate::time::PS_PER_US);
-        self.timeline = Some(Box::new(Timeline {
-            window: w,
-            links: 1,
-            ..Default::default()
-        }));
-        self.dram.windows = Some((w, Vec::new()));
+        self.timeline = Some(Box::new(Timeline::new(w)));
+        self.dram.windows = Some(Series::new(w));
         if let Some(c) = &mut self.ctl {
-            c.bus.windows = Some((w, Vec::new()));
+            c.bus.windows = Some(Series::new(w));
             match &mut c.link {
-                FcLink::Dedicated(r) => r.windows = Some((w, Vec::new())),
+                FcLink::Dedicated(r) => r.windows = Some(Series::new(w)),
                 FcLink::Fnoc(n) => {
                     let g = n.graph();
                     let links = (0..g.total_ports())
@@ -881,6 +885,12 @@ impl Simulator {
                     completed_seen = done;
                     progress(done);
                 }
+                // The memory guard, as often as the progress bar: 65,536 events grow the
+                // state by a few hundred MB at most.
+                if let Some(why) = self.state_over_limit(now, done) {
+                    self.fault = Some(why);
+                    break;
+                }
             }
         }
         if let Some(e) = self.error.take() {
@@ -911,6 +921,43 @@ impl Simulator {
             });
         }
         Ok(self.finish())
+    }
+
+    /// The state a run grows (map chunks, reverse maps, CMT, data cache) on top of what was
+    /// allocated before it, if that passes the limit: the error then says what grew.
+    fn state_over_limit(&self, now: Ps, done: u64) -> Option<String> {
+        let (map, cmt, cache) = (
+            self.ftl.grown_bytes() as u64,
+            self.cmt.as_ref().map_or(0, |c| c.bytes()) as u64,
+            self.cache.as_ref().map_or(0, |c| c.bytes()) as u64,
+        );
+        let total = self.state_base + map + cmt + cache;
+        if total <= self.state_limit {
+            return None;
+        }
+        let gb = |b: u64| b as f64 / 1e9;
+        Some(format!(
+            "flash (geometry): the model's state reached {:.2} GB at t = {:.3} ms after {done} \
+             requests ({:.2} GB allocated before the run; mapping tables written during it \
+             {:.2} GB, cached mapping table {:.2} GB, data cache {:.2} GB), more than the {:.2} \
+             GB limit: the workload writes across more of this drive than the limit allows \
+             (its full mapping tables would be {:.2} GB); use a smaller drive \
+             (flash.blocks_per_plane, flash.channels), larger pages (flash.page_bytes), a \
+             smaller ftl.mapping.cmt_bytes or cache.capacity_bytes, or fewer requests",
+            gb(total),
+            crate::time::to_ns_f64(now) / 1e6,
+            gb(self.state_base),
+            gb(map),
+            gb(cmt),
+            gb(cache),
+            gb(self.state_limit),
+            gb(self.full_map_bytes),
+        ))
+    }
+
+    /// Tests: a lower limit for the memory guard.
+    pub fn set_state_limit(&mut self, bytes: u64) {
+        self.state_limit = bytes;
     }
 
     /// Every flow's requests have completed and none is left to come.
@@ -1133,7 +1180,7 @@ impl Simulator {
             c.stats.gc_page_ops_during_io = self.flash.gc_reads + self.flash.gc_writes;
         }
         if let Some(tl) = &mut self.timeline {
-            add_at(&mut tl.io_bytes, (now / tl.window) as usize, r.size as u64);
+            tl.io_bytes.add(now, r.size as u64);
         }
         self.free_req(id);
         if let Some(s) = self.flows[f].sched.as_mut() {
@@ -2063,7 +2110,7 @@ impl Simulator {
                 self.flash.gc_reads += 1;
                 if let Some(tl) = &mut self.timeline {
                     let b = self.ftl.geo.page_bytes as u64;
-                    add_at(&mut tl.gc_read_bytes, (now / tl.window) as usize, b);
+                    tl.gc_read_bytes.add(now, b);
                 }
                 // The destination was chosen when the page left its FC (global copyback).
                 let dest = if x.link != NONE {
@@ -2086,7 +2133,7 @@ impl Simulator {
                 self.flash.gc_writes += 1;
                 if let Some(tl) = &mut self.timeline {
                     let b = self.ftl.geo.page_bytes as u64;
-                    add_at(&mut tl.gc_bytes, (now / tl.window) as usize, b);
+                    tl.gc_bytes.add(now, b);
                 }
                 if !self.probe_gc.is_empty() {
                     let i = self.probe_gc.remove(0);
@@ -2462,11 +2509,7 @@ impl Simulator {
         }
         if let Some(tl) = &mut self.timeline {
             let busy: Ps = net.stats.port_busy.iter().sum();
-            let i = (now / tl.window) as usize;
-            if tl.link_busy.len() <= i {
-                tl.link_busy.resize(i + 1, 0);
-            }
-            tl.link_busy[i] += busy - self.fnoc_busy_seen;
+            tl.link_busy.add(now, busy - self.fnoc_busy_seen);
             self.fnoc_busy_seen = busy;
         }
         let mut deliveries = std::mem::take(&mut ctl.deliveries);
@@ -2568,13 +2611,20 @@ impl Simulator {
             crate::ssd::controller::check_grants(&lists)
         });
         let timeline = self.timeline.take().map(|mut tl| {
-            tl.dram_busy = self.dram.windows.take().map(|w| w.1).unwrap_or_default();
+            if let Some(s) = self.dram.windows.take() {
+                tl.dram_busy = s;
+            }
             if let Some(c) = &mut self.ctl {
-                tl.bus_busy = c.bus.windows.take().map(|w| w.1).unwrap_or_default();
+                if let Some(s) = c.bus.windows.take() {
+                    tl.bus_busy = s;
+                }
                 if let FcLink::Dedicated(r) = &mut c.link {
-                    tl.link_busy = r.windows.take().map(|w| w.1).unwrap_or_default();
+                    if let Some(s) = r.windows.take() {
+                        tl.link_busy = s;
+                    }
                 }
             }
+            tl.align();
             *tl
         });
         let controller = self.ctl.as_mut().map(|c| c.finish(span, &self.dram));

@@ -1098,8 +1098,27 @@ impl SsdConfig {
 
     /// Up-front state the model allocates for this drive, bytes (a close upper estimate:
     /// per-block, per-plane and per-die tables, the translation directory and the mesh).
-    /// Mapping entries and caches grow with what a run touches and are not counted.
+    /// Mapping entries and caches grow with what a run touches and are not counted, except
+    /// under aged preconditioning, whose GC touches map chunks all over the logical space
+    /// at once: there the whole mapping table is counted.
     pub fn model_state_bytes(&self) -> u64 {
+        let aged_map = if self.precondition.mode == PreconditionMode::Aged {
+            self.logical_pages() * 4
+        } else {
+            0
+        };
+        self.preallocated_state_bytes() + aged_map
+    }
+
+    /// Logical pages: the physical ones less the over-provisioning.
+    pub fn logical_pages(&self) -> u64 {
+        (self.physical_pages() as f64 * (1.0 - self.ftl.overprovisioning)) as u64
+    }
+
+    /// The state allocated before a run whatever it touches; what grows (map chunks,
+    /// reverse maps, the CMT and the data cache) the simulator measures as it runs against
+    /// [`schema::MODEL_STATE_LIMIT_BYTES`].
+    pub fn preallocated_state_bytes(&self) -> u64 {
         let f = &self.flash;
         let planes = f.channels as u64
             * f.chips_per_channel as u64
@@ -1110,12 +1129,9 @@ impl SsdConfig {
         let entries = (f.page_bytes / self.ftl.translation_entry_bytes.max(1)).max(1) as u64;
         let (rows, cols) = self.mesh_dims();
         let routers = rows as u64 * cols as u64;
-        // Aged preconditioning: GC starts at once on every plane and its moves touch map
-        // chunks all over the logical space, so count the whole mapping table (4 B a page)
-        // and the per-block layout.
+        // Aged preconditioning's per-block layout.
         let aged = if self.precondition.mode == PreconditionMode::Aged {
-            let logical = (self.physical_pages() as f64 * (1.0 - self.ftl.overprovisioning)) as u64;
-            logical * 4 + blocks * 4
+            blocks * 4
         } else {
             0
         };
@@ -1130,6 +1146,13 @@ impl SsdConfig {
             + chunks * 8
             + routers * 256
             + aged
+    }
+
+    /// The mapping state when every page has been written: a 4-byte map entry per logical
+    /// page and a 4-byte reverse-map entry per physical page. A timed run grows toward it as
+    /// it writes; lifetime mode allocates it up front.
+    pub fn full_map_bytes(&self) -> u64 {
+        self.logical_pages() * 4 + self.physical_pages() * 4
     }
 
     fn check_model_state(&self) -> Result<(), ConfigError> {

@@ -63,6 +63,12 @@ impl DataCache {
         }
     }
 
+    /// Heap bytes held by the map (it grows as pages are buffered): a key, a slot and a
+    /// control byte per bucket.
+    pub fn bytes(&self) -> usize {
+        self.slots.capacity() * (std::mem::size_of::<(u64, Slot)>() + 1)
+    }
+
     pub fn has_room(&self, lpa: u64) -> bool {
         !self.is_full() || self.slots.contains_key(&lpa)
     }

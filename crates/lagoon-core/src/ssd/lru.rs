@@ -97,6 +97,13 @@ impl<V: Copy + Default> Lru<V> {
     pub fn capacity(&self) -> usize {
         self.capacity
     }
+
+    /// Heap bytes held: the slots, the index and the free list as allocated.
+    pub fn bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<Slot<V>>()
+            + self.index.capacity() * 8
+            + self.free.capacity() * 4
+    }
     pub fn len(&self) -> usize {
         self.len
     }

@@ -268,8 +268,8 @@ proptest! {
         // The timeline (Fig. 2) puts every GC read and every GC program in one window.
         let tl = o.timeline.as_ref().unwrap();
         let page = c.flash.page_bytes as u64;
-        prop_assert_eq!(tl.gc_read_bytes.iter().sum::<u64>(), o.flash.gc_reads * page);
-        prop_assert_eq!(tl.gc_bytes.iter().sum::<u64>(), o.flash.gc_writes * page);
+        prop_assert_eq!(tl.gc_read_bytes.v.iter().sum::<u64>(), o.flash.gc_reads * page);
+        prop_assert_eq!(tl.gc_bytes.v.iter().sum::<u64>(), o.flash.gc_writes * page);
         let s = o.controller.as_ref().unwrap();
         if design.global_copyback() {
             prop_assert_eq!(s.gc_moves_through_dram, 0);

@@ -265,3 +265,49 @@ fn watchdog_stops_a_livelocked_venice() {
         Ok(_) => panic!("expected a stall, the run finished"),
     }
 }
+
+/// The memory guard: random writes materialize map chunks and reverse maps as they go; with
+/// the limit 2 MB above what the drive allocates up front, the run stops with one error that
+/// names the geometry and what grew, instead of growing on. Unlimited, the same run finishes.
+#[test]
+fn memory_guard_stops_a_run_whose_state_outgrows_the_limit() {
+    let c = SsdConfig::default();
+    let run = |limit: u64| {
+        let mut x = 12345u64;
+        let writes = (0..200_000u64).map(move |_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            Ok(IoRequest {
+                arrival_ns: 0,
+                device: 0,
+                offset_bytes: (x >> 20) % (1 << 24) * 4096,
+                size_bytes: 4096,
+                op: Op::Write,
+            })
+        });
+        let flow = Flow {
+            name: "writes".into(),
+            source: Box::new(writes),
+            replay: Replay::Closed { depth: 32 },
+        };
+        let mut sim = Simulator::new(&c, Arch::Baseline, vec![flow], 1);
+        sim.set_state_limit(limit);
+        sim.run(|_| {})
+    };
+    let base = c.preallocated_state_bytes();
+    match run(base + (2 << 20)) {
+        Err(SimError::Input(why)) => {
+            assert!(
+                why.starts_with("flash (geometry): the model's state reached"),
+                "{why}"
+            );
+            assert!(why.contains("mapping tables written during it"), "{why}");
+            assert!(why.contains(&format!("{:.2} GB allocated before", base as f64 / 1e9)));
+        }
+        Err(e) => panic!("expected the memory guard, got {e}"),
+        Ok(_) => panic!("expected the memory guard, the run finished"),
+    }
+    let done = run(u64::MAX).expect("no limit");
+    assert_eq!(done.flows[0].completed, 200_000);
+}

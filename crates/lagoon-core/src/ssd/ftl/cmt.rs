@@ -35,6 +35,11 @@ impl Cmt {
         self.entries.capacity()
     }
 
+    /// Heap bytes held (it grows as entries are cached).
+    pub fn bytes(&self) -> usize {
+        self.entries.bytes()
+    }
+
     /// Start loading what a lookup of `lpa` will read (a hint: a lookup in a large CMT is a
     /// cache miss, and a request's entries are known well before they are translated).
     #[inline]

@@ -61,6 +61,11 @@ impl L2pMap {
         slot.as_mut().unwrap()[lpa as usize & (CHUNK - 1)] = ppa ^ IMPLICIT;
     }
 
+    /// Bytes of the chunks materialized so far (what the map grows by during a run).
+    pub fn materialized_bytes(&self) -> usize {
+        self.materialized * CHUNK * 4
+    }
+
     /// Bytes held by materialized chunks (for memory reporting).
     pub fn bytes(&self) -> usize {
         self.materialized * CHUNK * 4

@@ -809,6 +809,12 @@ impl Ftl {
         (lo, sum as f64 / self.blocks.len() as f64, hi)
     }
 
+    /// Bytes of the state that grows as a run writes: materialized map chunks and the
+    /// reverse maps of blocks written during the run (the memory guard's measure).
+    pub fn grown_bytes(&self) -> usize {
+        self.l2p.materialized_bytes() + self.p2l_pool.capacity() * 4
+    }
+
     /// Bytes of mapping and block state (for memory reporting).
     pub fn state_bytes(&self) -> usize {
         self.l2p.bytes()
