@@ -4,7 +4,8 @@
 Each case is one process: a preset drive, a back end (or a wrong name), a `syn:` workload
 built from the grammar's keys with boundary, huge, negative, NaN, malformed and unknown
 values (on a Table 2 preset or none), and random `--replay`, `--mesh`, `--host-scheduler`,
-`--host-queue` and `--seed` values. A case passes when the process exits 0, or exits 1 or
+`--host-queue`, `--seed`, `--design`, `--timeline` (with `--timeline-window-ms`) and
+`--repeat` values. A case passes when the process exits 0, or exits 1 or
 2 with its error on stderr. It fails on a panic (exit 101 or "panicked"), an error exit
 with nothing on stderr, or no exit within the time limit: those are printed. Requests
 counts of 2^32 and more are left out of the last check (a run of that many requests is
@@ -48,6 +49,8 @@ SSDS = ["perf-optimized", "cost-optimized", "dssd-ull", "mqsimnet", "piq-ssdsim"
 ARCHS = ["baseline", "ideal", "pssd", "pnssd", "nossd", "venice", "net", "bogus"]
 REPLAYS = [None, "timed", "timed:0", "timed:-1", "timed:nan", "timed:1e300", "timed:0.001",
            "closed:8", "closed:0", "closed:65537", "closed:x"]
+WINDOWS = ["1", "0.001", "0.0009", "0", "-1", "1e6", "1e7", "nan", "inf", "x", "1e-300"]
+TIMELINE = "/tmp/lagoon-fuzz-timeline.csv"
 MESHES = [None, "8x8", "4x16", "16x4", "2x2", "3x5", "1x64", "64x1", "0x0", "1000000x1",
           "8x8x8", "x"]
 
@@ -69,6 +72,13 @@ def case(rng):
                  "--host-queue", rng.choice(["0", "1", "64", "4294967296"])]
     if rng.random() < 0.1:
         args += ["--seed", rng.choice(NUMS)]
+    if rng.random() < 0.2:
+        args += ["--design", rng.choice(["baseline", "bw", "dssd", "dssd_b", "dssd_f", "x"])]
+    if rng.random() < 0.2:
+        args += ["--timeline", TIMELINE,
+                 "--timeline-window-ms", rng.choice(WINDOWS)]
+    if rng.random() < 0.1:
+        args += ["--repeat", rng.choice(["0", "1", "3", "4294967296", "-1", "x"])]
     return args
 
 
@@ -78,7 +88,8 @@ def main():
     for _ in range(CASES):
         args = case(rng)
         cmd = " ".join(args[1:])
-        huge = any(("count=" + c) in cmd for c in ("4294967296", "18446744073709551615"))
+        huge = any(("count=" + c) in cmd for c in ("4294967296", "18446744073709551615")) \
+            or "--repeat 4294967296" in cmd
         try:
             out = subprocess.run(args, capture_output=True, text=True, timeout=TIMEOUT)
         except subprocess.TimeoutExpired:

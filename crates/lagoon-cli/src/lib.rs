@@ -272,7 +272,7 @@ fn run(a: RunArgs) -> Result<()> {
     let quiet = a.quiet || a.json.as_deref() == Some("-");
     let (full, limit) = (
         sc.ssd.preallocated_state_bytes() + sc.ssd.full_map_bytes(),
-        lagoon_core::config::schema::MODEL_STATE_LIMIT_BYTES,
+        lagoon_core::config::schema::model_state_limit()?,
     );
     if full > limit && !quiet {
         eprintln!(

@@ -4,7 +4,7 @@
 use std::process::Command;
 
 mod common;
-use common::{lagoon, tmp, TRACES};
+use common::{lagoon, lagoon_env, tmp, TRACES};
 
 /// `lagoon trace stats` reproduces the table of shared/traces/README.md.
 #[test]
@@ -1177,6 +1177,26 @@ fn a_drive_whose_mapping_tables_outgrow_the_limit_is_named() {
     assert_eq!(code, 0, "{err}");
     assert!(
         err.contains("note: this drive's mapping tables grow to 16.24 GB"),
+        "{err}"
+    );
+    // LAGOON_MAX_STATE_GB moves the limit: above the full maps, no note; below the drive's
+    // own tables, the configuration is refused; not a number, it is named.
+    let runs = |gb: &str| {
+        lagoon_env(
+            &["run", "--ssd", &ssd, "--workload", "syn:read=0,count=100"],
+            &[("LAGOON_MAX_STATE_GB", gb)],
+        )
+    };
+    let (code, _, err) = runs("17");
+    assert!(code == 0 && !err.contains("note:"), "{err}");
+    let (code, _, err) = runs("0.1");
+    assert!(
+        code != 0 && err.contains("more than the 0.10 GB limit (LAGOON_MAX_STATE_GB moves it)"),
+        "{err}"
+    );
+    let (code, _, err) = runs("lots");
+    assert!(
+        code != 0 && err.contains("LAGOON_MAX_STATE_GB = lots"),
         "{err}"
     );
 }

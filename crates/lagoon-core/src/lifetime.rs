@@ -162,14 +162,16 @@ pub fn age(
     }
     // Lifetime mode holds the whole map and reverse map from the start.
     let need = cfg.preallocated_state_bytes() + cfg.full_map_bytes();
-    let limit = crate::config::schema::MODEL_STATE_LIMIT_BYTES;
+    let limit = crate::config::schema::model_state_limit().map_err(|e| e.to_string())?;
     if need > limit {
         return Err(format!(
             "flash (geometry): lifetime mode holds every page's map and reverse-map entry, \
-             {:.2} GB of state for this drive, more than the {:.2} GB limit; use fewer blocks \
-             (flash.blocks_per_plane), channels or chips, or larger pages (flash.page_bytes)",
+             {:.2} GB of state for this drive, more than the {:.2} GB limit ({} moves it); use \
+             fewer blocks (flash.blocks_per_plane), channels or chips, or larger pages \
+             (flash.page_bytes)",
             need as f64 / 1e9,
-            limit as f64 / 1e9
+            limit as f64 / 1e9,
+            crate::config::schema::STATE_LIMIT_ENV
         ));
     }
     let start = std::time::Instant::now();

@@ -514,7 +514,9 @@ impl Simulator {
             probe_done: Vec::new(),
             watchdog_events: WATCHDOG_EVENTS,
             state_base: cfg.preallocated_state_bytes(),
-            state_limit: crate::config::schema::MODEL_STATE_LIMIT_BYTES,
+            // A validated configuration has read the limit already.
+            state_limit: crate::config::schema::model_state_limit()
+                .unwrap_or(crate::config::schema::MODEL_STATE_LIMIT_BYTES),
             full_map_bytes: cfg.full_map_bytes(),
             fault,
             dram: Resource::new(cfg.cache.dram_mb_s, cfg.cache.dram_access_ns),
@@ -940,7 +942,7 @@ impl Simulator {
             "flash (geometry): the model's state reached {:.2} GB at t = {:.3} ms after {done} \
              requests ({:.2} GB allocated before the run; mapping tables written during it \
              {:.2} GB, cached mapping table {:.2} GB, data cache {:.2} GB), more than the {:.2} \
-             GB limit: the workload writes across more of this drive than the limit allows \
+             GB limit ({} moves it): the workload writes across more of this drive than the limit allows \
              (its full mapping tables would be {:.2} GB); use a smaller drive \
              (flash.blocks_per_plane, flash.channels), larger pages (flash.page_bytes), a \
              smaller ftl.mapping.cmt_bytes or cache.capacity_bytes, or fewer requests",
@@ -951,6 +953,7 @@ impl Simulator {
             gb(cmt),
             gb(cache),
             gb(self.state_limit),
+            crate::config::schema::STATE_LIMIT_ENV,
             gb(self.full_map_bytes),
         ))
     }

@@ -4,10 +4,19 @@ use std::process::Command;
 
 pub const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces/");
 
-/// Run `lagoon args...`: exit code, stdout, stderr.
+/// Run `lagoon args...`: exit code, stdout, stderr (with the default model-state limit,
+/// whatever the environment sets).
 pub fn lagoon(args: &[&str]) -> (i32, String, String) {
+    lagoon_env(args, &[])
+}
+
+/// [`lagoon`] with environment variables set.
+#[allow(dead_code)]
+pub fn lagoon_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_lagoon"))
         .args(args)
+        .env_remove("LAGOON_MAX_STATE_GB")
+        .envs(env.iter().copied())
         .output()
         .expect("runs");
     (

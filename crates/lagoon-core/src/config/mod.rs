@@ -1117,7 +1117,7 @@ impl SsdConfig {
 
     /// The state allocated before a run whatever it touches; what grows (map chunks,
     /// reverse maps, the CMT and the data cache) the simulator measures as it runs against
-    /// [`schema::MODEL_STATE_LIMIT_BYTES`].
+    /// [`schema::model_state_limit`].
     pub fn preallocated_state_bytes(&self) -> u64 {
         let f = &self.flash;
         let planes = f.channels as u64
@@ -1157,13 +1157,16 @@ impl SsdConfig {
 
     fn check_model_state(&self) -> Result<(), ConfigError> {
         let need = self.model_state_bytes();
-        if need > schema::MODEL_STATE_LIMIT_BYTES {
+        let limit = schema::model_state_limit()?;
+        if need > limit {
             return Err(invalid(
                 "flash (geometry)",
                 format!("{:.1} GB of model state", need as f64 / 1e9),
                 format!(
-                    "more than the {:.1} GB limit; use fewer channels, chips, dies, planes or blocks",
-                    schema::MODEL_STATE_LIMIT_BYTES as f64 / 1e9
+                    "more than the {:.2} GB limit ({} moves it); use fewer channels, chips, \
+                     dies, planes or blocks",
+                    limit as f64 / 1e9,
+                    schema::STATE_LIMIT_ENV
                 ),
             ));
         }

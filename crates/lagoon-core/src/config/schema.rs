@@ -195,6 +195,31 @@ pub const CMT_ENTRY_BYTES: Range = Range::int(1, 64);
 /// per-router tables would not fit a laptop, before anything is allocated.
 pub const MODEL_STATE_LIMIT_BYTES: u64 = 4 << 30;
 
+/// The environment variable that moves the limit, in GB (10^9 bytes), for a machine with
+/// more memory: read by configuration checks, the timed run's memory guard and lifetime mode.
+pub const STATE_LIMIT_ENV: &str = "LAGOON_MAX_STATE_GB";
+
+/// The model-state limit in force: [`STATE_LIMIT_ENV`] if set (a number of GB in
+/// 0.001..=1,000,000), else [`MODEL_STATE_LIMIT_BYTES`].
+pub fn model_state_limit() -> Result<u64, ConfigError> {
+    match std::env::var(STATE_LIMIT_ENV) {
+        Err(std::env::VarError::NotPresent) => Ok(MODEL_STATE_LIMIT_BYTES),
+        Err(std::env::VarError::NotUnicode(v)) => Err(key_error(
+            STATE_LIMIT_ENV,
+            v.to_string_lossy(),
+            "not a number of GB",
+        )),
+        Ok(v) => match v.trim().parse::<f64>() {
+            Ok(gb) if (0.001..=1e6).contains(&gb) => Ok((gb * 1e9) as u64),
+            _ => Err(key_error(
+                STATE_LIMIT_ENV,
+                &v,
+                "must be a number of GB in 0.001..=1000000 (the model-state limit)",
+            )),
+        },
+    }
+}
+
 pub(crate) fn key_error(key: &str, v: impl ToString, reason: impl ToString) -> ConfigError {
     ConfigError::Invalid {
         key: key.to_string(),

@@ -223,8 +223,14 @@ impl Tally {
     }
 }
 
-/// Most packets a source queue backlog may hold before injection stops (saturated points).
-const BACKLOG_LIMIT: u32 = 1 << 20;
+/// Most packets the source queues may hold together before injection stops (saturated
+/// points): 4 M packets, about 300 MB of packet and message records, shared over the
+/// endpoints (at most 1 M each, as before the share; at least 1,024).
+const BACKLOG_TOTAL: u32 = 1 << 22;
+
+/// Most packets one measurement window may measure: their latencies are kept for exact
+/// percentiles (8 bytes each, 1 GB).
+const MEASURED_LIMIT: u64 = 1 << 27;
 
 /// Run the network of `cfg` alone under `pattern` at `load` flits per endpoint per cycle.
 pub fn run_point(
@@ -247,11 +253,50 @@ pub fn run_point(
     let pf = net.params().packet_flits;
     let cycle = net.params().flit_time;
     let p = (load / pf as f64).clamp(0.0, 1.0);
+    let window_error = |key: &str, v: u64, reason: String| {
+        NetError::Config(crate::config::ConfigError::Invalid {
+            key: key.into(),
+            value: v.to_string(),
+            reason,
+        })
+    };
+    // Every window's end must be a time the simulator can hold.
+    let t_drain = w
+        .warmup_cycles
+        .checked_add(w.sample_cycles)
+        .and_then(|c| c.checked_add(w.drain_cycles))
+        .and_then(|c| c.checked_mul(cycle))
+        .filter(|&t| t <= crate::time::PS_PER_S * 86_400 * 100)
+        .ok_or_else(|| {
+            window_error(
+                "--warmup-cycles + --sample-cycles + --drain-cycles",
+                w.warmup_cycles
+                    .saturating_add(w.sample_cycles)
+                    .saturating_add(w.drain_cycles),
+                format!(
+                    "more than 100 days of simulated time at {} ps a cycle",
+                    cycle
+                ),
+            )
+        })?;
     let (t_w, t_e) = (
         w.warmup_cycles as Ps * cycle,
         (w.warmup_cycles + w.sample_cycles) as Ps * cycle,
     );
-    let t_drain = t_e + w.drain_cycles as Ps * cycle;
+    let expected = w.sample_cycles as f64 * n as f64 * p;
+    if expected > MEASURED_LIMIT as f64 {
+        return Err(window_error(
+            "--sample-cycles",
+            w.sample_cycles,
+            format!(
+                "about {expected:.3e} packets would be measured at load {load} on {n} endpoints \
+                 ({} flits a packet), more than {MEASURED_LIMIT}, whose latencies are kept \
+                 for exact percentiles; use a shorter window",
+                pf
+            ),
+        ));
+    }
+    let backlog_limit = (BACKLOG_TOTAL / n.max(1)).clamp(1 << 10, 1 << 20);
     // Next creation cycle of each endpoint: a Bernoulli process is a geometric gap.
     let gap = |rng: &mut Xoshiro256PlusPlus| -> u64 {
         if p >= 1.0 {
@@ -285,7 +330,7 @@ pub fn run_point(
                     tally.account(&mut done, t_w, t_e);
                 }
                 let in_window = tc >= t_w && tc < t_e;
-                if net.queued(e) < BACKLOG_LIMIT {
+                if net.queued(e) < backlog_limit {
                     let dst = traffic.dest(e, &mut rng);
                     net.send_flits(tc, e, dst, pf, seq << 1 | in_window as u64);
                     seq += 1;
@@ -404,5 +449,34 @@ mod tests {
         let heavy = run_point(&cfg, Pattern::Uniform, 1.0, w, 3).unwrap();
         assert!(heavy.saturated, "{heavy:?}");
         assert!(heavy.accepted_load < 0.55, "{heavy:?}");
+    }
+
+    /// Windows whose measured latencies or end time would not fit are one error naming the
+    /// window, before anything runs (a `--sample-cycles` of 10^12 would keep 10^12
+    /// latencies; the end of 10^17 cycles overflows the clock).
+    #[test]
+    fn windows_too_long_to_hold_are_named() {
+        let cfg = SsdConfig::default();
+        let w = |warmup_cycles, sample_cycles| Windows {
+            warmup_cycles,
+            sample_cycles,
+            drain_cycles: 0,
+        };
+        let e = run_point(&cfg, Pattern::Uniform, 1.0, w(0, 1 << 40), 1)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--sample-cycles") && e.contains("packets would be measured"),
+            "{e}"
+        );
+        let e = run_point(&cfg, Pattern::Uniform, 0.01, w(1 << 60, 1), 1)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--warmup-cycles + --sample-cycles + --drain-cycles"),
+            "{e}"
+        );
+        // A light load over a short window runs.
+        assert!(run_point(&cfg, Pattern::Uniform, 1e-9, w(0, 1_000), 1).is_ok());
     }
 }
