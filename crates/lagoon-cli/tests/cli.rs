@@ -1280,6 +1280,9 @@ fn reproduce_superblocks_writes_figures_and_summary() {
             "fig14a_bad_superblocks.csv",
             "fig14a_bad_superblocks.svg",
             "fig14b_gain_vs_sigma.svg",
+            "fig14c_was_latency.csv",
+            "fig14c_was_latency_ull.svg",
+            "fig14c_was_latency_tlc.svg",
             "fig15a_perf_vs_srt.csv",
             "fig15a_perf_vs_srt_ull.svg",
             "fig15a_perf_vs_srt_tlc.svg",
@@ -1301,6 +1304,31 @@ fn reproduce_superblocks_writes_figures_and_summary() {
     }
     assert_eq!(s["paper"]["endurance_gain"]["reserv"], 0.35);
     assert!(s["reasons"].as_array().unwrap().len() >= 4);
+    // Fig. 14(c): per drive and workload, the unscanned run is the reference (1.0) of its
+    // scans; every ratio is its latency over that one's; a scan moves its pages' bytes.
+    let c = s["fig14c"].as_array().unwrap();
+    assert_eq!(c.len(), 2 * 2 * 3);
+    for group in c.chunks(3) {
+        let f = |p: &serde_json::Value, k: &str| p[k].as_f64().unwrap();
+        assert_eq!(
+            (
+                group[0]["scanned_blocks"].as_u64(),
+                f(&group[0], "latency_vs_no_scan")
+            ),
+            (Some(0), 1.0)
+        );
+        for p in group {
+            assert_eq!(p["drive"], group[0]["drive"]);
+            let want = f(p, "mean_latency_us") / f(&group[0], "mean_latency_us");
+            assert!((f(p, "latency_vs_no_scan") - want).abs() < 1e-12, "{p}");
+            assert_eq!(
+                f(p, "scan_bytes"),
+                f(p, "scanned_blocks") * 4096.0 * if p["drive"] == "TLC" { 4.0 } else { 1.0 }
+            );
+        }
+        // 64 blocks of scan reads ahead of the host's at every die cost the host time.
+        assert!(f(&group[2], "latency_vs_no_scan") > 1.0, "{group:?}");
+    }
     // The fresh drive is the reference of every Fig. 15(a) case.
     let f15 = s["fig15a"].as_array().unwrap();
     assert_eq!(f15.iter().filter(|p| p["rbt_pick"] == "fresh").count(), 4);

@@ -83,6 +83,8 @@ enum TxnKind {
     GcWrite,
     Copyback,
     Erase,
+    /// A page read for software superblock management's wear status (`ftl.status_scan_blocks`).
+    ScanRead,
 }
 
 /// Die queues, by scheduling class.
@@ -221,6 +223,13 @@ pub struct FlashCounters {
     pub rmw_reads: u64,
     pub gc_reads: u64,
     pub gc_writes: u64,
+    /// Wear-status page reads (`ftl.status_scan_blocks`; absent from reports without them).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub scan_reads: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Raw results of a finished run; `report` turns them into the published statistics.
@@ -683,6 +692,7 @@ impl Simulator {
             | TxnKind::MapRead
             | TxnKind::RmwRead
             | TxnKind::GcRead
+            | TxnKind::ScanRead
             | TxnKind::Erase => r.plane(g.plane_of_ppa(x.ppa), g.block_of_ppa(x.ppa)),
             TxnKind::UserWrite | TxnKind::MapWrite => {
                 r.plane(x.plane, self.ftl.next_block(x.plane, Stream::User))
@@ -727,6 +737,7 @@ impl Simulator {
             c.bus.audit = Some(Vec::new());
         }
         s.dram.audit = Some(Vec::new());
+        s.start_status_scan();
         for (i, &(at, _)) in ops.iter().enumerate() {
             if at == 0 {
                 s.probe_inject(0, i);
@@ -831,6 +842,7 @@ impl Simulator {
         if let Some(e) = self.fault.take() {
             return Err(SimError::Input(e));
         }
+        self.start_status_scan();
         for f in 0..self.flows.len() {
             self.start_flow(f);
         }
@@ -961,6 +973,19 @@ impl Simulator {
     /// Tests: a lower limit for the memory guard.
     pub fn set_state_limit(&mut self, bytes: u64) {
         self.state_limit = bytes;
+    }
+
+    /// `ftl.status_scan_blocks` (WAS, dSSD §6.4 Fig. 14(c)): the first page of block `i /
+    /// planes` of plane `i % planes`, for each scanned block `i`, queued at time 0 behind
+    /// nothing, in the background (GC read) queues.
+    fn start_status_scan(&mut self) {
+        let (planes, page) = (self.ftl.geo.planes, self.ftl.geo.page_bytes);
+        for i in 0..self.cfg.ftl.status_scan_blocks {
+            let (plane, block) = (i % planes, i / planes);
+            let ppa = self.ftl.geo.ppa(plane, block, 0);
+            let t = self.alloc_txn(TxnKind::ScanRead, NONE, 0, ppa, plane, page);
+            self.enqueue(0, t, Q_GC_READ);
+        }
     }
 
     /// Every flow's requests have completed and none is left to come.
@@ -1762,9 +1787,11 @@ impl Simulator {
     fn plane_offset(&self, x: &Txn) -> u32 {
         let g = &self.ftl.geo;
         match x.kind {
-            TxnKind::UserRead | TxnKind::MapRead | TxnKind::RmwRead | TxnKind::GcRead => {
-                x.ppa % g.pages_per_block
-            }
+            TxnKind::UserRead
+            | TxnKind::MapRead
+            | TxnKind::RmwRead
+            | TxnKind::GcRead
+            | TxnKind::ScanRead => x.ppa % g.pages_per_block,
             TxnKind::UserWrite | TxnKind::MapWrite => {
                 self.ftl.next_page_offset(x.plane, Stream::User)
             }
@@ -1776,9 +1803,11 @@ impl Simulator {
     fn start_op(&mut self, now: Ps, die: usize, picked: &[u32]) {
         let kind = self.txns[picked[0] as usize].kind;
         let op = match kind {
-            TxnKind::UserRead | TxnKind::MapRead | TxnKind::RmwRead | TxnKind::GcRead => {
-                FlashOp::Read
-            }
+            TxnKind::UserRead
+            | TxnKind::MapRead
+            | TxnKind::RmwRead
+            | TxnKind::GcRead
+            | TxnKind::ScanRead => FlashOp::Read,
             TxnKind::UserWrite | TxnKind::MapWrite | TxnKind::GcWrite => FlashOp::Program,
             TxnKind::Copyback => FlashOp::Copyback,
             TxnKind::Erase => FlashOp::Erase,
@@ -1861,19 +1890,30 @@ impl Simulator {
         d.txns[..picked.len()].copy_from_slice(picked);
         d.bytes = bytes;
         d.started = now;
-        if kind == TxnKind::GcRead {
+        if matches!(kind, TxnKind::GcRead | TxnKind::ScanRead)
+            && self
+                .ctl
+                .as_ref()
+                .is_some_and(|c| c.design.global_copyback())
+        {
+            // The GC reads take source dBUF slots; a status-scan read may share their
+            // multi-plane read and takes none.
+            let gc = picked
+                .iter()
+                .filter(|&&t| self.txns[t as usize].kind == TxnKind::GcRead)
+                .count() as u32;
             let fc = self.fc_of_die(die as u32);
             if let Some(c) = &mut self.ctl {
-                if c.design.global_copyback() {
-                    c.dbuf_used[fc as usize] += picked.len() as u32;
-                }
+                c.dbuf_used[fc as usize] += gc;
             }
         }
         let d = &mut self.dies[die];
         d.gc_streak = match kind {
-            TxnKind::GcRead | TxnKind::GcWrite | TxnKind::Copyback | TxnKind::Erase => {
-                d.gc_streak.saturating_add(1)
-            }
+            TxnKind::GcRead
+            | TxnKind::GcWrite
+            | TxnKind::Copyback
+            | TxnKind::Erase
+            | TxnKind::ScanRead => d.gc_streak.saturating_add(1),
             _ => 0,
         };
         if let Some(ctl) = &mut self.ctl {
@@ -2082,6 +2122,7 @@ impl Simulator {
                 self.flash.rmw_reads += 1;
                 self.enqueue(now, x.link, Q_WRITE);
             }
+            TxnKind::ScanRead => self.flash.scan_reads += 1,
             TxnKind::MapRead => {
                 self.flash.mapping_reads += 1;
                 let list = self

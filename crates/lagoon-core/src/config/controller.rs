@@ -219,6 +219,8 @@ impl SsdConfig {
         let mut c = self.clone();
         c.controller.enabled = false;
         c.flash.chips_per_channel = 1;
+        // A view of the links only: no flash scan runs on it.
+        c.ftl.status_scan_blocks = 0;
         c.network.rows = 0;
         c.network.cols = 0;
         c.network.controllers = 0;

@@ -520,6 +520,13 @@ pub struct FtlConfig {
     /// stops pinning young blocks; as in MQSim, the round is skipped while that block is
     /// free or open. 0: off.
     pub static_wl_threshold: u32,
+    /// Software superblock management's wear-status scan (WAS [40] in the dSSD paper, §6.4,
+    /// Fig. 14(c)): at the start of the run the FTL reads one page of each of this many blocks
+    /// (block `i / planes` of plane `i % planes`, its first page) to update their error rates;
+    /// the pages take the background (GC read) queues and, with the controller model, cross the
+    /// system bus into DRAM like any page read. The decoupled SSD's hardware management reads
+    /// none. 0: off.
+    pub status_scan_blocks: u32,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
@@ -590,6 +597,7 @@ impl Section for FtlConfig {
         int!(translation_entry_bytes, "bytes", 1, 32_768),
         int!(gc_partial_ops, "GC operations", 1, 1_000_000),
         int!(static_wl_threshold, "erases", 0, 1_000_000),
+        int!(status_scan_blocks, "blocks", 0, u32::MAX as u64),
     ];
 }
 
@@ -831,6 +839,7 @@ impl Default for FtlConfig {
             gc_pacing: GcPacing::Backlog,
             gc_mapping_update: GcMappingUpdate::CmtInsert,
             static_wl_threshold: 100,
+            status_scan_blocks: 0,
         }
     }
 }
@@ -974,6 +983,14 @@ impl SsdConfig {
             ));
         }
         let ftl = &self.ftl;
+        let blocks = pages / f.pages_per_block as u64;
+        if ftl.status_scan_blocks as u64 > blocks {
+            return Err(invalid(
+                "ftl.status_scan_blocks",
+                ftl.status_scan_blocks,
+                format!("more than the drive's {blocks} blocks (flash geometry)"),
+            ));
+        }
         // GC needs at least two free blocks per plane (user and GC write frontiers) to make progress.
         let gc_blocks = (ftl.gc_threshold * f.blocks_per_plane as f64).floor() as u64;
         if gc_blocks < 2 {

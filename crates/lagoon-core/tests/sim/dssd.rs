@@ -215,6 +215,45 @@ fn io_meeting_a_bus_busy_with_gc_waits_the_remaining_bus_time() {
     }
 }
 
+/// WAS's status scan (`ftl.status_scan_blocks`, Fig. 14(c)): the scanned block's first page
+/// (block 0 of plane 0, channel 0) is read at time 0 and crosses the system bus and DRAM as
+/// a user read would; a user read on channel 1 meets it only there, and waits exactly the bus
+/// time that remains, then the scan page's DRAM write. Without the scan it does not wait.
+#[test]
+fn a_status_scan_read_holds_the_bus_and_dram_like_a_page_read() {
+    let mut c = drive(Design::Baseline);
+    let g = Geometry::new(&c.flash, c.ftl.allocation);
+    let user = |delay| {
+        [(
+            delay,
+            ProbeOp::Read {
+                ppa: g.ppa(5, 0, 0),
+            },
+        )]
+    };
+    let scan_bus = (READ_OUT + 100 * NS, READ_OUT + 100 * NS + 512 * NS);
+    for delay in [0, 200 * NS, 512 * NS, 600 * NS] {
+        c.ftl.status_scan_blocks = 0;
+        let (alone, _) = Simulator::probe_flash_at(&c, Arch::Baseline, &user(delay));
+        assert_eq!(alone[0], delay + READ_OUT + 100 * NS + 512 * NS + 538 * NS);
+        c.ftl.status_scan_blocks = 1;
+        let (t, x) = Simulator::probe_flash_at(&c, Arch::Baseline, &user(delay));
+        assert_eq!(x.bus_grants[0], scan_bus, "the scan page goes first");
+        let ready = delay + READ_OUT + 100 * NS;
+        let bus_start = ready.max(scan_bus.1);
+        assert_eq!(x.bus_grants[1].0, bus_start, "delay {delay}");
+        let dram_start = (bus_start + 512 * NS).max(scan_bus.1 + 538 * NS);
+        assert_eq!(t[0], dram_start + 538 * NS, "delay {delay}");
+    }
+    // More blocks than the drive has are named.
+    c.ftl.status_scan_blocks = 2 * 2 * 2 * 64 + 1;
+    let e = c.validate().unwrap_err().to_string();
+    assert!(
+        e.contains("ftl.status_scan_blocks") && e.contains("512 blocks"),
+        "{e}"
+    );
+}
+
 /// Closed loop at depth 16 with the FTL's invariant scan and the resource audit.
 fn verified(c: &SsdConfig, w: &str, seed: u64) -> lagoon_core::sim::Outcome {
     super::common::verified_run(c, Arch::Baseline, w, seed, true)
@@ -225,9 +264,11 @@ proptest! {
 
     /// Random overwrites on an aged drive, every design, GC mode and pacing, dies GC-first or
     /// in issue order, source dBUFs of 2-8 pages, destination dBUFs unbounded or of 1-8 pages,
-    /// static wear levelling off, eager (2 erases apart) or at MQSim's 100:
-    /// every request completes (no dBUF deadlock), no logical page is lost (FTL scan), and
-    /// the bus, DRAM and dedicated bus were never granted to two movements at once.
+    /// static wear levelling off, eager (2 erases apart) or at MQSim's 100, with or without a
+    /// WAS status scan of up to every block:
+    /// every request completes (no dBUF deadlock), no logical page is lost (FTL scan), the
+    /// bus, DRAM and dedicated bus were never granted to two movements at once, and every
+    /// scan read was done.
     #[test]
     fn gc_never_loses_a_page_and_resources_are_exclusive(
         design in prop::sample::select(Design::ALL.to_vec()),
@@ -241,6 +282,7 @@ proptest! {
         per_write in any::<bool>(),
         issue_order in any::<bool>(),
         wl in prop::sample::select(vec![0u32, 2, 100]),
+        scan in prop::sample::select(vec![0u32, 1, 37, 512]),
         seed in 0u64..1000,
     ) {
         use lagoon_core::config::{DieScheduling, GcPacing};
@@ -258,10 +300,12 @@ proptest! {
         c.precondition.mode = PreconditionMode::Aged;
         c.precondition.occupancy = occupancy;
         c.ftl.static_wl_threshold = wl;
+        c.ftl.status_scan_blocks = scan;
         let w = "syn:read=30,size=uniform:4k-16k,addr=hotcold:80/30,count=6000";
         let o = verified(&c, w, seed);
         let done: u64 = o.flows.iter().map(|f| f.completed).sum();
         prop_assert_eq!(done, 6000);
+        prop_assert_eq!(o.flash.scan_reads, scan as u64);
         prop_assert!(o.ftl.gc_page_moves > 0, "no GC");
         prop_assert_eq!(o.consistency.clone().unwrap(), Ok(()));
         prop_assert_eq!(o.resource_audit.clone().unwrap(), Ok(()));

@@ -19,11 +19,14 @@ proptest! {
         cache in any::<bool>(),
         ideal_map in any::<bool>(),
         arch in prop::sample::select(Arch::CHOICES.to_vec()),
+        scan in prop::sample::select(vec![0u32, 3, 40]),
         seed in 0u64..1000,
     ) {
         let mut c = tiny();
         c.cache.enabled = cache;
         if ideal_map { c.ftl.mapping = MappingConfig::Ideal; }
+        // A WAS status scan in the background queues changes no request's fate.
+        c.ftl.status_scan_blocks = scan;
         let w = format!("syn:read={read},size={size_kb}k,addr=uniform,align=512,arrival=qd:{qd},count={count}");
         let r = run(&c, arch, &[&w], seed);
         prop_assert_eq!(r.requests, count as u64);
