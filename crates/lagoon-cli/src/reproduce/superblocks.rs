@@ -63,6 +63,17 @@ struct Run {
     stop_srt: Option<u32>,
 }
 
+/// The tests' drive (`--tiny-drive`): 2 channels of `ways` chips, 1 die, 2 planes of 48
+/// blocks of 8 pages, 2 of them the GC reserve: every figure in seconds.
+fn tiny(c: &mut SsdConfig, ways: u32) {
+    c.flash.channels = 2;
+    c.flash.chips_per_channel = ways;
+    c.flash.dies_per_chip = 1;
+    c.flash.blocks_per_plane = 48;
+    c.flash.pages_per_block = 8;
+    c.ftl.gc_threshold = 2.0 / 48.0;
+}
+
 /// Fig. 15(a) ages its drives with the P/E limits scaled by this (mean and sigma alike: the
 /// same distribution shape, so the same order of failures and remaps, 10x fewer programs).
 const AGE_PE_SCALE: f64 = 0.1;
@@ -73,13 +84,9 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     // full: the footnote-10 superblock (128 blocks) on 256 blocks per plane (docs/MODEL.md).
     let (blocks, sizes, sigmas, srts): (u32, [u32; 2], Vec<f64>, Vec<u32>) = if a.tiny_drive {
         // Tests: every figure in seconds (2 ch x 1 way x 1 die x 2 planes, 48 blocks).
-        base.flash.channels = 2;
-        base.flash.chips_per_channel = 1;
-        base.flash.dies_per_chip = 1;
-        base.flash.pages_per_block = 8;
+        tiny(&mut base, 1);
         base.wear.pe_mean = 200.0;
         base.wear.pe_sigma = 30.0;
-        base.ftl.gc_threshold = 2.0 / 48.0;
         (48, [48, 64], vec![0.0, 30.0], vec![1, 4])
     } else if a.quick {
         base.flash.chips_per_channel = 1;
@@ -155,11 +162,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     f15.wear.pe_mean = base.wear.pe_mean;
     f15.flash.pages_per_block = base.flash.pages_per_block;
     if a.tiny_drive {
-        f15.flash.channels = 2;
-        f15.flash.chips_per_channel = 2;
-        f15.flash.dies_per_chip = 1;
-        f15.flash.blocks_per_plane = 48;
-        f15.ftl.gc_threshold = 2.0 / 48.0;
+        tiny(&mut f15, 2);
     } else if a.quick {
         f15.flash.channels = 2;
         f15.flash.blocks_per_plane = 64;
@@ -574,12 +577,7 @@ fn fig14c(a: &ReproduceArgs) -> Result<serde_json::Value> {
     for (name, preset) in [("ULL", "dssd-ull"), ("TLC", "dssd-tlc")] {
         let mut d = SsdConfig::load(preset)?;
         if a.tiny_drive {
-            d.flash.channels = 2;
-            d.flash.chips_per_channel = 2;
-            d.flash.dies_per_chip = 1;
-            d.flash.blocks_per_plane = 48;
-            d.flash.pages_per_block = 8;
-            d.ftl.gc_threshold = 2.0 / 48.0;
+            tiny(&mut d, 2);
         }
         crate::set_design(&mut d, "baseline").with_context(|| format!("fig14c {name} drive"))?;
         d.cache.enabled = false;
