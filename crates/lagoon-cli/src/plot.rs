@@ -30,6 +30,8 @@ fn color(name: &str, i: usize) -> &'static str {
 
 const LEFT: f64 = 70.0;
 const RIGHT: f64 = 20.0;
+/// Width of a tick label's character at the 12 px font (an upper estimate for digits).
+const CHAR_W: f64 = 7.5;
 const TOP: f64 = 60.0;
 const BOTTOM: f64 = 110.0;
 const HEIGHT: f64 = 300.0;
@@ -518,12 +520,18 @@ pub fn lines(
     y_axis(&mut s, w, &ax, y_label);
     for t in xticks {
         let x = px(t);
+        let label = x_axis.map_or_else(|| fmt_num(t), |ax| ax.label(t));
+        // A label centred on the last tick that would run off the right edge ends there.
+        let anchor = if x + label.len() as f64 * CHAR_W / 2.0 > w - 2.0 {
+            "end"
+        } else {
+            "middle"
+        };
         let _ = writeln!(
             s,
-            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{:.1}" stroke="#eee"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
+            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{:.1}" stroke="#eee"/><text x="{x:.1}" y="{:.1}" text-anchor="{anchor}">{label}</text>"##,
             TOP + HEIGHT,
             TOP + HEIGHT + 16.0,
-            x_axis.map_or_else(|| fmt_num(t), |ax| ax.label(t))
         );
     }
     frame(&mut s, w, TOP + HEIGHT + 38.0, x_label);
@@ -698,6 +706,40 @@ mod tests {
             svg.contains(&format!(
                 r#"<text x="{mid:.1}" y="{:.1}" text-anchor="middle">1</text>"#,
                 TOP + HEIGHT + 16.0
+            )),
+            "{svg}"
+        );
+    }
+
+    /// Fig. 14(c)'s 131072 at the right edge: a long last label ends at its tick instead of
+    /// running past the drawing; a short one stays centred.
+    #[test]
+    fn a_long_last_x_label_ends_at_its_tick() {
+        let right = 720.0 - RIGHT;
+        let y = TOP + HEIGHT + 16.0;
+        let svg = lines(
+            "t",
+            "x",
+            "y",
+            &[("a".into(), vec![(1024.0, 1.0), (131072.0, 2.0)])],
+            true,
+        );
+        assert!(
+            svg.contains(&format!(
+                r#"<text x="{right:.1}" y="{y:.1}" text-anchor="end">131072</text>"#
+            )),
+            "{svg}"
+        );
+        let svg = lines(
+            "t",
+            "x",
+            "y",
+            &[("a".into(), vec![(1.0, 1.0), (64.0, 2.0)])],
+            true,
+        );
+        assert!(
+            svg.contains(&format!(
+                r#"<text x="{right:.1}" y="{y:.1}" text-anchor="middle">64</text>"#
             )),
             "{svg}"
         );
