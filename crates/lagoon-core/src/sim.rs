@@ -2191,9 +2191,14 @@ impl Simulator {
                     .erase_done(x.plane, self.ftl.geo.block_of_ppa(x.ppa));
                 self.gc_victim[x.plane as usize] = NONE;
                 self.maybe_gc(now, x.plane, false);
-                // MQSim checks static wear levelling after each erase (GC_and_WL_Unit_Base).
-                if let Some(victim) = self.ftl.start_static_wl(x.plane) {
-                    self.collect(now, x.plane, victim);
+                // MQSim checks static wear levelling after each erase (GC_and_WL_Unit_Base),
+                // while the host has requests in the drive or to come. After the last one no
+                // round starts (a MQSim run ends with its requests): at a threshold of 1 every
+                // round's moves cost erases elsewhere, so levelling would never end the run.
+                if !self.host_done() {
+                    if let Some(victim) = self.ftl.start_static_wl(x.plane) {
+                        self.collect(now, x.plane, victim);
+                    }
                 }
             }
         }

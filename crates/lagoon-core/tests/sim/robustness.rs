@@ -311,3 +311,27 @@ fn memory_guard_stops_a_run_whose_state_outgrows_the_limit() {
     let done = run(u64::MAX).expect("no limit");
     assert_eq!(done.flows[0].completed, 200_000);
 }
+
+/// Found by the config fuzzer (seed 20261124, case 23,535): static wear levelling at a
+/// threshold of 1 on an aged TLC drive levelled forever after the last request (each round's
+/// moves cost erases elsewhere, so the spread never closed) and the run never ended. Rounds
+/// now start only while the host has requests in the drive or to come; this one levels
+/// during the run and then ends.
+#[test]
+fn eager_static_wear_levelling_ends_with_the_host() {
+    let mut c = SsdConfig::load("dssd-tlc").unwrap();
+    c.flash.chips_per_channel = 2;
+    c.ftl.static_wl_threshold = 1;
+    let w = "syn:read=70,size=uniform:4k-64k,arrival=qd:4,count=40".to_string();
+    // On a thread, so a regression fails here instead of hanging the suite (0.5 s now).
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(Scenario::new("dssd-tlc", c, Arch::Nossd, vec![w]).run(|_| {}));
+    });
+    let r = rx
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("the run did not end in 120 s")
+        .expect("the run succeeds");
+    assert_eq!(r.requests, 40);
+    assert!(r.ftl.static_wl_runs > 0, "it levels while the host runs");
+}
