@@ -276,8 +276,9 @@ fn run(a: RunArgs) -> Result<()> {
     );
     if full > limit && !quiet {
         eprintln!(
-            "note: this drive's mapping tables grow to {:.2} GB if the workload writes all of it; \
-             the run stops with an error if the model's state passes {:.2} GB",
+            "note: this drive's mapping tables grow to {:.2} GB of model state in all if the \
+             workload writes all of it; the run stops with an error if the model's state \
+             passes {:.2} GB",
             full as f64 / 1e9,
             limit as f64 / 1e9
         );

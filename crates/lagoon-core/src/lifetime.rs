@@ -166,12 +166,10 @@ pub fn age(
     if need > limit {
         return Err(format!(
             "flash (geometry): lifetime mode holds every page's map and reverse-map entry, \
-             {:.2} GB of state for this drive, more than the {:.2} GB limit ({} moves it); use \
-             fewer blocks (flash.blocks_per_plane), channels or chips, or larger pages \
-             (flash.page_bytes)",
+             {:.2} GB of state for this drive, {}; use fewer blocks (flash.blocks_per_plane), \
+             channels or chips, or larger pages (flash.page_bytes)",
             need as f64 / 1e9,
-            limit as f64 / 1e9,
-            crate::config::schema::STATE_LIMIT_ENV
+            crate::config::schema::over_state_limit(limit)
         ));
     }
     let start = std::time::Instant::now();

@@ -311,11 +311,8 @@ pub struct Simulator {
     verify: bool,
     probe_done: Vec<(u32, Ps)>,
     watchdog_events: u64,
-    /// State allocated before the run; the memory guard adds what grew
-    /// ([`Simulator::state_over_limit`]).
-    state_base: u64,
+    /// The memory guard's limit ([`Simulator::state_over_limit`]).
     state_limit: u64,
-    full_map_bytes: u64,
     /// An input the model cannot represent (reported as [`SimError::Input`]).
     fault: Option<String>,
     /// The controller's DRAM: one FIFO channel (`cache.dram_mb_s`, `cache.dram_access_ns`).
@@ -522,11 +519,9 @@ impl Simulator {
             verify: false,
             probe_done: Vec::new(),
             watchdog_events: WATCHDOG_EVENTS,
-            state_base: cfg.preallocated_state_bytes(),
             // A validated configuration has read the limit already.
             state_limit: crate::config::schema::model_state_limit()
                 .unwrap_or(crate::config::schema::MODEL_STATE_LIMIT_BYTES),
-            full_map_bytes: cfg.full_map_bytes(),
             fault,
             dram: Resource::new(cfg.cache.dram_mb_s, cfg.cache.dram_access_ns),
             ctl,
@@ -945,7 +940,8 @@ impl Simulator {
             self.cmt.as_ref().map_or(0, |c| c.bytes()) as u64,
             self.cache.as_ref().map_or(0, |c| c.bytes()) as u64,
         );
-        let total = self.state_base + map + cmt + cache;
+        let base = self.cfg.preallocated_state_bytes();
+        let total = base + map + cmt + cache;
         if total <= self.state_limit {
             return None;
         }
@@ -953,20 +949,19 @@ impl Simulator {
         Some(format!(
             "flash (geometry): the model's state reached {:.2} GB at t = {:.3} ms after {done} \
              requests ({:.2} GB allocated before the run; mapping tables written during it \
-             {:.2} GB, cached mapping table {:.2} GB, data cache {:.2} GB), more than the {:.2} \
-             GB limit ({} moves it): the workload writes across more of this drive than the limit allows \
-             (its full mapping tables would be {:.2} GB); use a smaller drive \
-             (flash.blocks_per_plane, flash.channels), larger pages (flash.page_bytes), a \
-             smaller ftl.mapping.cmt_bytes or cache.capacity_bytes, or fewer requests",
+             {:.2} GB, cached mapping table {:.2} GB, data cache {:.2} GB), {}: the workload \
+             writes across more of this drive than the limit allows (its full mapping tables \
+             would be {:.2} GB); use a smaller drive (flash.blocks_per_plane, flash.channels), \
+             larger pages (flash.page_bytes), a smaller ftl.mapping.cmt_bytes or \
+             cache.capacity_bytes, or fewer requests",
             gb(total),
             crate::time::to_ns_f64(now) / 1e6,
-            gb(self.state_base),
+            gb(base),
             gb(map),
             gb(cmt),
             gb(cache),
-            gb(self.state_limit),
-            crate::config::schema::STATE_LIMIT_ENV,
-            gb(self.full_map_bytes),
+            crate::config::schema::over_state_limit(self.state_limit),
+            gb(self.cfg.full_map_bytes()),
         ))
     }
 

@@ -592,13 +592,7 @@ fn fig14c(a: &ReproduceArgs) -> Result<serde_json::Value> {
         for (rw, read) in [("read", 100), ("write", 0)] {
             let w = format!("syn:read={read},size={kib}k,addr=uniform,arrival=qd:64,count={count}");
             for &n in scans.iter().filter(|&&n| n as u64 <= blocks) {
-                cases.push((
-                    *name,
-                    rw,
-                    n,
-                    d.flash.page_bytes as u64,
-                    kib as u64 * 1024 * count,
-                ));
+                cases.push((*name, rw, n, d.flash.page_bytes as u64));
                 let mut c = d.clone();
                 c.ftl.status_scan_blocks = n;
                 let mut sc = Scenario::new(name, c, Arch::Baseline, vec![w.clone()]);
@@ -621,13 +615,21 @@ fn fig14c(a: &ReproduceArgs) -> Result<serde_json::Value> {
     let mut csv = String::from(
         "drive,workload,scanned_blocks,scan_bytes,host_bytes,mean_latency_us,latency_vs_no_scan\n",
     );
-    let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    // Per drive, a (workload, points) series each; every group starts with its unscanned run.
+    type Lines = Vec<(String, Vec<(f64, f64)>)>;
+    let mut per_drive: Vec<(&str, Lines)> = Vec::new();
     let mut pts = Vec::new();
     let mut unscanned = f64::NAN;
-    for (rec, &(name, rw, n, page, host)) in recs.iter().zip(&cases) {
+    for (rec, &(name, rw, n, page)) in recs.iter().zip(&cases) {
+        let host = page * count;
         if n == 0 {
             unscanned = rec.mean_latency_us;
-            series.push((format!("{name} {rw}"), Vec::new()));
+            if per_drive.last().is_none_or(|d| d.0 != name) {
+                per_drive.push((name, Vec::new()));
+            }
+            if let Some(d) = per_drive.last_mut() {
+                d.1.push((rw.to_string(), Vec::new()));
+            }
         }
         let ratio = rec.mean_latency_us / unscanned;
         let _ = writeln!(
@@ -640,24 +642,14 @@ fn fig14c(a: &ReproduceArgs) -> Result<serde_json::Value> {
             "scan_bytes": n as u64 * page, "host_bytes": host,
             "mean_latency_us": rec.mean_latency_us, "latency_vs_no_scan": ratio}));
         if n > 0 {
-            if let Some(s) = series.last_mut() {
+            if let Some(s) = per_drive.last_mut().and_then(|d| d.1.last_mut()) {
                 s.1.push((n as f64, ratio));
             }
         }
     }
     write(&out.join("fig14c_was_latency.csv"), &csv)?;
     // One chart per drive (fig15a's layout): both drives' read lines nearly coincide.
-    for (name, _) in &drives {
-        let mine: Vec<(String, Vec<(f64, f64)>)> = series
-            .iter()
-            .filter(|s| s.0.starts_with(&format!("{name} ")))
-            .map(|(l, p)| {
-                (
-                    l.trim_start_matches(&format!("{name} ")).to_string(),
-                    p.clone(),
-                )
-            })
-            .collect();
+    for (name, mine) in &per_drive {
         write(
             &out.join(format!("fig14c_was_latency_{}.svg", name.to_lowercase())),
             &crate::plot::lines(
@@ -666,7 +658,7 @@ fn fig14c(a: &ReproduceArgs) -> Result<serde_json::Value> {
                 ),
                 "blocks scanned (one page each)",
                 "mean I/O latency / without the scan",
-                &mine,
+                mine,
                 true,
             ),
         )?;

@@ -1180,10 +1180,8 @@ impl SsdConfig {
                 "flash (geometry)",
                 format!("{:.1} GB of model state", need as f64 / 1e9),
                 format!(
-                    "more than the {:.2} GB limit ({} moves it); use fewer channels, chips, \
-                     dies, planes or blocks",
-                    limit as f64 / 1e9,
-                    schema::STATE_LIMIT_ENV
+                    "{}; use fewer channels, chips, dies, planes or blocks",
+                    schema::over_state_limit(limit)
                 ),
             ));
         }

@@ -199,6 +199,14 @@ pub const MODEL_STATE_LIMIT_BYTES: u64 = 4 << 30;
 /// more memory: read by configuration checks, the timed run's memory guard and lifetime mode.
 pub const STATE_LIMIT_ENV: &str = "LAGOON_MAX_STATE_GB";
 
+/// "more than the L GB limit (LAGOON_MAX_STATE_GB moves it)", for every message about it.
+pub fn over_state_limit(limit: u64) -> String {
+    format!(
+        "more than the {:.2} GB limit ({STATE_LIMIT_ENV} moves it)",
+        limit as f64 / 1e9
+    )
+}
+
 /// The model-state limit in force: [`STATE_LIMIT_ENV`] if set (a number of GB in
 /// 0.001..=1,000,000), else [`MODEL_STATE_LIMIT_BYTES`].
 pub fn model_state_limit() -> Result<u64, ConfigError> {

@@ -398,13 +398,18 @@ impl Series {
         }
     }
 
-    /// Add `x` to the window holding `t`.
-    pub fn add(&mut self, t: Ps, x: u64) {
-        let i = self.index(t);
+    /// Window `i`'s sum, growing the series to hold it.
+    fn slot(&mut self, i: usize) -> &mut u64 {
         if self.v.len() <= i {
             self.v.resize(i + 1, 0);
         }
-        self.v[i] += x;
+        &mut self.v[i]
+    }
+
+    /// Add `x` to the window holding `t`.
+    pub fn add(&mut self, t: Ps, x: u64) {
+        let i = self.index(t);
+        *self.slot(i) += x;
     }
 
     /// Spread the busy interval `[start, end)` over the windows.
@@ -415,11 +420,8 @@ impl Series {
         let mut t = start;
         while t < end {
             let i = (t / self.window) as usize;
-            if self.v.len() <= i {
-                self.v.resize(i + 1, 0);
-            }
             let e = end.min((i as Ps + 1) * self.window);
-            self.v[i] += e - t;
+            *self.slot(i) += e - t;
             t = e;
         }
     }
@@ -463,7 +465,18 @@ impl Timeline {
         }
     }
 
-    fn series(&mut self) -> [&mut Series; 6] {
+    fn each(&self) -> [&Series; 6] {
+        [
+            &self.io_bytes,
+            &self.gc_bytes,
+            &self.gc_read_bytes,
+            &self.bus_busy,
+            &self.dram_busy,
+            &self.link_busy,
+        ]
+    }
+
+    fn each_mut(&mut self) -> [&mut Series; 6] {
         [
             &mut self.io_bytes,
             &mut self.gc_bytes,
@@ -476,8 +489,8 @@ impl Timeline {
 
     /// Widen every series to the widest one's window.
     pub fn align(&mut self) {
-        let w = self.series().iter().map(|s| s.window).max().unwrap_or(1);
-        for s in self.series() {
+        let w = self.each().iter().map(|s| s.window).max().unwrap_or(1);
+        for s in self.each_mut() {
             s.widen_to(w);
         }
     }
@@ -487,11 +500,14 @@ impl Timeline {
         self.io_bytes.window
     }
 
-    /// CSV: one line per window.
+    /// CSV: one line per window (of an aligned timeline: a run's is aligned when it ends).
     pub fn csv(&self) -> String {
-        let mut me = self.clone();
-        me.align();
-        let n = me.series().iter().map(|s| s.v.len()).max().unwrap_or(0);
+        let me = self;
+        debug_assert!(
+            me.each().iter().all(|s| s.window == me.window()),
+            "align first"
+        );
+        let n = me.each().iter().map(|s| s.v.len()).max().unwrap_or(0);
         let w = me.window() as f64;
         let at = |s: &Series, i: usize| s.v.get(i).copied().unwrap_or(0) as f64;
         let mut out = String::from(

@@ -254,6 +254,31 @@ fn a_status_scan_read_holds_the_bus_and_dram_like_a_page_read() {
     );
 }
 
+/// The property test's shrunk case of a stall: a status scan (37 blocks) on a dSSD with
+/// preemptive GC. A multi-plane read that paired a scan page with GC pages took no source-dBUF
+/// slots for the GC pages (counted by the first page's kind), their departures underflowed
+/// the count, and GC stopped. Every request now completes, and every scan read.
+#[test]
+fn a_scan_page_sharing_a_gc_read_leaves_the_dbuf_count_whole() {
+    let mut c = drive(Design::Dssd);
+    c.ftl.gc_mode = GcMode::Preemptive;
+    c.controller.dbuf_bytes = 2 * 4096;
+    c.cache.enabled = false;
+    c.precondition.mode = PreconditionMode::Aged;
+    c.precondition.occupancy = 0.5;
+    c.ftl.static_wl_threshold = 0;
+    c.ftl.status_scan_blocks = 37;
+    let o = super::common::verified_run(
+        &c,
+        Arch::Baseline,
+        "syn:read=30,size=uniform:4k-16k,addr=hotcold:80/30,count=6000",
+        0,
+        false,
+    );
+    assert_eq!(o.flows[0].completed, 6000);
+    assert_eq!(o.flash.scan_reads, 37);
+}
+
 /// Closed loop at depth 16 with the FTL's invariant scan and the resource audit.
 fn verified(c: &SsdConfig, w: &str, seed: u64) -> lagoon_core::sim::Outcome {
     super::common::verified_run(c, Arch::Baseline, w, seed, true)

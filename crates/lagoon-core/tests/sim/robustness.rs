@@ -150,6 +150,19 @@ fn a_wrong_type_names_the_file_and_key() {
             "{v}: {e}"
         );
     }
+    // `ftl.status_scan_blocks`: a count of blocks (u32), at most the drive's.
+    for v in ["-1", "1.5", "\"all\"", "4294967296", "1e12", "nan"] {
+        let e = err(&format!("[ftl]\nstatus_scan_blocks = {v}\n"));
+        assert!(
+            e.contains("status_scan_blocks") && e.lines().count() <= 3,
+            "{v}: {e}"
+        );
+    }
+    let e = err("[ftl]\nstatus_scan_blocks = 4294967295\n");
+    assert!(
+        e.contains("ftl.status_scan_blocks") && e.contains("blocks (flash geometry)"),
+        "{e}"
+    );
     let e = err("[ftl]\ngc_mapping_update = 3\n");
     assert!(
         e.contains("hostile.toml") && e.contains("gc_mapping_update"),
