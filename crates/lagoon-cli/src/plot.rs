@@ -717,32 +717,21 @@ mod tests {
     fn a_long_last_x_label_ends_at_its_tick() {
         let right = 720.0 - RIGHT;
         let y = TOP + HEIGHT + 16.0;
-        let svg = lines(
-            "t",
-            "x",
-            "y",
-            &[("a".into(), vec![(1024.0, 1.0), (131072.0, 2.0)])],
-            true,
-        );
-        assert!(
-            svg.contains(&format!(
-                r#"<text x="{right:.1}" y="{y:.1}" text-anchor="end">131072</text>"#
-            )),
-            "{svg}"
-        );
-        let svg = lines(
-            "t",
-            "x",
-            "y",
-            &[("a".into(), vec![(1.0, 1.0), (64.0, 2.0)])],
-            true,
-        );
-        assert!(
-            svg.contains(&format!(
-                r#"<text x="{right:.1}" y="{y:.1}" text-anchor="middle">64</text>"#
-            )),
-            "{svg}"
-        );
+        for (first, last, anchor) in [(1024.0, 131072.0, "end"), (1.0, 64.0, "middle")] {
+            let svg = lines(
+                "t",
+                "x",
+                "y",
+                &[("a".into(), vec![(first, 1.0), (last, 2.0)])],
+                true,
+            );
+            assert!(
+                svg.contains(&format!(
+                    r#"<text x="{right:.1}" y="{y:.1}" text-anchor="{anchor}">{last}</text>"#
+                )),
+                "{svg}"
+            );
+        }
     }
 
     #[test]
