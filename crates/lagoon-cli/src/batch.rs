@@ -6,10 +6,12 @@
 use anyhow::{anyhow, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lagoon_core::config::SsdConfig;
+use lagoon_core::lifetime::{self, LifetimeReport, LifetimeSpec};
 use lagoon_core::report::Report;
 use lagoon_core::scenario::Scenario;
+use lagoon_core::ssd::dynamic_superblock::BlockRemap;
 use serde::{Deserialize, Serialize};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// What a run is, as the figure and table code looks it up.
@@ -46,6 +48,39 @@ impl Job {
                     k.design
                 )
             })
+    }
+}
+
+/// A functional lifetime ([`lifetime::age`]): a drive written to death, or to an age, with no
+/// timing model (`reproduce superblocks`). It comes back as its report and the aged drive's
+/// block remapping.
+#[derive(Clone, Debug)]
+pub struct AgeJob {
+    /// What it is, for errors and progress ("fig14a RESERV|0.1").
+    pub name: String,
+    pub cfg: SsdConfig,
+    pub spec: LifetimeSpec,
+}
+
+pub type Aged = (LifetimeReport, BlockRemap);
+
+impl AgeJob {
+    /// Age the drive; `progress(done)` now and then with page programs done. An error names
+    /// the lifetime.
+    pub fn run(&self, progress: impl FnMut(u64)) -> Result<Aged> {
+        let mut progress = progress;
+        lifetime::age(&self.cfg, &self.spec, |d, _| progress(d))
+            .map_err(|e| anyhow!("{}: {e}", self.name))
+    }
+
+    /// The page programs its progress counts to: physical pages x mean P/E limit (what
+    /// [`lifetime::age`] reports as its total).
+    pub fn expected_programs(&self) -> u64 {
+        let f = &self.cfg.flash;
+        (f.channels * f.chips_per_channel * f.dies_per_chip * f.planes_per_die) as u64
+            * f.blocks_per_plane as u64
+            * f.pages_per_block as u64
+            * self.cfg.wear.pe_mean as u64
     }
 }
 
@@ -271,6 +306,8 @@ fn slowest(jobs: &[Job], walls: &[f64], k: usize) -> String {
 /// so whatever executes them, the files written from them are the same.
 pub trait Executor: Send + Sync {
     fn run(&self, jobs: Vec<Job>, quiet: bool) -> Result<Vec<Record>>;
+    /// Functional lifetimes, results in job order.
+    fn age(&self, jobs: Vec<AgeJob>, quiet: bool) -> Result<Vec<Aged>>;
     /// How it runs, for the progress line ("on 2 threads").
     fn describe(&self) -> String;
 
@@ -303,9 +340,47 @@ impl Executor for Threads {
     fn run(&self, jobs: Vec<Job>, quiet: bool) -> Result<Vec<Record>> {
         run_all(jobs, self.0, quiet)
     }
+    fn age(&self, jobs: Vec<AgeJob>, quiet: bool) -> Result<Vec<Aged>> {
+        age_all(&jobs, self.0, quiet)
+    }
     fn describe(&self) -> String {
         format!("{} threads", self.0)
     }
+}
+
+/// Every lifetime on `threads` threads, results in job order; one progress bar over the page
+/// programs of all of them.
+fn age_all(jobs: &[AgeJob], threads: usize, quiet: bool) -> Result<Vec<Aged>> {
+    let next = AtomicUsize::new(0);
+    let done = AtomicU64::new(0);
+    let results: Mutex<Vec<Option<Result<Aged>>>> =
+        Mutex::new((0..jobs.len()).map(|_| None).collect());
+    let pb = crate::lifetime::life_bar(quiet, "lifetimes");
+    pb.set_length(jobs.iter().map(AgeJob::expected_programs).sum());
+    std::thread::scope(|s| {
+        for _ in 0..threads.clamp(1, jobs.len().max(1)) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= jobs.len() {
+                    break;
+                }
+                let mut last = 0;
+                let r = jobs[i].run(|d| {
+                    let add = d - last;
+                    last = d;
+                    pb.set_position(done.fetch_add(add, Ordering::Relaxed) + add);
+                });
+                results.lock().expect("no panics while holding")[i] = Some(r);
+            });
+        }
+    });
+    pb.finish_and_clear();
+    results
+        .into_inner()
+        .expect("threads joined")
+        .into_iter()
+        .map(|r| r.expect("every lifetime ran"))
+        .collect()
 }
 
 /// Threads to use by default: every core the machine offers.
@@ -326,6 +401,9 @@ mod tests {
             let mut seen = self.0.lock().unwrap();
             seen.extend(jobs.iter().map(|j| j.key.workload.clone()));
             run_all(jobs, 1, quiet)
+        }
+        fn age(&self, jobs: Vec<AgeJob>, quiet: bool) -> Result<Vec<Aged>> {
+            age_all(&jobs, 1, quiet)
         }
         fn describe(&self) -> String {
             "a spy".into()
@@ -366,5 +444,51 @@ mod tests {
             .map(|r| (r.key.workload.as_str(), r.requests))
             .collect();
         assert_eq!(back, [("a", 10), ("bb", 20), ("ccc", 30), ("dddd", 40)]);
+    }
+
+    /// Lifetimes come back in job order and equal to one run alone, on any number of
+    /// threads; a failing one is named.
+    #[test]
+    fn lifetimes_come_back_in_job_order_on_any_thread_count() {
+        use lagoon_core::config::SuperblockMode;
+        let job = |mode: SuperblockMode, sigma: f64| {
+            let mut cfg = SsdConfig::default();
+            let f = &mut cfg.flash;
+            (
+                f.channels,
+                f.chips_per_channel,
+                f.dies_per_chip,
+                f.planes_per_die,
+            ) = (2, 2, 1, 2);
+            (f.blocks_per_plane, f.pages_per_block, f.page_bytes) = (64, 8, 4096);
+            (cfg.wear.pe_mean, cfg.wear.pe_sigma, cfg.wear.superblock) = (60.0, sigma, mode);
+            AgeJob {
+                name: format!("{mode:?} {sigma}"),
+                cfg,
+                spec: LifetimeSpec::default(),
+            }
+        };
+        let jobs: Vec<AgeJob> = [SuperblockMode::Static, SuperblockMode::Reserv]
+            .into_iter()
+            .flat_map(|m| [0.0, 9.0, 18.0].map(|s| job(m, s)))
+            .collect();
+        let alone: Vec<Aged> = jobs.iter().map(|j| j.run(|_| {}).unwrap()).collect();
+        let strip = |mut a: Aged| {
+            (a.0.wall_s, a.0.page_programs_per_s) = (0.0, 0.0);
+            a
+        };
+        for threads in [1, 3] {
+            let got = Threads(threads).age(jobs.clone(), true).unwrap();
+            assert_eq!(got.len(), jobs.len());
+            for (g, a) in got.into_iter().zip(&alone) {
+                assert_eq!(strip(g), strip(a.clone()), "{threads} threads");
+            }
+        }
+        // Lifetimes differ (so order is checked): sigma shortens a static drive's life.
+        assert_ne!(alone[0].0.host_bytes_written, alone[2].0.host_bytes_written);
+        let mut bad = jobs.clone();
+        bad[4].spec.request_bytes = 1000;
+        let e = Threads(2).age(bad, true).unwrap_err().to_string();
+        assert!(e.starts_with("Reserv 9: request size 1000 bytes"), "{e}");
     }
 }

@@ -11,9 +11,9 @@ use crate::ssd::dynamic_superblock::BlockRemap;
 use crate::ssd::ftl::superblock::{SuperblockCounters, SuperblockFtl};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Pattern {
     /// Request-aligned offsets drawn uniformly over the logical space.
@@ -33,7 +33,7 @@ impl std::str::FromStr for Pattern {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LifetimeSpec {
     /// Bytes per host write (§6.4: 128 KB).
     pub request_bytes: u64,
@@ -63,14 +63,38 @@ impl Default for LifetimeSpec {
 }
 
 /// One bad superblock: how many were bad and how much host data had been written.
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BadPoint {
     pub bad_superblocks: u64,
     pub host_bytes: u64,
     pub remaps: u64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+/// Why a lifetime ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LifetimeEnd {
+    /// No page could be placed.
+    WornOut,
+    /// The stop fraction of bad superblocks was reached.
+    BadFraction,
+    /// The SRTs reached `stop_srt_active`.
+    SrtActive,
+}
+
+impl std::fmt::Display for LifetimeEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            LifetimeEnd::WornOut => "worn-out",
+            LifetimeEnd::BadFraction => "bad-fraction",
+            LifetimeEnd::SrtActive => "srt-active",
+        })
+    }
+}
+
+/// A lifetime's results; it travels to and from Dask workers (`Deserialize`), so every field
+/// comes back as it was.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LifetimeReport {
     pub drive: String,
     pub superblock_mode: String,
@@ -84,9 +108,7 @@ pub struct LifetimeReport {
     pub request_bytes: u64,
     pub logical_bytes: u64,
     pub page_bytes: u32,
-    /// `worn-out` (no page could be placed), `bad-fraction` (the stop fraction reached) or
-    /// `srt-active` (the SRTs reached `stop_srt_active`).
-    pub end: &'static str,
+    pub end: LifetimeEnd,
     pub host_bytes_written: u64,
     pub first_bad_superblock_bytes: Option<u64>,
     /// Every retirement, in order.
@@ -187,7 +209,7 @@ pub fn age(
         * cfg.wear.pe_mean as u64;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(spec.seed ^ 0x6c69_6665);
     let mut next = 0u64;
-    let mut end = "bad-fraction";
+    let mut end = LifetimeEnd::BadFraction;
     let mut srt_curve = Vec::new();
     let mut last_remaps = 0;
     let mut req = 0u64;
@@ -206,7 +228,7 @@ pub fn age(
         };
         for lpa in chunk * per_req..(chunk + 1) * per_req {
             if ftl.write(lpa).is_err() {
-                end = "worn-out";
+                end = LifetimeEnd::WornOut;
                 break 'life;
             }
         }
@@ -217,7 +239,7 @@ pub fn age(
             if let Some(stop) = spec.stop_srt_active {
                 let sum: u64 = active.iter().map(|&a| a as u64).sum();
                 if sum >= stop as u64 * active.len() as u64 {
-                    end = "srt-active";
+                    end = LifetimeEnd::SrtActive;
                     break 'life;
                 }
             }
@@ -311,7 +333,7 @@ mod tests {
         let a = run(&tiny(SuperblockMode::Static), &spec, |_, _| {}).unwrap();
         let b = run(&tiny(SuperblockMode::Static), &spec, |_, _| {}).unwrap();
         assert_eq!(a.deterministic_json(), b.deterministic_json());
-        assert_eq!(a.end, "worn-out");
+        assert_eq!(a.end, LifetimeEnd::WornOut);
         let r = run(&tiny(SuperblockMode::Recycled), &spec, |_, _| {}).unwrap();
         // §6.4: the first bad superblock is the same; afterwards recycling delays the rest.
         assert_eq!(a.first_bad_superblock_bytes, r.first_bad_superblock_bytes);

@@ -1,13 +1,34 @@
-//! A reproduction's runs on Dask workers: each job travels as JSON text (a [`Wire`]: its key
-//! and scenario, the drive as TOML) and its record comes back as Python objects, so every
-//! number crosses exactly (Python floats are the same f64).
+//! A reproduction's runs on Dask workers: each job travels as JSON text (a [`Spec`]: a timed
+//! run's key and scenario, or a functional lifetime's name and spec; the drive, and anything
+//! else holding floats, as TOML) and its result comes back as Python objects, so every number
+//! crosses exactly (TOML writes floats shortest-round-trip and Python floats are the same
+//! f64).
 
 use anyhow::{anyhow, Context, Result};
-use lagoon_cli::batch::{Executor, Job, Record, RunKey};
+use lagoon_cli::batch::{AgeJob, Aged, Executor, Job, Record, RunKey};
 use lagoon_core::config::SsdConfig;
 use lagoon_core::scenario::Scenario;
 use pyo3::prelude::*;
 use serde::{Deserialize, Serialize};
+
+/// What a worker is sent: a timed run or a functional lifetime.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Spec {
+    Run(Box<Wire>),
+    /// An [`AgeJob`]: its name, the drive and the lifetime spec as TOML.
+    Age {
+        name: String,
+        ssd: String,
+        spec: String,
+    },
+}
+
+/// A job read back from its text.
+pub enum WireJob {
+    Run(Job),
+    Age(AgeJob),
+}
 
 /// A [`Job`] as text. Every field of [`Scenario`] is here (`to_wire` names them all, so a new
 /// field fails to compile until it travels too).
@@ -68,11 +89,30 @@ pub fn to_wire(job: &Job) -> Result<String> {
         stop_at_last_completion: *stop_at_last_completion,
         block_remap: block_remap.as_deref().cloned(),
     };
-    Ok(serde_json::to_string(&w)?)
+    Ok(serde_json::to_string(&Spec::Run(Box::new(w)))?)
 }
 
-pub fn from_wire(text: &str) -> Result<Job> {
-    let w: Wire = serde_json::from_str(text).context("a job spec")?;
+pub fn age_to_wire(job: &AgeJob) -> Result<String> {
+    let AgeJob { name, cfg, spec } = job;
+    Ok(serde_json::to_string(&Spec::Age {
+        name: name.clone(),
+        ssd: toml::to_string(cfg)?,
+        spec: toml::to_string(spec)?,
+    })?)
+}
+
+pub fn from_wire(text: &str) -> Result<WireJob> {
+    Ok(match serde_json::from_str(text).context("a job spec")? {
+        Spec::Run(w) => WireJob::Run(run_from_wire(*w)?),
+        Spec::Age { name, ssd, spec } => WireJob::Age(AgeJob {
+            name,
+            cfg: toml::from_str(&ssd).context("a lifetime spec's drive")?,
+            spec: toml::from_str(&spec).context("a lifetime spec")?,
+        }),
+    })
+}
+
+fn run_from_wire(w: Wire) -> Result<Job> {
     let ssd: SsdConfig = toml::from_str(&w.ssd).context("a job spec's drive")?;
     let parse = |what: &str, e: String| anyhow!("a job spec's {what}: {e}");
     let mut sc = Scenario::new(
@@ -115,6 +155,15 @@ pub fn record_to_py<'py>(py: Python<'py>, r: &Record) -> PyResult<Bound<'py, PyA
         .map(|t| t.into_any())
 }
 
+/// A lifetime's result as Python objects (report, remap).
+pub fn aged_to_py<'py>(py: Python<'py>, a: &Aged) -> PyResult<Bound<'py, PyAny>> {
+    Ok(pythonize::pythonize(py, a)?)
+}
+
+fn aged_from_py(obj: &Bound<'_, PyAny>) -> Result<Aged> {
+    pythonize::depythonize(obj).map_err(|e| anyhow!("a worker's lifetime: {e}"))
+}
+
 fn record_from_py(obj: &Bound<'_, PyAny>) -> Result<Record> {
     let (fields, cdf, timeline): (Bound<'_, PyAny>, Vec<(u64, f64)>, Option<String>) = obj
         .extract()
@@ -126,33 +175,50 @@ fn record_from_py(obj: &Bound<'_, PyAny>) -> Result<Record> {
     Ok(r)
 }
 
-/// Runs a batch through a Python callable: `f(specs, quiet)` returns the records in order
+/// Runs a batch through a Python callable: `f(specs, quiet)` returns the results in order
 /// (`lagoon._dask` sends the specs to a Dask cluster).
 pub struct PyExecutor(pub Py<PyAny>);
 
-impl Executor for PyExecutor {
-    fn run(&self, jobs: Vec<Job>, quiet: bool) -> Result<Vec<Record>> {
-        let specs = jobs.iter().map(to_wire).collect::<Result<Vec<_>>>()?;
+impl PyExecutor {
+    /// `f(specs, quiet)`, each of its results read by `read`; one result per spec.
+    fn call<T>(
+        &self,
+        specs: Vec<String>,
+        quiet: bool,
+        read: impl Fn(&Bound<'_, PyAny>) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        let n = specs.len();
         Python::attach(|py| {
             let out = self
                 .0
                 .call1(py, (specs, quiet))
                 .map_err(|e| anyhow!("{}", e.value(py)))?;
-            let recs = out
+            let results = out
                 .bind(py)
                 .try_iter()
                 .map_err(|e| anyhow!("the executor's result: {e}"))?
-                .map(|o| record_from_py(&o.map_err(|e| anyhow!("{e}"))?))
+                .map(|o| read(&o.map_err(|e| anyhow!("{e}"))?))
                 .collect::<Result<Vec<_>>>()?;
-            if recs.len() != jobs.len() {
+            if results.len() != n {
                 return Err(anyhow!(
-                    "the executor returned {} records for {} runs",
-                    recs.len(),
-                    jobs.len()
+                    "the executor returned {} results for {n} jobs",
+                    results.len()
                 ));
             }
-            Ok(recs)
+            Ok(results)
         })
+    }
+}
+
+impl Executor for PyExecutor {
+    fn run(&self, jobs: Vec<Job>, quiet: bool) -> Result<Vec<Record>> {
+        let specs = jobs.iter().map(to_wire).collect::<Result<Vec<_>>>()?;
+        self.call(specs, quiet, record_from_py)
+    }
+
+    fn age(&self, jobs: Vec<AgeJob>, quiet: bool) -> Result<Vec<Aged>> {
+        let specs = jobs.iter().map(age_to_wire).collect::<Result<Vec<_>>>()?;
+        self.call(specs, quiet, aged_from_py)
     }
 
     fn describe(&self) -> String {

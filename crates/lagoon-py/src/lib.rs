@@ -76,18 +76,26 @@ fn run(
     Ok((json, [c.all, c.read, c.write]))
 }
 
-/// One run of a reproduction on a worker: a job from [`job::to_wire`], its record back.
+/// One job of a reproduction on a worker, from [`job::to_wire`] or [`job::age_to_wire`]: a
+/// timed run's record, or a lifetime's (report, remap).
 #[pyfunction]
 fn run_job<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyAny>> {
-    let j = job::from_wire(spec).map_err(err)?;
-    let rec = py.detach(|| j.run()).map_err(err)?;
-    job::record_to_py(py, &rec)
+    match job::from_wire(spec).map_err(err)? {
+        job::WireJob::Run(j) => {
+            let rec = py.detach(|| j.run()).map_err(err)?;
+            job::record_to_py(py, &rec)
+        }
+        job::WireJob::Age(j) => {
+            let aged = py.detach(|| j.run(|_| {})).map_err(err)?;
+            job::aged_to_py(py, &aged)
+        }
+    }
 }
 
 /// `lagoon reproduce PAPER`: `executor(specs)`, if given, runs a list of job specs anywhere
 /// (Dask) and returns their records in order; otherwise `jobs` local threads.
 #[pyfunction]
-#[pyo3(signature = (paper, out, quick=false, requests=None, traces=None, seed=1, notes=None, jobs=None, quiet=false, executor=None))]
+#[pyo3(signature = (paper, out, quick=false, requests=None, traces=None, seed=1, notes=None, jobs=None, quiet=false, executor=None, tiny_drive=false))]
 #[allow(clippy::too_many_arguments)]
 fn reproduce(
     py: Python<'_>,
@@ -101,6 +109,7 @@ fn reproduce(
     jobs: Option<usize>,
     quiet: bool,
     executor: Option<Py<PyAny>>,
+    tiny_drive: bool,
 ) -> PyResult<()> {
     let a = ReproduceArgs {
         paper,
@@ -113,7 +122,7 @@ fn reproduce(
         seed,
         quiet,
         executor: executor.map(|f| Arc::new(job::PyExecutor(f)) as _),
-        tiny_drive: false,
+        tiny_drive,
     };
     py.detach(|| lagoon_cli::reproduce::reproduce(a))
         .map_err(err)

@@ -92,6 +92,44 @@ def test_reproduce_piq_quick_on_the_cluster_writes_the_cli_files(client, tmp_pat
         assert filecmp.cmp(svg, f"{out}/{svg.name}", shallow=False), svg.name
 
 
+def test_reproduce_superblocks_lifetimes_and_windows_run_on_the_cluster(client, tmp_path):
+    # The lifetimes (functional runs) and the timed windows both go to the workers, and the
+    # files are the command's (tiny drive: every figure in under a second).
+    from lagoon import _dask, _lagoon
+
+    cli("reproduce", "superblocks", "--quick", "--tiny-drive", "--quiet", "--out", tmp_path / "cli")
+    kinds = []
+    cluster = _dask.Executor(client, False)
+
+    def executor(specs, quiet):
+        kinds.extend(next(iter(json.loads(s))) for s in specs)
+        return cluster(specs, quiet)
+
+    _lagoon.reproduce("superblocks", str(tmp_path / "py"), quick=True, quiet=True,
+                      executor=executor, tiny_drive=True)
+    lives = len(json.loads((tmp_path / "cli" / "runs.json").read_text()))
+    assert kinds.count("age") == lives > 0 and kinds.count("run") > 0, kinds
+    names = sorted(p.name for p in (tmp_path / "cli").iterdir())
+    assert "fig14a_bad_superblocks.csv" in names and "fig15a_perf_vs_srt.csv" in names
+    for name in names:
+        a, b = tmp_path / "cli" / name, tmp_path / "py" / name
+        if name in ("runs.json", "summary.json"):
+            # Identical but for wall-clock fields and the command line.
+            assert _no_wall(json.loads(a.read_text())) == _no_wall(json.loads(b.read_text())), name
+        elif name != "summary.md":  # it states the wall time
+            assert filecmp.cmp(a, b, shallow=False), name
+
+
+def _no_wall(v):
+    """A JSON value without its wall-clock fields and command line."""
+    wall = ("wall_s", "page_programs_per_s", "page_programs_per_s_per_thread", "command")
+    if isinstance(v, dict):
+        return {k: _no_wall(x) for k, x in v.items() if k not in wall}
+    if isinstance(v, list):
+        return [_no_wall(x) for x in v]
+    return v
+
+
 def test_report_is_the_cli_json_and_the_cdf_the_cli_csv(tmp_path):
     r = lagoon.run(workload=SMALL, arch="venice", replay="closed:16", seed=3)
     cli("run", "--workload", SMALL, "--arch", "venice", "--replay", "closed:16", "--seed", 3,

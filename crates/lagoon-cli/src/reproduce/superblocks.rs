@@ -20,16 +20,14 @@
 //! `AT_BAD` of BASELINE's superblocks have gone bad (our choice; the paper gives no count).
 
 use super::{write, write_json, ReproduceArgs};
-use crate::lifetime::life_bar;
+use crate::batch::AgeJob;
 use anyhow::{Context, Result};
 use lagoon_core::config::{RbtPick, SsdConfig, SuperblockMode};
-use lagoon_core::lifetime::{self, LifetimeReport, LifetimeSpec, Pattern};
+use lagoon_core::lifetime::{LifetimeReport, LifetimeSpec, Pattern};
 use lagoon_core::ssd::dynamic_superblock::BlockRemap;
 use lagoon_core::workload::presets::{trace_presets, TracePreset};
 use serde_json::json;
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 const DRIVE: &str = "dssd-superblock";
 /// Fraction of BASELINE's superblocks bad at which endurance is compared.
@@ -200,19 +198,31 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         stop_srt_active: None,
         seed: a.seed,
     };
-    let threads = a.jobs.unwrap_or_else(crate::batch::default_threads).max(1);
+    let executor = a.executor();
     let out = a.out_dir().to_path_buf();
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     if !a.quiet {
         eprintln!(
-            "reproduce superblocks: {} lifetimes on {threads} threads -> {}",
+            "reproduce superblocks: {} lifetimes on {} -> {}",
             runs.len(),
+            executor.describe(),
             out.display()
         );
     }
     let start = std::time::Instant::now();
+    let lives = runs
+        .iter()
+        .map(|r| AgeJob {
+            name: format!("{} {}", r.exp, r.label),
+            cfg: r.cfg.clone(),
+            spec: LifetimeSpec {
+                stop_srt_active: r.stop_srt,
+                ..spec.clone()
+            },
+        })
+        .collect();
     let (results, remaps): (Vec<LifetimeReport>, Vec<BlockRemap>) =
-        run_all(&runs, &spec, threads, a.quiet)?.into_iter().unzip();
+        executor.age(lives, a.quiet)?.into_iter().unzip();
     let get_i = |exp: &str, label: &str| {
         runs.iter()
             .position(|r| r.exp == exp && r.label == label)
@@ -766,64 +776,6 @@ fn fig15b(
     )
 }
 
-/// Every lifetime on `threads` threads, results in `runs` order; one progress bar over the
-/// page programs of all of them.
-fn run_all(
-    runs: &[Run],
-    spec: &LifetimeSpec,
-    threads: usize,
-    quiet: bool,
-) -> Result<Vec<(LifetimeReport, BlockRemap)>> {
-    let next = AtomicUsize::new(0);
-    let done = AtomicU64::new(0);
-    type Aged = Result<(LifetimeReport, BlockRemap), String>;
-    let results: Mutex<Vec<Option<Aged>>> = Mutex::new((0..runs.len()).map(|_| None).collect());
-    let total: u64 = runs
-        .iter()
-        .map(|r| {
-            let f = &r.cfg.flash;
-            (f.channels * f.chips_per_channel * f.dies_per_chip * f.planes_per_die) as u64
-                * f.blocks_per_plane as u64
-                * f.pages_per_block as u64
-                * r.cfg.wear.pe_mean as u64
-        })
-        .sum();
-    let pb = life_bar(quiet, "lifetimes");
-    pb.set_length(total);
-    std::thread::scope(|s| {
-        for _ in 0..threads.min(runs.len()) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= runs.len() {
-                    break;
-                }
-                let mut last = 0;
-                let spec = LifetimeSpec {
-                    stop_srt_active: runs[i].stop_srt,
-                    ..spec.clone()
-                };
-                let r = lifetime::age(&runs[i].cfg, &spec, |d, _| {
-                    let add = d - last;
-                    last = d;
-                    pb.set_position(done.fetch_add(add, Ordering::Relaxed) + add);
-                });
-                results.lock().expect("no panics")[i] = Some(r);
-            });
-        }
-    });
-    pb.finish_and_clear();
-    results
-        .into_inner()
-        .expect("no panics")
-        .into_iter()
-        .zip(runs)
-        .map(|(r, run)| {
-            r.expect("every run ran")
-                .map_err(|e| anyhow::anyhow!("{} {}: {e}", run.exp, run.label))
-        })
-        .collect()
-}
-
 /// Figure 15: the timed simulator over each aged drive's block remapping (RESERV aged to
 /// `srts` active SRT entries per controller, with each RBT pick; a fresh drive, no remap, is
 /// the reference: BASELINE's static superblocks are never remapped), under the dSSD design in
@@ -946,8 +898,7 @@ fn fig15<'a>(
             });
         }
     }
-    // The timed windows go to the command's executor (the remap travels with the job);
-    // the lifetimes above are functional runs on local threads.
+    // The timed windows go to the command's executor too (the remap travels with the job).
     let mut recs = a.executor().run(jobs, a.quiet)?;
     let recs_b = recs.split_off(fig15a_jobs);
     let fig15b = fig15b(out, &msr, &b_points, &recs_b, reserv_gain, top)?;

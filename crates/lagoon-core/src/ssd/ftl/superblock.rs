@@ -38,7 +38,7 @@ enum Stream {
 }
 
 /// Counters of a lifetime run; pages are flash pages.
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SuperblockCounters {
     pub host_page_writes: u64,
     pub gc_page_moves: u64,
