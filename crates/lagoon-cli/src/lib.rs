@@ -112,6 +112,10 @@ pub struct RunArgs {
     /// Replay each workload this many times back to back.
     #[arg(long, default_value_t = 1)]
     repeat: u32,
+    /// End the run at the last host completion, leaving GC and write-back behind it (as
+    /// `reproduce dssd` measures I/O and GC "while I/O runs").
+    #[arg(long)]
+    stop_at_last_completion: bool,
     /// Host I/O scheduler in front of every flow (PIQ paper).
     #[arg(long, value_parser = help::scheduler())]
     host_scheduler: Option<Scheme>,
@@ -263,6 +267,7 @@ impl RunArgs {
             bail!("--repeat must be at least 1");
         }
         sc.repeat = a.repeat;
+        sc.stop_at_last_completion = a.stop_at_last_completion;
         Ok(sc)
     }
 }

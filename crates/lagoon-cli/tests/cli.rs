@@ -1035,6 +1035,8 @@ fn reproduce_dssd_writes_figures_and_summary() {
             "fig07_configurations.csv",
             "fig07a_io_hit.svg",
             "fig07a_gc_miss.svg",
+            "fig07a_io_steady.svg",
+            "fig07a_gc_steady.svg",
             "fig07b_bus.svg",
             "fig08_onchip_bandwidth.csv",
             "fig08_high.svg",
@@ -1063,7 +1065,23 @@ fn reproduce_dssd_writes_figures_and_summary() {
     for d in ["bw", "dssd", "dssd_b", "dssd_f"] {
         assert!(s["io_improvement"][d].as_f64().unwrap() > 0.0, "{d}");
         assert!(s["gc_improvement"][d].as_f64().unwrap() > 0.0, "{d}");
+        for k in ["io_improvement_steady", "gc_improvement_steady"] {
+            assert!(s["fig07"][k][d].as_f64().unwrap() > 0.0, "{k} {d}");
+        }
     }
+    // The steady state is a second reading of Fig. 7a's four published ratios.
+    let steady = s["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| {
+            c["what"]
+                .as_str()
+                .unwrap()
+                .ends_with("(high, steady state)")
+        })
+        .count();
+    assert_eq!(steady, 4);
     assert!(s["p99_reduction_vs_baseline"]["dssd_f"].as_f64().unwrap() > 0.0);
     assert_eq!(s["paper"]["io_improvement"]["dssd"], 1.427);
     for c in s["comparisons"].as_array().unwrap() {

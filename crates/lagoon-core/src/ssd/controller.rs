@@ -6,7 +6,7 @@
 //! Every data movement crosses them according to its path (store and forward, one page at
 //! a time; each resource grants in request order, FIFO):
 //! ```text
-//! host write        PCIe → DRAM ········ (destage) DRAM → bus → FC → flash
+//! host write        PCIe → bus → DRAM ·· (destage) DRAM → bus → FC → flash   (§2.1)
 //! host read         flash → FC (ECC) → bus → DRAM → PCIe
 //! conventional GC   flash → FC (ECC) → bus → DRAM → DRAM → bus → FC → flash   (§3, Fig. 1)
 //! copyback          inside the die                                             (§2.2)
