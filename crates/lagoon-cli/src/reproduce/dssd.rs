@@ -210,18 +210,20 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         let c = drive_with(&drive, Design::Baseline, GcMode::Parallel, true);
         p.push_with("fig02", size, c, &w, closed, true);
     }
-    // Fig. 7 and 10: five designs, DRAM hit (write cache on) and DRAM miss (off).
+    // Fig. 7 and 10: five designs, DRAM hit (write cache on), DRAM miss (off) and the steady
+    // state (on, 8 caches through it).
     for (level, size) in SIZES {
         for d in Design::ALL {
-            let c = drive_with(&drive, d, GcMode::Parallel, true);
+            let cached = drive_with(&drive, d, GcMode::Parallel, true);
             p.push(
                 "fig07",
                 &format!("hit/{level}/{d}"),
-                c,
+                cached.clone(),
                 &sz.hit(size),
                 closed,
             );
-            // DRAM miss: the Baseline's run is its whole GC backlog; --quick keeps the high case.
+            // DRAM miss: the Baseline's run is its whole GC backlog; --quick keeps the high
+            // case, of both.
             if !a.quick || level == "high" {
                 let c = drive_with(&drive, d, GcMode::Parallel, false);
                 p.push(
@@ -231,23 +233,14 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
                     &sz.miss(size),
                     closed,
                 );
+                p.push(
+                    "fig07",
+                    &format!("steady/{level}/{d}"),
+                    cached,
+                    &sz.steady(size),
+                    closed,
+                );
             }
-        }
-    }
-    // Fig. 7(a) in the steady state (128 KB only with --quick).
-    for (level, size) in SIZES {
-        if a.quick && level == "low" {
-            continue;
-        }
-        for d in Design::ALL {
-            let c = drive_with(&drive, d, GcMode::Parallel, true);
-            p.push(
-                "fig07",
-                &format!("steady/{level}/{d}"),
-                c,
-                &sz.steady(size),
-                closed,
-            );
         }
     }
     // Fig. 8: on-chip bandwidth.
