@@ -442,6 +442,9 @@ fn bars_on(
     s
 }
 
+/// Named series of (x, y) points, as [`lines`] draws them.
+pub type Lines = Vec<(String, Vec<(f64, f64)>)>;
+
 /// Lines over a logarithmic or linear x axis, each with its colour, dash and marker (markers
 /// at up to 10 points per line). y fits the data, or is [0, 1] for fractions (CDFs).
 pub fn lines(
@@ -470,12 +473,12 @@ pub fn lines(
             lo.log10().floor(),
             hi.log10().ceil().max(lo.log10().floor() + 1.0),
         );
-        // Powers of two when the data are (queue lengths), else decades.
+        // Powers of two when the data are counts (queue lengths, slots), else decades.
         let pow2 = series
             .iter()
             .flat_map(|(_, p)| p.iter())
             .filter(ok)
-            .all(|p| p.0 >= 1.0 && (p.0.log2().fract()).abs() < 1e-9);
+            .all(|p| p.0 >= 1.0 && p.0.fract() == 0.0);
         if pow2 && hi / lo <= 4096.0 {
             let (a2, b2) = (
                 lo.log2().floor(),
@@ -707,6 +710,28 @@ mod tests {
                 r#"<text x="{mid:.1}" y="{:.1}" text-anchor="middle">1</text>"#,
                 TOP + HEIGHT + 16.0
             )),
+            "{svg}"
+        );
+    }
+
+    /// Counts on a log axis (PIQ's 1-32 device slots, 3 and 5 among them) take power-of-two
+    /// ticks, so the axis ends at 32, not at the next decade.
+    #[test]
+    fn integer_log_x_data_take_power_of_two_ticks() {
+        let pts = [1.0, 3.0, 5.0, 12.0, 32.0].map(|x| (x, 1.0)).to_vec();
+        let svg = lines("t", "x", "y", &[("a".into(), pts)], true);
+        let y = TOP + HEIGHT + 16.0;
+        let step = (720.0 - LEFT - RIGHT) / 5.0;
+        for (i, t) in ["1", "2", "4", "8", "16", "32"].iter().enumerate() {
+            let x = LEFT + step * i as f64;
+            assert!(
+                svg.contains(&format!(r#"<text x="{x:.1}" y="{y:.1}""#)),
+                "{t}: {svg}"
+            );
+            assert!(svg.contains(&format!(">{t}</text>")), "{t}");
+        }
+        assert!(
+            !svg.contains(">100</text>") && !svg.contains(">10</text>"),
             "{svg}"
         );
     }

@@ -545,6 +545,12 @@ fn reproduce_piq_writes_every_figure() {
     }
     assert_eq!(csv_rows(&out.join("fig11_queue_length.csv")).len(), 5 * 10);
     assert_eq!(csv_rows(&out.join("backends.csv")).len(), 3 * 5);
+    // 11 slot counts x 3 workloads, the device table's 5 models x 3 (two from the sweep).
+    assert_eq!(csv_rows(&out.join("slot_sweep.csv")).len(), 11 * workloads);
+    assert_eq!(
+        csv_rows(&out.join("device_sensitivity.csv")).len(),
+        5 * workloads
+    );
     let s: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     for scheme in ["noop", "rws", "piq-r", "piq-w", "piq"] {
@@ -557,10 +563,20 @@ fn reproduce_piq_writes_every_figure() {
         }
     }
     assert_eq!(s["rws"]["read_latency_vs_rws"], 1.0);
+    // One slot: one request in the device at a time, whatever the order, so PIQ keeps as many
+    // chips busy as RWS (latencies may differ with the order).
+    for w in s["piq_by_slots"]["1"].as_object().unwrap().values() {
+        assert!(
+            (w["chip_utilization_vs_rws"].as_f64().unwrap() - 1.0).abs() < 1e-9,
+            "{w}"
+        );
+    }
     for f in [
         "fig08_read_latency.svg",
         "fig11_read_latency_vs_queue.svg",
         "fig12_chip_utilization.svg",
+        "slot_sweep_read_latency.svg",
+        "slot_sweep_busy_chips.svg",
     ] {
         assert!(
             std::fs::read_to_string(out.join(f))

@@ -149,33 +149,42 @@ fn mean(v: &[f64]) -> f64 {
     }
 }
 
-/// Every record as CSV (one row per run).
-pub fn write_csv(p: &Path, recs: &[Record]) -> Result<()> {
+/// A CSV file at `p` with its header written; an error names the file.
+pub(crate) fn csv_file(p: &Path, header: &[&str]) -> Result<csv::Writer<std::fs::File>> {
     let mut w =
         csv::Writer::from_path(p).with_context(|| format!("cannot write {}", p.display()))?;
-    w.write_record([
-        "experiment",
-        "ssd",
-        "mesh",
-        "replay",
-        "workload",
-        "design",
-        "requests",
-        "sim_time_ns",
-        "iops",
-        "mean_latency_us",
-        "p99_latency_us",
-        "read_latency_us",
-        "write_latency_us",
-        "read_host_wait_us",
-        "write_host_wait_us",
-        "mean_busy_chips",
-        "scheduler_conflict_fraction",
-        "conflict_free_fraction",
-        "first_try_transfer_fraction",
-        "energy_mj",
-        "average_power_mw",
-    ])?;
+    w.write_record(header)?;
+    Ok(w)
+}
+
+/// Every record as CSV (one row per run).
+pub fn write_csv(p: &Path, recs: &[Record]) -> Result<()> {
+    let mut w = csv_file(
+        p,
+        &[
+            "experiment",
+            "ssd",
+            "mesh",
+            "replay",
+            "workload",
+            "design",
+            "requests",
+            "sim_time_ns",
+            "iops",
+            "mean_latency_us",
+            "p99_latency_us",
+            "read_latency_us",
+            "write_latency_us",
+            "read_host_wait_us",
+            "write_host_wait_us",
+            "mean_busy_chips",
+            "scheduler_conflict_fraction",
+            "conflict_free_fraction",
+            "first_try_transfer_fraction",
+            "energy_mj",
+            "average_power_mw",
+        ],
+    )?;
     let opt = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x}"));
     for r in recs {
         let k = &r.key;
@@ -237,11 +246,9 @@ pub(crate) fn write_rows(
     workloads: &[String],
     cols: &[(&str, &Series)],
 ) -> Result<()> {
-    let mut w =
-        csv::Writer::from_path(p).with_context(|| format!("cannot write {}", p.display()))?;
     let mut head = vec!["workload", series_name];
     head.extend(cols.iter().map(|c| c.0));
-    w.write_record(&head)?;
+    let mut w = csv_file(p, &head)?;
     for (k, (d, _)) in cols[0].1.iter().enumerate() {
         for (i, wl) in workloads.iter().enumerate() {
             let mut row = vec![wl.clone(), d.clone()];

@@ -8,8 +8,8 @@
 //! to RWS, as the paper reports "compared with RWS, on average".
 
 use super::{
-    bars_with_average, finite, mean, trace_files, write, write_json, write_rows, ReproduceArgs,
-    Series,
+    bars_with_average, csv_file, finite, mean, trace_files, write, write_json, write_rows,
+    ReproduceArgs, Series,
 };
 use crate::batch::{Job, Record, RunKey};
 use crate::plot;
@@ -35,6 +35,19 @@ const DEVICES: [(u32, DieScheduling, WriteCompletion); 5] = [
     (8, DieScheduling::Fifo, WriteCompletion::Program),
     (5, DieScheduling::Priority, WriteCompletion::Transfer),
 ];
+
+/// Requests the device takes at once, swept with piq-ssdsim's dies and write completion (out of
+/// order, done at program): where between SSDsim's 5 and NCQ's 32 PIQ's gain goes.
+const SLOTS: [u32; 11] = [1, 2, 3, 4, 5, 6, 8, 12, 16, 24, 32];
+
+/// The experiment a device model's runs are under: the slot sweep's when it has that model.
+fn device_exp(slots: u32, die: DieScheduling, ack: WriteCompletion) -> String {
+    if (die, ack) == (DieScheduling::Priority, WriteCompletion::Program) && SLOTS.contains(&slots) {
+        format!("slots {slots}")
+    } else {
+        format!("device {}", device_label(slots, die, ack))
+    }
+}
 
 fn device_label(slots: u32, die: DieScheduling, ack: WriteCompletion) -> String {
     let order = match die {
@@ -179,23 +192,26 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
             );
         }
     }
-    // Device sensitivity: how many requests the device takes at once, and whether its dies may
-    // reorder, decide how much a host scheduler can do (notes, item 2).
+    // Device sensitivity: how many requests the device takes at once (the slot sweep), and
+    // whether its dies may reorder, decide how much a host scheduler can do (notes, item 2).
     let device_ws: Vec<(String, String)> = workloads
         .iter()
         .filter(|w| w.0.starts_with("syn-") || w.0 == sweep_w.0)
         .cloned()
         .collect();
-    for (slots, die, ack) in DEVICES {
+    let sweep = SLOTS.map(|n| (n, DieScheduling::Priority, WriteCompletion::Program));
+    let mut models: Vec<_> = sweep.to_vec();
+    models.extend(DEVICES.iter().filter(|d| !sweep.contains(d)));
+    for (slots, die, ack) in models {
         let mut cfg = drive.clone();
         cfg.host.io_queue_depth = slots;
         cfg.ftl.die_scheduling = die;
         cfg.ftl.write_completion = ack;
-        let label = device_label(slots, die, ack);
+        let exp = device_exp(slots, die, ack);
         for w in &device_ws {
             for s in [Scheme::Rws, Scheme::Piq] {
                 push(
-                    &format!("device {label}"),
+                    &exp,
                     DRIVE,
                     &cfg,
                     w,
@@ -302,16 +318,16 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         &chips,
     )?;
     // Fig. 11: queue length sweep.
-    let p = out.join("fig11_queue_length.csv");
-    let mut w =
-        csv::Writer::from_path(&p).with_context(|| format!("cannot write {}", p.display()))?;
-    w.write_record([
-        "queue_length",
-        "scheduler",
-        "read_latency_us",
-        "write_latency_us",
-        "mean_busy_chips",
-    ])?;
+    let mut w = csv_file(
+        &out.join("fig11_queue_length.csv"),
+        &[
+            "queue_length",
+            "scheduler",
+            "read_latency_us",
+            "write_latency_us",
+            "mean_busy_chips",
+        ],
+    )?;
     let mut read_lines = Vec::new();
     let mut write_lines = Vec::new();
     let mut chip_lines = Vec::new();
@@ -370,18 +386,18 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         ),
     )?;
     // Schedulers in front of networked back ends.
-    let p = out.join("backends.csv");
-    let mut w =
-        csv::Writer::from_path(&p).with_context(|| format!("cannot write {}", p.display()))?;
-    w.write_record([
-        "arch",
-        "scheduler",
-        "read_latency_us",
-        "write_latency_us",
-        "mean_busy_chips",
-        "read_vs_rws",
-        "write_vs_rws",
-    ])?;
+    let mut w = csv_file(
+        &out.join("backends.csv"),
+        &[
+            "arch",
+            "scheduler",
+            "read_latency_us",
+            "write_latency_us",
+            "mean_busy_chips",
+            "read_vs_rws",
+            "write_vs_rws",
+        ],
+    )?;
     let mut backends = Map::new();
     for arch in ["baseline", "venice", "ideal"] {
         let get = |s: Scheme| find("backends", &net_w.0, &format!("{arch}/{s}"), DEFAULT_QUEUE);
@@ -442,33 +458,38 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     );
     summary.insert("backends".into(), Value::Object(backends));
     // Device sensitivity: PIQ / RWS per device model and workload.
-    let p = out.join("device_sensitivity.csv");
-    let mut w =
-        csv::Writer::from_path(&p).with_context(|| format!("cannot write {}", p.display()))?;
-    w.write_record([
-        "device",
-        "workload",
-        "read_latency_vs_rws",
-        "write_latency_vs_rws",
-        "chip_utilization_vs_rws",
-    ])?;
+    let mut w = csv_file(
+        &out.join("device_sensitivity.csv"),
+        &[
+            "device",
+            "workload",
+            "read_latency_vs_rws",
+            "write_latency_vs_rws",
+            "chip_utilization_vs_rws",
+        ],
+    )?;
+    // PIQ / RWS of a device model's runs on one workload: read and write latency, busy chips.
+    let piq_vs_rws = |exp: &str, wl: &str| -> Option<[f64; 3]> {
+        let get = |s: Scheme| {
+            recs.iter().find(|r| {
+                r.key.experiment == exp && r.key.workload == wl && r.key.design == design(s)
+            })
+        };
+        let (p, r) = (get(Scheme::Piq)?, get(Scheme::Rws)?);
+        Some([
+            p.read_latency_us / r.read_latency_us,
+            p.write_latency_us / r.write_latency_us,
+            p.mean_busy_chips / r.mean_busy_chips,
+        ])
+    };
+    let ratios_json = |v: [f64; 3]| json!({"read_latency_vs_rws": v[0], "write_latency_vs_rws": v[1], "chip_utilization_vs_rws": v[2]});
     let mut devices = Map::new();
     for (slots, die, ack) in DEVICES {
         let label = device_label(slots, die, ack);
-        let exp = format!("device {label}");
+        let exp = device_exp(slots, die, ack);
         let mut m = Map::new();
         for wl in &device_ws {
-            let get = |s: Scheme| {
-                recs.iter().find(|r| {
-                    r.key.experiment == exp && r.key.workload == wl.0 && r.key.design == design(s)
-                })
-            };
-            if let (Some(p), Some(r)) = (get(Scheme::Piq), get(Scheme::Rws)) {
-                let v = [
-                    p.read_latency_us / r.read_latency_us,
-                    p.write_latency_us / r.write_latency_us,
-                    p.mean_busy_chips / r.mean_busy_chips,
-                ];
+            if let Some(v) = piq_vs_rws(&exp, &wl.0) {
                 w.write_record([
                     label.clone(),
                     wl.0.clone(),
@@ -476,13 +497,66 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
                     format!("{:.4}", v[1]),
                     format!("{:.4}", v[2]),
                 ])?;
-                m.insert(wl.0.clone(), json!({"read_latency_vs_rws": v[0], "write_latency_vs_rws": v[1], "chip_utilization_vs_rws": v[2]}));
+                m.insert(wl.0.clone(), ratios_json(v));
             }
         }
         devices.insert(label, Value::Object(m));
     }
     w.flush()?;
     summary.insert("piq_by_device".into(), Value::Object(devices));
+    // The slot sweep: PIQ / RWS against the requests the device takes at once.
+    let mut w = csv_file(
+        &out.join("slot_sweep.csv"),
+        &[
+            "slots",
+            "workload",
+            "read_latency_vs_rws",
+            "write_latency_vs_rws",
+            "chip_utilization_vs_rws",
+        ],
+    )?;
+    let mut by_slots = Map::new();
+    let mut lines: [plot::Lines; 3] = Default::default();
+    for wl in &device_ws {
+        let mut pts: [Vec<(f64, f64)>; 3] = Default::default();
+        for n in SLOTS {
+            let exp = device_exp(n, DieScheduling::Priority, WriteCompletion::Program);
+            if let Some(v) = piq_vs_rws(&exp, &wl.0) {
+                let mut row = vec![n.to_string(), wl.0.clone()];
+                row.extend(v.iter().map(|x| format!("{x:.4}")));
+                w.write_record(&row)?;
+                for (k, x) in v.into_iter().enumerate() {
+                    pts[k].push((n as f64, x));
+                }
+                let e = by_slots.entry(n.to_string()).or_insert_with(|| json!({}));
+                e[&wl.0] = ratios_json(v);
+            }
+        }
+        for (k, p) in pts.into_iter().enumerate() {
+            lines[k].push((wl.0.clone(), p));
+        }
+    }
+    w.flush()?;
+    for (k, (file, what)) in [
+        ("slot_sweep_read_latency.svg", "read latency"),
+        ("slot_sweep_write_latency.svg", "write latency"),
+        ("slot_sweep_busy_chips.svg", "average busy chips"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        write(
+            &out.join(file),
+            &plot::lines(
+                &format!("PIQ / RWS against the requests the device takes at once: {what}"),
+                "requests the device takes at once (slots, log)",
+                &format!("{what}, PIQ / RWS"),
+                &lines[k],
+                true,
+            ),
+        )?;
+    }
+    summary.insert("piq_by_slots".into(), Value::Object(by_slots));
     let summary = Value::Object(summary);
     write_json(&out.join("summary.json"), &summary)?;
     let mut md = String::new();
@@ -540,6 +614,28 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
             }
         }
     }
+    let _ = writeln!(
+        md,
+        "\n## PIQ against RWS by the requests the device takes at once (`slot_sweep.csv`)\n\npiq-ssdsim's device (out-of-order dies, writes done at program) taking N requests at once; each cell is PIQ / RWS read latency, write latency, busy chips.\n\n| slots | {} |\n|---|{}",
+        device_ws.iter().map(|w| w.0.as_str()).collect::<Vec<_>>().join(" | "),
+        "---|".repeat(device_ws.len())
+    );
+    for n in SLOTS {
+        let cells: Vec<String> = device_ws
+            .iter()
+            .map(|wl| {
+                let o = &summary["piq_by_slots"][n.to_string()][&wl.0];
+                let f = |k: &str| o[k].as_f64().map_or("-".into(), |x| format!("{x:.3}"));
+                format!(
+                    "{} / {} / {}",
+                    f("read_latency_vs_rws"),
+                    f("write_latency_vs_rws"),
+                    f("chip_utilization_vs_rws")
+                )
+            })
+            .collect();
+        let _ = writeln!(md, "| {n} | {} |", cells.join(" | "));
+    }
     let _ = writeln!(md, "\n## Figures\n");
     for (f, t) in [
         ("fig08_read_latency.svg", "Fig. 8a: read latency / NOOP"),
@@ -565,6 +661,18 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
             "Fig. 11c: average busy chips vs queue length",
         ),
         ("fig12_chip_utilization.svg", "Fig. 12: busy chips / RWS"),
+        (
+            "slot_sweep_read_latency.svg",
+            "PIQ / RWS read latency against the device's slots",
+        ),
+        (
+            "slot_sweep_write_latency.svg",
+            "PIQ / RWS write latency against the device's slots",
+        ),
+        (
+            "slot_sweep_busy_chips.svg",
+            "PIQ / RWS busy chips against the device's slots",
+        ),
     ] {
         let _ = writeln!(md, "### {t}\n\n![{t}]({f})\n");
     }
