@@ -5,7 +5,7 @@ Each case is one process: a preset drive, a back end (or a wrong name), a `syn:`
 built from the grammar's keys with boundary, huge, negative, NaN, malformed and unknown
 values (on a Table 2 preset or none), and random `--replay`, `--mesh`, `--host-scheduler`,
 `--host-queue`, `--seed`, `--design`, `--timeline` (with `--timeline-window-ms`) and
-`--repeat` values. A case passes when the process exits 0, or exits 1 or
+`--repeat` values, and `--stop-at-last-completion`. A case passes when the process exits 0, or exits 1 or
 2 with its error on stderr. It fails on a panic (exit 101 or "panicked"), an error exit
 with nothing on stderr, or no exit within the time limit: those are printed. Requests
 counts of 2^32 and more are left out of the last check (a run of that many requests is
@@ -79,6 +79,8 @@ def case(rng):
                  "--timeline-window-ms", rng.choice(WINDOWS)]
     if rng.random() < 0.1:
         args += ["--repeat", rng.choice(["0", "1", "3", "4294967296", "-1", "x"])]
+    if rng.random() < 0.2:
+        args += ["--stop-at-last-completion"]
     return args
 
 
