@@ -780,6 +780,16 @@ fn every_readme_example_runs_as_written() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// `reproduce --requests 0` or `--jobs 0` is one error naming the flag, before any run.
+#[test]
+fn reproduce_counts_of_zero_are_named() {
+    for flag in ["--requests", "--jobs"] {
+        let (code, _, err) = lagoon(&["reproduce", "piq", flag, "0", "--quiet"]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(flag) && !err.contains("panicked"), "{err}");
+    }
+}
+
 /// A workload with no request is an error, not "requests 0".
 #[test]
 fn an_empty_workload_is_an_error() {

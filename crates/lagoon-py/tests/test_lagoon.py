@@ -130,6 +130,27 @@ def _no_wall(v):
     return v
 
 
+def test_hostile_arguments_are_one_error_naming_the_argument(tmp_path):
+    cases = [
+        (lambda: lagoon.run(workload=123), TypeError, "workload"),
+        (lambda: lagoon.run(workload=["syn:count=10", 7]), TypeError, "workload"),
+        (lambda: lagoon.run(workload="syn:count=10", seed=-1), lagoon.LagoonError, "--seed"),
+        (lambda: lagoon.reproduce("piq", out=tmp_path, requests=-5), ValueError, "requests"),
+        (lambda: lagoon.reproduce("piq", out=tmp_path, requests=0), ValueError, "requests"),
+        (lambda: lagoon.reproduce("piq", out=tmp_path, jobs="2"), TypeError, "jobs"),
+        (lambda: lagoon.reproduce("piq", out=tmp_path, seed=-1), ValueError, "seed"),
+        (lambda: lagoon.reproduce("piq", out=tmp_path, seed=2**64), ValueError, "seed"),
+        (lambda: lagoon.reproduce("nope", out=tmp_path), lagoon.LagoonError, "unknown paper"),
+    ]
+    for call, kind, needle in cases:
+        with pytest.raises(kind) as e:
+            call()
+        assert needle in str(e.value), str(e.value)
+    # In a sweep a bad point is an error row, the others run.
+    df = lagoon.sweep({"workload": ["syn:read=100,count=50", 5]}, progress=False)
+    assert df["error"].isna().tolist() == [True, False] and "workload" in df["error"][1]
+
+
 def test_report_is_the_cli_json_and_the_cdf_the_cli_csv(tmp_path):
     r = lagoon.run(workload=SMALL, arch="venice", replay="closed:16", seed=3)
     cli("run", "--workload", SMALL, "--arch", "venice", "--replay", "closed:16", "--seed", 3,

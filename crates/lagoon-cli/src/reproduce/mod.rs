@@ -31,10 +31,10 @@ pub struct ReproduceArgs {
     pub traces: Option<PathBuf>,
     /// Requests per synthetic run (venice: 2,000 with --quick, 100,000 otherwise; piq: 2,000
     /// / 20,000). Trace runs replay the whole trace.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub requests: Option<u64>,
     /// Simulations at once (default: every core).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub jobs: Option<usize>,
     /// A Markdown file appended to summary.md (explanations written after looking at results).
     #[arg(long)]

@@ -90,21 +90,26 @@ def run(
         mesh=mesh, design=design, host_scheduler=host_scheduler, host_queue=host_queue,
         repeat=repeat, format=format, lenient=lenient, device=device,
     )
-    workloads = [workload] if isinstance(workload, (str, os.PathLike)) else list(workload)
+    one = (str, os.PathLike)
+    workloads = [workload] if isinstance(workload, one) else workload
+    if not isinstance(workloads, Sequence) or not all(isinstance(w, one) for w in workloads):
+        raise TypeError(
+            f"workload: a trace path or syn: spec, or a list of them; got {workload!r}"
+        )
     if isinstance(ssd, Mapping):
         name, cfg = str(ssd.get("name", "config")), dict(ssd)
     else:
         name, cfg = _path(ssd), None
-    args = ["--ssd", name, "--arch", str(arch), "--seed", str(seed), "--repeat", str(repeat)]
-    for w in workloads:
-        args += ["--workload", _path(w)]
+    # `--flag=value`, so a value such as -1 is read as the flag's (and named in its error).
+    args = [f"--ssd={name}", f"--arch={arch}", f"--seed={seed}", f"--repeat={repeat}"]
+    args += [f"--workload={_path(w)}" for w in workloads]
     for flag, v in [
         ("--replay", replay), ("--mesh", mesh), ("--design", design),
         ("--host-scheduler", host_scheduler), ("--host-queue", host_queue),
         ("--format", format), ("--device", device),
     ]:
         if v is not None:
-            args += [flag, str(v)]
+            args.append(f"{flag}={v}")
     if lenient:
         args.append("--lenient")
     text, cdf = _lagoon.run(args, cfg, dict(overrides) if overrides else None)

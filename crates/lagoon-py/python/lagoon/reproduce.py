@@ -7,6 +7,17 @@ import os
 from . import _dask, _lagoon
 
 
+def _whole(name: str, v, least: int):
+    # The command's ranges (clap would name the flag); here before PyO3's unsigned conversion.
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError(f"{name} must be a whole number, got {v!r}")
+    if not least <= v < 2**64:
+        raise ValueError(f"{name} must be in {least}..2^64, got {v}")
+    return v
+
+
 def reproduce(
     paper: str,
     out=None,
@@ -26,6 +37,8 @@ def reproduce(
     runs are spread over its workers; without, `jobs` local threads (default every core).
     Returns the output directory."""
     out = os.fspath(out) if out is not None else f"results/{paper}"
+    requests, jobs = _whole("requests", requests, 1), _whole("jobs", jobs, 1)
+    seed = _whole("seed", seed, 0)
     executor = None if client is None else _dask.Executor(_dask.client_of(client), progress)
     path = lambda p: None if p is None else os.fspath(p)  # noqa: E731
     _lagoon.reproduce(
