@@ -67,8 +67,7 @@ pub type Aged = (LifetimeReport, BlockRemap);
 impl AgeJob {
     /// Age the drive; `progress(done)` now and then with page programs done. An error names
     /// the lifetime.
-    pub fn run(&self, progress: impl FnMut(u64)) -> Result<Aged> {
-        let mut progress = progress;
+    pub fn run(&self, mut progress: impl FnMut(u64)) -> Result<Aged> {
         lifetime::age(&self.cfg, &self.spec, |d, _| progress(d))
             .map_err(|e| anyhow!("{}: {e}", self.name))
     }
