@@ -71,16 +71,6 @@ impl AgeJob {
         lifetime::age(&self.cfg, &self.spec, |d, _| progress(d))
             .map_err(|e| anyhow!("{}: {e}", self.name))
     }
-
-    /// The page programs its progress counts to: physical pages x mean P/E limit (what
-    /// [`lifetime::age`] reports as its total).
-    pub fn expected_programs(&self) -> u64 {
-        let f = &self.cfg.flash;
-        (f.channels * f.chips_per_channel * f.dies_per_chip * f.planes_per_die) as u64
-            * f.blocks_per_plane as u64
-            * f.pages_per_block as u64
-            * self.cfg.wear.pe_mean as u64
-    }
 }
 
 /// The numbers the tables and figures use, from one run's report.
@@ -355,7 +345,11 @@ fn age_all(jobs: &[AgeJob], threads: usize, quiet: bool) -> Result<Vec<Aged>> {
     let results: Mutex<Vec<Option<Result<Aged>>>> =
         Mutex::new((0..jobs.len()).map(|_| None).collect());
     let pb = crate::lifetime::life_bar(quiet, "lifetimes");
-    pb.set_length(jobs.iter().map(AgeJob::expected_programs).sum());
+    pb.set_length(
+        jobs.iter()
+            .map(|j| lifetime::expected_programs(&j.cfg))
+            .sum(),
+    );
     std::thread::scope(|s| {
         for _ in 0..threads.clamp(1, jobs.len().max(1)) {
             s.spawn(|| loop {

@@ -151,6 +151,15 @@ impl LifetimeReport {
     }
 }
 
+/// Page programs a lifetime's progress counts to: physical pages x mean P/E limit.
+pub fn expected_programs(cfg: &SsdConfig) -> u64 {
+    let f = &cfg.flash;
+    (f.channels * f.chips_per_channel * f.dies_per_chip * f.planes_per_die) as u64
+        * f.blocks_per_plane as u64
+        * f.pages_per_block as u64
+        * cfg.wear.pe_mean as u64
+}
+
 /// Write a fresh drive until it wears out (or `spec.stop_bad_fraction` of its superblocks
 /// are bad). `progress(done, total)` is called now and then with page programs done and
 /// the expected total (physical pages x mean P/E limit).
@@ -204,9 +213,7 @@ pub fn age(
     let mut ftl = SuperblockFtl::new(cfg, logical, spec.seed);
     let n = ftl.superblocks() as u64;
     let stop_bad = ((spec.stop_bad_fraction * n as f64).ceil() as u64).max(1);
-    let total = ftl.ctl.physical_blocks() as u64
-        * cfg.flash.pages_per_block as u64
-        * cfg.wear.pe_mean as u64;
+    let total = expected_programs(cfg);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(spec.seed ^ 0x6c69_6665);
     let mut next = 0u64;
     let mut end = LifetimeEnd::BadFraction;
