@@ -57,6 +57,13 @@ fn imported_tpcc_reproduces_the_validation_numbers() {
     ] {
         assert!(toml.contains(&format!("#   {p} = ")), "{p} listed");
     }
+    // MQSim's rules that no XML key states: same-offset planes, data-outs first on a channel.
+    for rule in [
+        "multiplane = \"same-offset\"",
+        "channel_arbitration = \"data-out-first\"",
+    ] {
+        assert!(toml.contains(rule), "{rule} in the import");
+    }
     // Wear levelling maps: dynamic is Lagoon's only way, static takes MQSim's threshold.
     assert!(
         !toml.contains("#   Dynamic_Wearleveling_Enabled = "),

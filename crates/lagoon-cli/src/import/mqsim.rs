@@ -553,6 +553,14 @@ fn map_device(p: &mut Params, t: &mut Toml, nm: &mut NotModelled) -> Result<bool
         string("same-offset"),
         "MQSim's multi-plane rule (same block and page offset)",
     );
+    // NVM_PHY_ONFI_NVDDR2::Execute_simulator_event: a freed channel serves waiting read
+    // data-outs before the scheduler hears it is idle (docs/validation.md).
+    t.set(
+        "flash",
+        "channel_arbitration",
+        string("data-out-first"),
+        "MQSim's PHY serves waiting read data-outs before new commands",
+    );
     Ok(pre)
 }
 

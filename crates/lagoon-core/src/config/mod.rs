@@ -285,6 +285,8 @@ pub struct FlashConfig {
     /// Which same-kind transactions on different planes of one die combine into one
     /// multi-plane operation (one command, one tR/tPROG, one data transfer per plane).
     pub multiplane: Multiplane,
+    /// Which waiting transfer a shared channel serves when it frees.
+    pub channel_arbitration: ChannelArbitration,
     /// tR by page type, ns: page offset in its block mod the list's length picks one (TLC
     /// LSB/CSB/MSB; dSSD Table 1 "read=60-95us"). Empty: `read_ns` for every page.
     /// `read_ns` stays the mean the energy model charges.
@@ -396,6 +398,23 @@ pub enum Multiplane {
     Any,
     /// Never: every transaction is a single-plane operation.
     Off,
+}
+
+/// The order in which a shared flash channel (`baseline`, `pssd`) serves the transfers waiting
+/// for it. No paper states one; MQSim, which the Venice and MQSimNet authors used, serves
+/// read data-outs first (docs/validation.md).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChannelArbitration {
+    /// In the order the transfers became ready (ties in event order): commands, program data
+    /// and read data-outs alike.
+    #[default]
+    Fifo,
+    /// Read data-outs waiting for the channel first, in ready order; then commands and program
+    /// data, in ready order. MQSim's PHY (`NVM_PHY_ONFI_NVDDR2::Execute_simulator_event`)
+    /// hands a freed channel to waiting data-outs before it tells the scheduler the channel
+    /// is idle, which is when new commands go out.
+    DataOutFirst,
 }
 
 /// Static plane-allocation order (MQSim's CWDP family): which address bit-field varies fastest.
@@ -809,6 +828,7 @@ impl Default for FlashConfig {
             command_timing: CommandTiming::Venice,
             onfi: OnfiTiming::default(),
             multiplane: Multiplane::SameOffset,
+            channel_arbitration: ChannelArbitration::Fifo,
             read_ns_by_page_type: Vec::new(),
             program_ns_by_page_type: Vec::new(),
         }

@@ -1,12 +1,13 @@
 //! Shared flash channels (ONFI-style buses), one FC per channel.
 //!
 //! A channel carries one transfer at a time; transfers that find it busy wait in FIFO order
-//! of readiness (ties in event order). `baseline` puts `chips_per_channel` chips on each of
+//! of readiness (ties in event order), or with `flash.channel_arbitration = "data-out-first"`
+//! read data-outs first (MQSim's rule). `baseline` puts `chips_per_channel` chips on each of
 //! `channels` buses; `ideal` (Venice §5's path-conflict-free SSD) gives every chip its own bus
 //! and FC, so no transfer ever waits.
 
 use super::{Interconnect, InterconnectStats, NetEvent, Transfer};
-use crate::config::SsdConfig;
+use crate::config::{ChannelArbitration, SsdConfig};
 use crate::engine::EventQueue;
 use crate::sim::Event;
 use crate::time::{transfer_time, Ps};
@@ -24,6 +25,9 @@ pub struct SharedBus {
     bytes_per_s: f64,
     busy: Vec<bool>,
     waiting: Vec<VecDeque<(Ps, Transfer)>>,
+    /// With `data_out_first`, the read data-outs waiting, served before `waiting`.
+    data_outs: Vec<VecDeque<(Ps, Transfer)>>,
+    data_out_first: bool,
     busy_time: Vec<Ps>,
     transfers: u64,
     conflicted: u64,
@@ -47,6 +51,10 @@ impl SharedBus {
             waiting: (0..buses)
                 .map(|_| VecDeque::with_capacity(chips_per_bus as usize * 4))
                 .collect(),
+            data_outs: (0..buses)
+                .map(|_| VecDeque::with_capacity(chips_per_bus as usize))
+                .collect(),
+            data_out_first: cfg.flash.channel_arbitration == ChannelArbitration::DataOutFirst,
             busy_time: vec![0; buses as usize],
             transfers: 0,
             conflicted: 0,
@@ -121,7 +129,11 @@ impl Interconnect for SharedBus {
     fn submit(&mut self, now: Ps, t: Transfer, q: &mut EventQueue<Event>) {
         let bus = (t.chip / self.chips_per_bus) as usize;
         if self.busy[bus] {
-            self.waiting[bus].push_back((now, t));
+            if self.data_out_first && t.commands == 0 {
+                self.data_outs[bus].push_back((now, t));
+            } else {
+                self.waiting[bus].push_back((now, t));
+            }
         } else {
             self.start(now, now, t, q);
         }
@@ -134,7 +146,12 @@ impl Interconnect for SharedBus {
     fn transfer_done(&mut self, now: Ps, die: u32, q: &mut EventQueue<Event>) {
         let bus = (die / self.dies_per_chip / self.chips_per_bus) as usize;
         self.busy[bus] = false;
-        if let Some((ready, t)) = self.waiting[bus].pop_front() {
+        // Without data_out_first, `data_outs` stays empty.
+        let next = match self.data_outs[bus].pop_front() {
+            Some(d) => Some(d),
+            None => self.waiting[bus].pop_front(),
+        };
+        if let Some((ready, t)) = next {
             self.start(now, ready, t, q);
         }
     }
