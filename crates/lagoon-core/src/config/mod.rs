@@ -408,13 +408,18 @@ pub enum Multiplane {
 pub enum ChannelArbitration {
     /// In the order the transfers became ready (ties in event order): commands, program data
     /// and read data-outs alike.
-    #[default]
     Fifo,
     /// Read data-outs waiting for the channel first, in ready order; then commands and program
     /// data, in ready order. MQSim's PHY (`NVM_PHY_ONFI_NVDDR2::Execute_simulator_event`)
     /// hands a freed channel to waiting data-outs before it tells the scheduler the channel
-    /// is idle, which is when new commands go out.
+    /// is idle, which is when new commands go out. The default (the Venice presets' simulator).
+    #[default]
     DataOutFirst,
+    /// Commands without data (reads', erases') first, then read data-outs, then programs (command
+    /// and data), each in ready order: SSDsim's `process()` serves an idle channel's waiting
+    /// read commands (`services_2_r_wait`), then read data-outs (`services_2_r_data_trans`),
+    /// then writes (`services_2_write`); its GC (erases) goes before all three.
+    CommandFirst,
 }
 
 /// Static plane-allocation order (MQSim's CWDP family): which address bit-field varies fastest.
@@ -828,7 +833,7 @@ impl Default for FlashConfig {
             command_timing: CommandTiming::Venice,
             onfi: OnfiTiming::default(),
             multiplane: Multiplane::SameOffset,
-            channel_arbitration: ChannelArbitration::Fifo,
+            channel_arbitration: ChannelArbitration::DataOutFirst,
             read_ns_by_page_type: Vec::new(),
             program_ns_by_page_type: Vec::new(),
         }

@@ -154,6 +154,32 @@ mod tests {
         }
     }
 
+    /// Each preset arbitrates a shared channel as the simulator its paper used: MQSim (Venice,
+    /// MQSimNet) serves read data-outs first, SSDsim (PIQ) read commands first; SimpleSSD
+    /// (dSSD) reserves a timeline, which ready order stands in for.
+    #[test]
+    fn channel_arbitration_follows_each_papers_simulator() {
+        use crate::config::ChannelArbitration::{CommandFirst, DataOutFirst, Fifo};
+        for (name, want) in [
+            ("perf-optimized", DataOutFirst),
+            ("cost-optimized", DataOutFirst),
+            ("perf-optimized-32gbs", DataOutFirst),
+            ("cost-optimized-32gbs", DataOutFirst),
+            ("mqsimnet", DataOutFirst),
+            ("piq-ssdsim", CommandFirst),
+            ("dssd-ull", Fifo),
+            ("dssd-tlc", Fifo),
+            ("dssd-superblock", Fifo),
+        ] {
+            assert_eq!(
+                by_name(name).unwrap().flash.channel_arbitration,
+                want,
+                "{name}"
+            );
+        }
+        assert_eq!(NAMES.len(), 9, "a new preset is listed above");
+    }
+
     #[test]
     fn perf_preset_file_equals_builtin_defaults() {
         assert_eq!(perf_optimized(), SsdConfig::default());

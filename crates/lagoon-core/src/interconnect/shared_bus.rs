@@ -1,8 +1,10 @@
 //! Shared flash channels (ONFI-style buses), one FC per channel.
 //!
-//! A channel carries one transfer at a time; transfers that find it busy wait in FIFO order
-//! of readiness (ties in event order), or with `flash.channel_arbitration = "data-out-first"`
-//! read data-outs first (MQSim's rule). `baseline` puts `chips_per_channel` chips on each of
+//! A channel carries one transfer at a time; transfers that find it busy wait, served in
+//! ready order (ties in event order) with read data-outs first under
+//! `flash.channel_arbitration = "data-out-first"` (MQSim's rule, the default), read and erase
+//! commands then data-outs then programs under `"command-first"` (SSDsim's), or all alike under
+//! `"fifo"`. `baseline` puts `chips_per_channel` chips on each of
 //! `channels` buses; `ideal` (Venice §5's path-conflict-free SSD) gives every chip its own bus
 //! and FC, so no transfer ever waits.
 
@@ -24,10 +26,10 @@ pub struct SharedBus {
     dies_per_chip: u32,
     bytes_per_s: f64,
     busy: Vec<bool>,
-    waiting: Vec<VecDeque<(Ps, Transfer)>>,
-    /// With `data_out_first`, the read data-outs waiting, served before `waiting`.
-    data_outs: Vec<VecDeque<(Ps, Transfer)>>,
-    data_out_first: bool,
+    /// Per bus, the transfers waiting in each priority class ([`Self::class`]), served lowest
+    /// class first, each class in ready order.
+    waiting: Vec<[VecDeque<(Ps, Transfer)>; 3]>,
+    arbitration: ChannelArbitration,
     busy_time: Vec<Ps>,
     transfers: u64,
     conflicted: u64,
@@ -49,12 +51,9 @@ impl SharedBus {
             bytes_per_s: cfg.flash.channel_mb_s * 1e6 * rate_factor,
             busy: vec![false; buses as usize],
             waiting: (0..buses)
-                .map(|_| VecDeque::with_capacity(chips_per_bus as usize * 4))
+                .map(|_| std::array::from_fn(|_| VecDeque::with_capacity(chips_per_bus as usize)))
                 .collect(),
-            data_outs: (0..buses)
-                .map(|_| VecDeque::with_capacity(chips_per_bus as usize))
-                .collect(),
-            data_out_first: cfg.flash.channel_arbitration == ChannelArbitration::DataOutFirst,
+            arbitration: cfg.flash.channel_arbitration,
             busy_time: vec![0; buses as usize],
             transfers: 0,
             conflicted: 0,
@@ -94,6 +93,20 @@ impl SharedBus {
         )
     }
 
+    /// Priority class of a waiting transfer (0 first): a command alone (a read's or an
+    /// erase's), a read data-out (no command), or a command with data (a program).
+    #[inline]
+    fn class(&self, t: &Transfer) -> usize {
+        let data_out = t.commands == 0;
+        match self.arbitration {
+            ChannelArbitration::Fifo => 2,
+            ChannelArbitration::DataOutFirst => 2 - data_out as usize,
+            ChannelArbitration::CommandFirst if data_out => 1,
+            ChannelArbitration::CommandFirst if t.bytes == 0 => 0,
+            ChannelArbitration::CommandFirst => 2,
+        }
+    }
+
     /// Bus occupancy of a transfer: command cycles then data at the channel rate.
     pub fn duration(&self, t: &Transfer) -> Ps {
         bus_time(t, self.bytes_per_s)
@@ -129,11 +142,8 @@ impl Interconnect for SharedBus {
     fn submit(&mut self, now: Ps, t: Transfer, q: &mut EventQueue<Event>) {
         let bus = (t.chip / self.chips_per_bus) as usize;
         if self.busy[bus] {
-            if self.data_out_first && t.commands == 0 {
-                self.data_outs[bus].push_back((now, t));
-            } else {
-                self.waiting[bus].push_back((now, t));
-            }
+            let c = self.class(&t);
+            self.waiting[bus][c].push_back((now, t));
         } else {
             self.start(now, now, t, q);
         }
@@ -146,11 +156,7 @@ impl Interconnect for SharedBus {
     fn transfer_done(&mut self, now: Ps, die: u32, q: &mut EventQueue<Event>) {
         let bus = (die / self.dies_per_chip / self.chips_per_bus) as usize;
         self.busy[bus] = false;
-        // Without data_out_first, `data_outs` stays empty.
-        let next = match self.data_outs[bus].pop_front() {
-            Some(d) => Some(d),
-            None => self.waiting[bus].pop_front(),
-        };
+        let next = self.waiting[bus].iter_mut().find_map(|q| q.pop_front());
         if let Some((ready, t)) = next {
             self.start(now, ready, t, q);
         }

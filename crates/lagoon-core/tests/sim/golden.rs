@@ -104,6 +104,16 @@ fn runs() -> Vec<(&'static str, Report)> {
     );
     s.host_scheduler = Some((Scheme::Piq, 64));
     out.push(("piq-baseline", s.run(|_| {}).unwrap()));
+    // SSDsim's drive: its channel order (command-first) on a backlogged trace.
+    out.push((
+        "piq-ssdsim-tpcc",
+        run(
+            &preset("piq-ssdsim"),
+            Arch::Baseline,
+            &[&trace("tpcc-small.trace")],
+            1,
+        ),
+    ));
     out
 }
 

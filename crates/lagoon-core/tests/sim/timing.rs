@@ -62,34 +62,35 @@ fn venice_3_1_two_reads_two_channels_finish_at_7_01_us() {
 }
 
 /// A freed channel with a read data-out and a command waiting: chip 0's data-out holds channel
-/// 0 over [3.01, 7.01] us; chip 2's read command arrives at 3.015 us, chip 1's data-out is ready
-/// at 3.02 us. `fifo` serves the command first (ready first), `data-out-first` the data-out
-/// (MQSim's PHY).
+/// 0 over [3.01, 7.01] us and chip 1's data-out is ready at 3.02 us; chip 2's read command
+/// arrives at 3.015 us (before it) or 3.5 us (after it). `fifo` serves whichever was ready
+/// first, `data-out-first` the data-out (MQSim), `command-first` the command (SSDsim).
 #[test]
 fn channel_arbitration_orders_a_waiting_data_out_and_command() {
-    use lagoon_core::config::ChannelArbitration;
+    use lagoon_core::config::ChannelArbitration::{CommandFirst, DataOutFirst, Fifo};
     let (us, ns) = (PS_PER_US, PS_PER_NS);
-    let run = |arb| {
+    let run = |arb, command_at| {
         let mut c = venice_31();
         c.flash.channel_arbitration = arb;
         let read = |chip| ProbeOp::Read {
             ppa: first_page(&c, chip, 0),
         };
-        let ops = [(0, read(0)), (0, read(1)), (3 * us + 15 * ns, read(2))];
+        let ops = [(0, read(0)), (0, read(1)), (command_at, read(2))];
         Simulator::probe_flash_at(&c, Arch::Baseline, &ops).0
     };
-    // fifo: chip 2's command [7.01, 7.02], tR to 10.02; chip 1's data [7.02, 11.02]; chip 2's
-    // data [11.02, 15.02].
-    assert_eq!(
-        run(ChannelArbitration::Fifo),
-        vec![T_7_01, 11 * us + 20 * ns, 15 * us + 20 * ns]
-    );
-    // data-out-first: chip 1's data [7.01, 11.01]; chip 2's command [11.01, 11.02], tR to
+    // Command first: chip 2's command [7.01, 7.02], tR to 10.02; chip 1's data [7.02, 11.02];
+    // chip 2's data [11.02, 15.02].
+    let command_first = vec![T_7_01, 11 * us + 20 * ns, 15 * us + 20 * ns];
+    // Data-out first: chip 1's data [7.01, 11.01]; chip 2's command [11.01, 11.02], tR to
     // 14.02, data [14.02, 18.02].
-    assert_eq!(
-        run(ChannelArbitration::DataOutFirst),
-        vec![T_7_01, T_11_01, 18 * us + 20 * ns]
-    );
+    let data_first = vec![T_7_01, T_11_01, 18 * us + 20 * ns];
+    let (early, late) = (3 * us + 15 * ns, 3 * us + 500 * ns);
+    assert_eq!(run(Fifo, early), command_first);
+    assert_eq!(run(Fifo, late), data_first);
+    assert_eq!(run(DataOutFirst, early), data_first);
+    assert_eq!(run(DataOutFirst, late), data_first);
+    assert_eq!(run(CommandFirst, early), command_first);
+    assert_eq!(run(CommandFirst, late), command_first);
 }
 
 #[test]
