@@ -49,12 +49,14 @@ pub enum Command {
     Lifetime(lifetime::LifetimeArgs),
     /// The configured network alone under synthetic traffic: latency against offered load.
     Net(net::NetArgs),
-    /// Show a preset's configuration as TOML, or every key with its unit and valid range.
+    /// Show a preset's configuration as TOML, or every key with its unit and valid range (or
+    /// the words it takes).
     Config {
         #[arg(help = help::preset(), required_unless_present = "keys")]
         preset: Option<String>,
-        /// List every numeric key: its unit, valid range and value in PRESET (default
-        /// perf-optimized), or in a TOML file given as PRESET.
+        /// List every numeric key (unit, valid range) and every key that takes a word (the
+        /// words), with its value in PRESET (default perf-optimized) or a TOML file given as
+        /// PRESET.
         #[arg(long)]
         keys: bool,
     },
@@ -177,6 +179,10 @@ fn config(preset: Option<String>, keys: bool) -> Result<()> {
                 k.range.to_string(),
                 k.unit
             );
+        }
+        println!("\n{:<34} {:<16} one of", "key", "value");
+        for c in cfg.choice_keys() {
+            println!("{:<34} {:<16} {}", c.key, c.value, c.choices.join(" | "));
         }
         return Ok(());
     }

@@ -667,6 +667,18 @@ fn help_lists_every_back_end_preset_and_scheduler() {
         out.contains("network.max_router_visits") && out.contains("1..=255"),
         "{out}"
     );
+    // Keys that take a word, with every word: found from the parser, so a new one shows.
+    for line in [
+        "flash.channel_arbitration          data-out-first   fifo | data-out-first | command-first",
+        "flash.multiplane                   same-offset      same-offset | any | off",
+        "ftl.mapping.type                   demand           ideal | demand",
+    ] {
+        assert!(out.lines().any(|l| l == line), "{line} in:\n{out}");
+    }
+    assert!(
+        !out.lines().any(|l| l.starts_with("name ")),
+        "free text is not a choice"
+    );
 }
 
 /// `lagoon` alone (the README's first command): every back end in two tables.

@@ -1292,6 +1292,32 @@ mod tests {
     }
 
     #[test]
+    fn every_listed_choice_parses_and_a_wrong_word_names_its_key() {
+        let keys = SsdConfig::default().choice_keys();
+        assert!(keys.len() >= 25, "{} choice keys", keys.len());
+        for k in &keys {
+            let (section, leaf) = k.key.rsplit_once('.').unwrap();
+            for c in &k.choices {
+                let text = format!("[{section}]\n{leaf} = \"{c}\"\n");
+                // Some words need other keys (a custom topology its file): only a word the
+                // parser rejects as a word is a wrong list.
+                if let Err(e) = SsdConfig::from_toml(&text, "c.toml") {
+                    assert!(
+                        !e.to_string().contains("unknown variant"),
+                        "{}: {c}: {e}",
+                        k.key
+                    );
+                }
+            }
+            let bad = format!("[{section}]\n{leaf} = \"nonsense\"\n");
+            let e = SsdConfig::from_toml(&bad, "c.toml")
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("c.toml") && e.contains(leaf), "{}: {e}", k.key);
+        }
+    }
+
+    #[test]
     fn energy_keys_parse_and_are_named_in_errors() {
         let c =
             SsdConfig::from_toml("[energy]\nlink_mw = 2.5\nstatic_mw = 0.0\n", "e.toml").unwrap();

@@ -184,6 +184,88 @@ impl SsdConfig {
     }
 }
 
+/// A key that takes one of a fixed set of words (`flash.multiplane = "same-offset"`), with its
+/// current value and every word it accepts.
+pub struct ChoiceInfo {
+    pub key: String,
+    pub value: String,
+    pub choices: Vec<String>,
+}
+
+impl SsdConfig {
+    /// Every key that takes one of a set of words, found from the configuration itself: each
+    /// string-valued key is set to a word no type accepts, and the parser's refusal lists the
+    /// words it would have taken (keys that take any text, such as `name`, are left out).
+    /// What `lagoon config --keys` prints after the numeric keys; no list to keep in step.
+    pub fn choice_keys(&self) -> Vec<ChoiceInfo> {
+        let Ok(toml::Value::Table(root)) = toml::Value::try_from(self) else {
+            return Vec::new();
+        };
+        let mut leaves = Vec::new();
+        string_leaves(&root, &mut Vec::new(), &mut leaves);
+        let mut out = Vec::new();
+        for (path, value) in leaves {
+            let mut t = root.clone();
+            set_leaf(&mut t, &path, "\u{1}?");
+            let Err(e) = toml::Value::Table(t).try_into::<SsdConfig>() else {
+                continue; // any text goes
+            };
+            let choices = expected_words(&e.to_string());
+            if !choices.is_empty() {
+                out.push(ChoiceInfo {
+                    key: path.join("."),
+                    value,
+                    choices,
+                });
+            }
+        }
+        out
+    }
+}
+
+fn string_leaves(t: &toml::Table, path: &mut Vec<String>, out: &mut Vec<(Vec<String>, String)>) {
+    for (k, v) in t {
+        path.push(k.clone());
+        match v {
+            toml::Value::String(s) => out.push((path.clone(), s.clone())),
+            toml::Value::Table(sub) => string_leaves(sub, path, out),
+            _ => {}
+        }
+        path.pop();
+    }
+}
+
+fn set_leaf(t: &mut toml::Table, path: &[String], v: &str) {
+    match path {
+        [last] => {
+            t.insert(last.clone(), toml::Value::String(v.into()));
+        }
+        [first, rest @ ..] => {
+            if let Some(toml::Value::Table(sub)) = t.get_mut(first) {
+                set_leaf(sub, rest, v);
+            }
+        }
+        [] => {}
+    }
+}
+
+/// The backquoted words after "expected" in serde's unknown-variant message
+/// ("expected `fifo` or `data-out-first`", "expected one of `a`, `b`, `c`").
+fn expected_words(msg: &str) -> Vec<String> {
+    let Some(i) = msg.find("unknown variant") else {
+        return Vec::new();
+    };
+    let Some(j) = msg[i..].find("expected") else {
+        return Vec::new();
+    };
+    let line = msg[i + j..].lines().next().unwrap_or("");
+    line.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
 /// `ftl.mapping.cmt_bytes` (type = "demand"): up to 1 TiB of controller DRAM. The table is
 /// allocated as it fills, so a large value costs memory only for entries a run touches.
 pub const CMT_BYTES: Range = Range::int(1, 1 << 40);
