@@ -11,7 +11,7 @@ use lagoon_core::report::Report;
 use lagoon_core::scenario::Scenario;
 use lagoon_core::ssd::dynamic_superblock::BlockRemap;
 use serde::{Deserialize, Serialize};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// What a run is, as the figure and table code looks it up.
@@ -210,30 +210,16 @@ pub fn run_all(jobs: Vec<Job>, threads: usize, quiet: bool) -> Result<Vec<Record
         );
         pb
     };
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Record>>>> = Mutex::new((0..n).map(|_| None).collect());
-    let failed = std::sync::atomic::AtomicBool::new(false);
     let walls: Mutex<Vec<f64>> = Mutex::new(vec![0.0; n]);
-    std::thread::scope(|s| {
-        for _ in 0..threads.clamp(1, n.max(1)) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= n || failed.load(Ordering::Relaxed) {
-                    break;
-                }
-                let job = &jobs[i];
-                let k = &job.key;
-                pb.set_message(format!("{} {} {} {}", k.ssd, k.mesh, k.workload, k.design));
-                let t0 = std::time::Instant::now();
-                let out = job.run();
-                walls.lock().expect("no panics while holding")[i] = t0.elapsed().as_secs_f64();
-                if out.is_err() {
-                    failed.store(true, Ordering::Relaxed);
-                }
-                results.lock().expect("no panics while holding")[i] = Some(out);
-                pb.inc(1);
-            });
-        }
+    let out = in_pool(n, threads, |i| {
+        let job = &jobs[i];
+        let k = &job.key;
+        pb.set_message(format!("{} {} {} {}", k.ssd, k.mesh, k.workload, k.design));
+        let t0 = std::time::Instant::now();
+        let out = job.run();
+        walls.lock().expect("no panics while holding")[i] = t0.elapsed().as_secs_f64();
+        pb.inc(1);
+        out
     });
     pb.finish_and_clear();
     if !quiet && n > 1 {
@@ -242,10 +228,40 @@ pub fn run_all(jobs: Vec<Job>, threads: usize, quiet: bool) -> Result<Vec<Record
             slowest(&jobs, &walls.into_inner().expect("threads joined"), 5)
         );
     }
+    out
+}
+
+/// `f(i)` for every `i < n` on `threads` threads, the indices claimed in order; once one has
+/// failed no further index starts. The results in index order, or the first error in that
+/// order: every index before a failed one was claimed before it and runs to its end, so that
+/// error is the same on any number of threads.
+pub(crate) fn in_pool<T: Send>(
+    n: usize,
+    threads: usize,
+    f: impl Fn(usize) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let results: Mutex<Vec<Option<Result<T>>>> = Mutex::new((0..n).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..threads.clamp(1, n.max(1)) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n || failed.load(Ordering::Relaxed) {
+                    break;
+                }
+                let r = f(i);
+                if r.is_err() {
+                    failed.store(true, Ordering::Relaxed);
+                }
+                results.lock().expect("no panics while holding")[i] = Some(r);
+            });
+        }
+    });
     let mut out = Vec::with_capacity(n);
     for r in results.into_inner().expect("threads joined") {
         match r {
-            Some(Ok(rec)) => out.push(rec),
+            Some(Ok(x)) => out.push(x),
             Some(Err(e)) => return Err(e),
             None => {}
         }
@@ -340,40 +356,23 @@ impl Executor for Threads {
 /// Every lifetime on `threads` threads, results in job order; one progress bar over the page
 /// programs of all of them.
 fn age_all(jobs: &[AgeJob], threads: usize, quiet: bool) -> Result<Vec<Aged>> {
-    let next = AtomicUsize::new(0);
     let done = AtomicU64::new(0);
-    let results: Mutex<Vec<Option<Result<Aged>>>> =
-        Mutex::new((0..jobs.len()).map(|_| None).collect());
     let pb = crate::lifetime::life_bar(quiet, "lifetimes");
     pb.set_length(
         jobs.iter()
             .map(|j| lifetime::expected_programs(&j.cfg))
             .sum(),
     );
-    std::thread::scope(|s| {
-        for _ in 0..threads.clamp(1, jobs.len().max(1)) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= jobs.len() {
-                    break;
-                }
-                let mut last = 0;
-                let r = jobs[i].run(|d| {
-                    let add = d - last;
-                    last = d;
-                    pb.set_position(done.fetch_add(add, Ordering::Relaxed) + add);
-                });
-                results.lock().expect("no panics while holding")[i] = Some(r);
-            });
-        }
+    let out = in_pool(jobs.len(), threads, |i| {
+        let mut last = 0;
+        jobs[i].run(|d| {
+            let add = d - last;
+            last = d;
+            pb.set_position(done.fetch_add(add, Ordering::Relaxed) + add);
+        })
     });
     pb.finish_and_clear();
-    results
-        .into_inner()
-        .expect("threads joined")
-        .into_iter()
-        .map(|r| r.expect("every lifetime ran"))
-        .collect()
+    out
 }
 
 /// Threads to use by default: every core the machine offers.

@@ -9,8 +9,6 @@ use lagoon_core::interconnect::network::traffic::{run_point, LoadPoint, Pattern,
 use serde::Serialize;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 #[derive(Args)]
 pub struct NetArgs {
@@ -99,33 +97,17 @@ pub fn net(a: NetArgs) -> Result<()> {
     let jobs: Vec<(usize, f64)> = (0..cfgs.len())
         .flat_map(|c| a.load.iter().map(move |&l| (c, l)))
         .collect();
-    let results: Vec<Mutex<Option<Result<LoadPoint>>>> =
-        jobs.iter().map(|_| Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
-    let threads = a
-        .jobs
-        .unwrap_or_else(crate::batch::default_threads)
-        .clamp(1, jobs.len());
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(c, load)) = jobs.get(k) else { break };
-                let (name, cfg) = &cfgs[c];
-                let r = run_point(cfg, a.traffic, load, w, a.seed)
-                    .with_context(|| format!("{name} at load {load}"));
-                *results[k].lock().expect("no panic") = Some(r);
-            });
-        }
-    });
-    let mut points = Vec::with_capacity(jobs.len());
-    for (k, r) in results.into_iter().enumerate() {
-        let point = r.into_inner().expect("no panic").expect("every job ran")?;
-        points.push(Point {
-            config: cfgs[jobs[k].0].0.clone(),
+    let threads = a.jobs.unwrap_or_else(crate::batch::default_threads);
+    let points = crate::batch::in_pool(jobs.len(), threads, |k| {
+        let (c, load) = jobs[k];
+        let (name, cfg) = &cfgs[c];
+        let point = run_point(cfg, a.traffic, load, w, a.seed)
+            .with_context(|| format!("{name} at load {load}"))?;
+        Ok(Point {
+            config: name.clone(),
             point,
-        });
-    }
+        })
+    })?;
     if let Some(target) = &a.json {
         let out = Output {
             traffic: a.traffic,

@@ -626,8 +626,7 @@ fn fig14c(a: &ReproduceArgs) -> Result<serde_json::Value> {
         "drive,workload,scanned_blocks,scan_bytes,host_bytes,mean_latency_us,latency_vs_no_scan\n",
     );
     // Per drive, a (workload, points) series each; every group starts with its unscanned run.
-    type Lines = Vec<(String, Vec<(f64, f64)>)>;
-    let mut per_drive: Vec<(&str, Lines)> = Vec::new();
+    let mut per_drive: Vec<(&str, crate::plot::Lines)> = Vec::new();
     let mut pts = Vec::new();
     let mut unscanned = f64::NAN;
     for (rec, &(name, rw, n, page)) in recs.iter().zip(&cases) {

@@ -502,13 +502,12 @@ impl Timeline {
 
     /// CSV: one line per window (of an aligned timeline: a run's is aligned when it ends).
     pub fn csv(&self) -> String {
-        let me = self;
         debug_assert!(
-            me.each().iter().all(|s| s.window == me.window()),
+            self.each().iter().all(|s| s.window == self.window()),
             "align first"
         );
-        let n = me.each().iter().map(|s| s.v.len()).max().unwrap_or(0);
-        let w = me.window() as f64;
+        let n = self.each().iter().map(|s| s.v.len()).max().unwrap_or(0);
+        let w = self.window() as f64;
         let at = |s: &Series, i: usize| s.v.get(i).copied().unwrap_or(0) as f64;
         let mut out = String::from(
             "window_start_ms,io_mb_s,gc_mb_s,gc_read_mb_s,system_bus_utilization,dram_utilization,\
@@ -519,12 +518,12 @@ impl Timeline {
             out.push_str(&format!(
                 "{},{:.3},{:.3},{:.3},{:.4},{:.4},{:.4}\n",
                 i as f64 * w / 1e9,
-                at(&me.io_bytes, i) / secs / 1e6,
-                at(&me.gc_bytes, i) / secs / 1e6,
-                at(&me.gc_read_bytes, i) / secs / 1e6,
-                at(&me.bus_busy, i) / w,
-                at(&me.dram_busy, i) / w,
-                at(&me.link_busy, i) / w / me.links.max(1) as f64,
+                at(&self.io_bytes, i) / secs / 1e6,
+                at(&self.gc_bytes, i) / secs / 1e6,
+                at(&self.gc_read_bytes, i) / secs / 1e6,
+                at(&self.bus_busy, i) / w,
+                at(&self.dram_busy, i) / w,
+                at(&self.link_busy, i) / w / self.links.max(1) as f64,
             ));
         }
         out
