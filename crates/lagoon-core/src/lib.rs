@@ -6,6 +6,7 @@
 //! [`sim`] (the event loop tying them together), [`stats`], [`energy`] and [`report`] (what a
 //! run reports), [`config`] (presets and TOML). Time is integer picoseconds ([`time`]).
 
+pub mod cancel;
 pub mod config;
 pub mod energy;
 pub mod engine;

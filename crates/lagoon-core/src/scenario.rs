@@ -37,6 +37,8 @@ pub struct Scenario {
     pub stop_at_last_completion: bool,
     /// An aged drive's block remapping (dSSD Fig. 15; from [`crate::lifetime::age`]).
     pub block_remap: Option<std::sync::Arc<crate::ssd::dynamic_superblock::BlockRemap>>,
+    /// Stop when asked (Ctrl-C): see [`crate::cancel`].
+    pub cancel: Option<crate::cancel::Cancel>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -68,6 +70,7 @@ impl Scenario {
             timeline_window: None,
             stop_at_last_completion: false,
             block_remap: None,
+            cancel: None,
         }
     }
 
@@ -161,6 +164,9 @@ impl Scenario {
         if let Some(r) = &self.block_remap {
             sim.set_block_remap(r.clone())
                 .map_err(ScenarioError::Invalid)?;
+        }
+        if let Some(c) = &self.cancel {
+            sim.set_cancel(c.clone());
         }
         let outcome = sim.run(progress)?;
         if outcome.flows.iter().all(|f| f.completed == 0) {

@@ -335,6 +335,8 @@ pub struct Simulator {
     stop_at_last_completion: bool,
     /// Controller model: when each transaction last entered a die queue, by slab index.
     queued_at: Vec<Ps>,
+    /// Asked to stop ([`Simulator::set_cancel`]).
+    cancel: Option<crate::cancel::Cancel>,
     /// Dynamic superblocks (dSSD §5, Fig. 15): the plane each block the FTL addresses is on;
     /// `None` = every block on its own plane (every run but an aged drive's window).
     remap: Option<std::sync::Arc<BlockRemap>>,
@@ -365,6 +367,9 @@ pub enum SimError {
     /// Input the model cannot represent (e.g. arrivals past the simulated clock's range).
     #[error("{0}")]
     Input(String),
+    /// Stopped by [`crate::cancel::Cancel::abort`] (Ctrl-C) at this simulated time.
+    #[error("cancelled at {time_ns:.0} ns of simulated time")]
+    Cancelled { time_ns: f64 },
     /// No event is left but requests are unfinished: the model cannot make progress.
     #[error(
         "simulation stalled at {time_ns:.0} ns with {outstanding} requests unfinished: {reason}"
@@ -543,6 +548,7 @@ impl Simulator {
                 Vec::new()
             },
             queued_at: Vec::new(),
+            cancel: None,
             cfg: cfg.clone(),
             ftl,
         }
@@ -900,6 +906,15 @@ impl Simulator {
                     self.fault = Some(why);
                     break;
                 }
+                match self.cancel.as_ref().map(|c| c.request()) {
+                    Some(crate::cancel::Request::Abort) => {
+                        return Err(SimError::Cancelled {
+                            time_ns: crate::time::to_ns_f64(now),
+                        })
+                    }
+                    Some(crate::cancel::Request::Finish) => return Ok(self.finish()),
+                    _ => {}
+                }
             }
         }
         if let Some(e) = self.error.take() {
@@ -963,6 +978,12 @@ impl Simulator {
             crate::config::schema::over_state_limit(self.state_limit),
             gb(self.cfg.full_map_bytes()),
         ))
+    }
+
+    /// Look at `c` every 65,536 events (a few ms): `abort` ends the run with
+    /// [`SimError::Cancelled`]; `finish` ends it at once and reports what was done.
+    pub fn set_cancel(&mut self, c: crate::cancel::Cancel) {
+        self.cancel = Some(c);
     }
 
     /// Tests: a lower limit for the memory guard.

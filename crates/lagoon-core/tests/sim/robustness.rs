@@ -348,3 +348,32 @@ fn eager_static_wear_levelling_ends_with_the_host() {
     assert_eq!(r.requests, 40);
     assert!(r.ftl.static_wl_runs > 0, "it levels while the host runs");
 }
+
+/// Ctrl-C's mechanism: an abort asked before a long run ends it at the first look (65,536
+/// events) with `Cancelled`; a finish ends it there too, with a report of what was done.
+#[test]
+fn a_cancelled_run_stops_at_the_next_look() {
+    use lagoon_core::cancel::Cancel;
+    let cfg = lagoon_core::config::SsdConfig::load("perf-optimized").unwrap();
+    let w = "syn:read=100,size=4k,arrival=qd:32,count=1000000";
+    let mut s = lagoon_core::scenario::Scenario::new(
+        "perf-optimized",
+        cfg,
+        Arch::Baseline,
+        vec![w.into()],
+    );
+    let c = Cancel::new();
+    s.cancel = Some(c.clone());
+    c.abort();
+    match s.run(|_| {}) {
+        Err(lagoon_core::scenario::ScenarioError::Sim(SimError::Cancelled { time_ns })) => {
+            assert!(time_ns > 0.0)
+        }
+        other => panic!("expected a cancelled run, got {:?}", other.map(|r| r.requests)),
+    }
+    let c = Cancel::new();
+    s.cancel = Some(c.clone());
+    c.finish();
+    let r = s.run(|_| {}).unwrap();
+    assert!(r.requests > 0 && r.requests < 1_000_000, "{}", r.requests);
+}
