@@ -71,6 +71,8 @@ pub fn to_wire(job: &Job) -> Result<String> {
         timeline_window,
         stop_at_last_completion,
         block_remap,
+        // A process-local handle: a worker's runs are stopped by the worker's own signal.
+        cancel: _,
     } = &job.scenario;
     let w = Wire {
         key: job.key.clone(),
