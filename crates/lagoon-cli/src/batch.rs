@@ -37,7 +37,11 @@ impl Job {
         let k = &self.key;
         self.scenario
             .run(|_| {})
-            .map(|r| Record::new(k.clone(), &r))
+            .map(|r| {
+                let mut rec = Record::new(k.clone(), &r);
+                rec.config_hash = crate::provenance::config_hash(&self.scenario.ssd);
+                rec
+            })
             .map_err(|e| {
                 anyhow!(
                     "run {} / {} / {} / {} / {}: {e}",
@@ -60,6 +64,8 @@ pub struct AgeJob {
     pub name: String,
     pub cfg: SsdConfig,
     pub spec: LifetimeSpec,
+    /// Stops the lifetime when set (Ctrl-C); it does not travel to Dask workers.
+    pub cancel: Option<lagoon_core::cancel::Cancel>,
 }
 
 pub type Aged = (LifetimeReport, BlockRemap);
@@ -68,8 +74,10 @@ impl AgeJob {
     /// Age the drive; `progress(done)` now and then with page programs done. An error names
     /// the lifetime.
     pub fn run(&self, mut progress: impl FnMut(u64)) -> Result<Aged> {
-        lifetime::age(&self.cfg, &self.spec, |d, _| progress(d))
-            .map_err(|e| anyhow!("{}: {e}", self.name))
+        lifetime::age_cancellable(&self.cfg, &self.spec, self.cancel.as_ref(), |d, _| {
+            progress(d)
+        })
+        .map_err(|e| anyhow!("{}: {e}", self.name))
     }
 }
 
@@ -78,6 +86,8 @@ impl AgeJob {
 pub struct Record {
     #[serde(flatten)]
     pub key: RunKey,
+    #[serde(default = "first_seed")]
+    pub seed: u64,
     pub requests: u64,
     pub sim_time_ns: f64,
     pub iops: f64,
@@ -119,12 +129,20 @@ pub struct Record {
     /// Controller model counters (dSSD figures: latency breakdown, dBUF waits).
     #[serde(skip)]
     pub controller: Option<lagoon_core::ssd::controller::ControllerStats>,
+    /// [`crate::provenance::config_hash`] of the drive simulated.
+    #[serde(default)]
+    pub config_hash: String,
+}
+
+fn first_seed() -> u64 {
+    1
 }
 
 impl Record {
     pub fn new(key: RunKey, r: &Report) -> Self {
         Record {
             key,
+            seed: r.seed,
             requests: r.requests,
             sim_time_ns: r.sim_time_ns,
             iops: r.iops,
@@ -164,8 +182,86 @@ impl Record {
             cdf: r.latency_cdf.all.clone(),
             timeline_csv: r.timeline.as_ref().map(|t| t.csv()),
             controller: r.controller.clone(),
+            config_hash: String::new(),
         }
     }
+}
+
+/// Memory a simulation's flows take besides the drive's model state: host queues, request
+/// slabs and latency histograms per flow, about 560 KB each (measured: 2,000 one-request
+/// `--workload` flows peak at 1.11 GB RSS against 11.6 MB for one; docs/ROBUSTNESS.md).
+pub const FLOW_STATE_BYTES: u64 = 560 * 1024;
+
+/// Flows a scenario's workloads make (a `syn:mixN` preset is several).
+pub fn flows(sc: &Scenario) -> Result<u64> {
+    let mut n = 0u64;
+    for w in &sc.workloads {
+        n += lagoon_workload::expand_workload(w)
+            .map_err(|e| anyhow!("{e}"))?
+            .len() as u64;
+    }
+    Ok(n)
+}
+
+/// What a simulation holds from its start: the drive's up-front model state and its flows.
+pub fn run_state_bytes(sc: &Scenario) -> Result<u64> {
+    Ok(sc
+        .ssd
+        .preallocated_state_bytes()
+        .saturating_add(flows(sc)?.saturating_mul(FLOW_STATE_BYTES)))
+}
+
+/// Refuse a simulation whose flows and drive state pass the model-state limit
+/// (`LAGOON_MAX_STATE_GB`), saying what to change.
+pub fn check_run_budget(sc: &Scenario) -> Result<()> {
+    let limit = lagoon_core::config::schema::model_state_limit()?;
+    let n = flows(sc)?;
+    let need = run_state_bytes(sc)?;
+    if need > limit {
+        return Err(anyhow!(
+            "{n} flows (--workload, a syn:mix counting its flows) take about {:.2} GB ({:.2} MB each) beside {:.2} GB of drive state: {:.2} GB, more than the model-state limit of {:.2} GB; give fewer --workload flows, or raise LAGOON_MAX_STATE_GB on a machine with the memory",
+            (n * FLOW_STATE_BYTES) as f64 / 1e9,
+            FLOW_STATE_BYTES as f64 / 1e6,
+            sc.ssd.preallocated_state_bytes() as f64 / 1e9,
+            need as f64 / 1e9,
+            limit as f64 / 1e9
+        ));
+    }
+    Ok(())
+}
+
+/// Memory the system can give without swapping (Linux `MemAvailable`), bytes.
+pub fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kb.checked_mul(1024)
+}
+
+/// Simulations to run at once: `wanted`, but no more than three quarters of the available
+/// memory holds at `per_job` bytes each (at least one).
+pub fn jobs_for_memory(per_job: u64, wanted: usize) -> usize {
+    match available_memory() {
+        Some(avail) if per_job > 0 => {
+            let fit = (avail / 4 * 3 / per_job).max(1);
+            wanted.min(usize::try_from(fit).unwrap_or(usize::MAX)).max(1)
+        }
+        _ => wanted.max(1),
+    }
+}
+
+/// Every job within the model-state budget (checked before the first runs), and the largest
+/// start-up state of one, bytes.
+pub fn check_memory(jobs: &[Job]) -> Result<u64> {
+    let mut most = 0;
+    for j in jobs {
+        check_run_budget(&j.scenario).map_err(|e| {
+            let k = &j.key;
+            anyhow!("run {} / {} / {} / {}: {e}", k.experiment, k.ssd, k.workload, k.design)
+        })?;
+        most = most.max(run_state_bytes(&j.scenario)?);
+    }
+    Ok(most)
 }
 
 /// Reshape the flash array to `rows` channels (flash controllers) of `cols` chips, with the
@@ -458,6 +554,7 @@ mod tests {
                 name: format!("{mode:?} {sigma}"),
                 cfg,
                 spec: LifetimeSpec::default(),
+                cancel: None,
             }
         };
         let jobs: Vec<AgeJob> = [SuperblockMode::Static, SuperblockMode::Reserv]

@@ -8,6 +8,7 @@ pub mod import;
 pub mod lifetime;
 pub mod net;
 pub mod plot;
+pub mod provenance;
 pub mod reproduce;
 pub mod trace;
 

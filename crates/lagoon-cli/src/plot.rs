@@ -50,8 +50,36 @@ struct Axis {
     hi: f64,
     step: f64,
     decimals: usize,
-    /// `lo`, `hi` and the ticks are powers of ten (log10 of the value).
+    /// `lo`, `hi` and the ticks are log10 of the value: whole decades, or (`log125`) the
+    /// 1-2-5 values between `lo` and `hi`.
     log: bool,
+    log125: bool,
+}
+
+/// The 1-2-5 values (…, 0.5, 1, 2, 5, 10, …) from the largest at or below `lo` to the
+/// smallest at or above `hi` (both > 0).
+fn one_two_five(lo: f64, hi: f64) -> Vec<f64> {
+    let mut e = lo.log10().floor() as i32 - 1;
+    let mut out = Vec::new();
+    loop {
+        for m in [1.0, 2.0, 5.0] {
+            let v = m * 10f64.powi(e);
+            // Round to the decade's own digits, so 0.2 is 0.2 and not 0.20000000000000004.
+            let v = if e < 0 {
+                (v * 10f64.powi(-e)).round() / 10f64.powi(-e)
+            } else {
+                v
+            };
+            if v <= lo * (1.0 + 1e-9) {
+                out.clear();
+            }
+            out.push(v);
+            if v >= hi * (1.0 - 1e-9) {
+                return out;
+            }
+        }
+        e += 1;
+    }
 }
 
 impl Axis {
@@ -106,12 +134,29 @@ impl Axis {
             step,
             decimals,
             log: false,
+            log125: false,
         }
     }
 
-    /// Whole decades covering `[lo, hi]` (both > 0), a tick at each.
+    /// A log axis covering `[lo, hi]` (both > 0): whole decades, a tick at each, when the
+    /// data span more than two and a half; else from the 1-2-5 value at or below `lo` to
+    /// the one at or above `hi`, a tick at each 1-2-5 value (so data from 0.5 to 4 are not
+    /// drawn on 0.1-10).
     fn fit_log(lo: f64, hi: f64) -> Self {
-        let (lo, hi) = if lo > 0.0 && hi.is_finite() {
+        let ok = lo > 0.0 && hi.is_finite() && hi >= lo;
+        if ok && hi.log10() - lo.log10() <= 2.5 {
+            let t = one_two_five(lo, hi);
+            let (a, b) = (t[0].log10(), t[t.len() - 1].log10());
+            return Axis {
+                lo: a,
+                hi: if b > a { b } else { a + 2f64.log10() },
+                step: 1.0,
+                decimals: 0,
+                log: true,
+                log125: true,
+            };
+        }
+        let (lo, hi) = if ok {
             (lo.log10().floor(), hi.log10().ceil())
         } else {
             (0.0, 1.0)
@@ -122,6 +167,7 @@ impl Axis {
             step: 1.0,
             decimals: 0,
             log: true,
+            log125: false,
         }
     }
 
@@ -135,17 +181,19 @@ impl Axis {
     }
 
     fn ticks(&self) -> Vec<f64> {
+        if self.log125 {
+            return one_two_five(10f64.powf(self.lo), 10f64.powf(self.hi))
+                .into_iter()
+                .map(f64::log10)
+                .collect();
+        }
         let n = ((self.hi - self.lo) / self.step).round() as i64;
         (0..=n).map(|i| self.lo + self.step * i as f64).collect()
     }
 
     fn label(&self, v: f64) -> String {
         if self.log {
-            return if v >= 0.0 {
-                fmt_num(10f64.powi(v.round() as i32))
-            } else {
-                format!("{:.*}", (-v).round() as usize, 10f64.powi(v.round() as i32))
-            };
+            return log_label(10f64.powf(v));
         }
         let v = if v.abs() < self.step * 1e-9 { 0.0 } else { v };
         if v.abs() >= 1e4 && self.decimals == 0 {
@@ -159,6 +207,20 @@ impl Axis {
     fn frac(&self, v: f64) -> f64 {
         ((v - self.lo) / (self.hi - self.lo)).clamp(0.0, 1.0)
     }
+}
+
+/// A log axis tick's value (a power of ten, a 1-2-5 value or a power of two) as text: as
+/// many decimals as it needs, a k or M suffix above a thousand.
+fn log_label(v: f64) -> String {
+    if v >= 1.0 {
+        return fmt_num((v * 1e6).round() / 1e6);
+    }
+    let mut d = (-v.log10()).ceil().max(0.0) as usize;
+    while d < 12 && ((v * 10f64.powi(d as i32)).round() / 10f64.powi(d as i32) - v).abs() > v * 1e-6
+    {
+        d += 1;
+    }
+    format!("{v:.d$}")
 }
 
 fn header(w: f64, h: f64, title: &str) -> String {
@@ -338,11 +400,21 @@ pub fn bars(
     series: &[(String, Vec<f64>)],
     reference: Option<f64>,
 ) -> String {
-    bars_on(title, x_label, y_label, groups, series, reference, false)
+    bars_with(
+        &BarStyle {
+            reference,
+            ..Default::default()
+        },
+        title,
+        x_label,
+        y_label,
+        groups,
+        series,
+    )
 }
 
-/// As [`bars`] on a logarithmic y axis (whole decades; bars grow from its bottom), for
-/// values over several orders of magnitude. Values must be > 0; others are "n/a".
+/// As [`bars`] on a logarithmic y axis (bars grow from its bottom), for values over several
+/// orders of magnitude. Values must be > 0; others are "n/a".
 pub fn bars_log(
     title: &str,
     x_label: &str,
@@ -350,18 +422,43 @@ pub fn bars_log(
     groups: &[String],
     series: &[(String, Vec<f64>)],
 ) -> String {
-    bars_on(title, x_label, y_label, groups, series, None, true)
+    bars_with(
+        &BarStyle {
+            log_y: true,
+            ..Default::default()
+        },
+        title,
+        x_label,
+        y_label,
+        groups,
+        series,
+    )
 }
 
-fn bars_on(
+/// How [`bars_with`] draws: a reference line the bars grow from (else zero, or the bottom
+/// of a log axis), a log y axis, and 95 % intervals (per series, per group: (low, high), NaN
+/// for none) drawn as whiskers.
+#[derive(Clone, Debug, Default)]
+pub struct BarStyle {
+    pub reference: Option<f64>,
+    pub log_y: bool,
+    pub intervals: Option<Vec<Vec<(f64, f64)>>>,
+}
+
+/// Grouped bars as [`bars`], styled by `st`.
+pub fn bars_with(
+    st: &BarStyle,
     title: &str,
     x_label: &str,
     y_label: &str,
     groups: &[String],
     series: &[(String, Vec<f64>)],
-    reference: Option<f64>,
-    log_y: bool,
 ) -> String {
+    let (reference, log_y) = (st.reference, st.log_y);
+    let interval = |k: usize, g: usize| -> Option<(f64, f64)> {
+        let (lo, hi) = *st.intervals.as_ref()?.get(k)?.get(g)?;
+        (lo.is_finite() && hi.is_finite() && (!log_y || lo > 0.0)).then_some((lo, hi))
+    };
     let per_group = series.len().max(1) as f64;
     let bar_w = 9.0;
     let group_w = per_group * bar_w + 12.0;
@@ -370,25 +467,40 @@ fn bars_on(
         .max(560.0)
         .max(9.5 * title.chars().count() as f64 + 40.0);
     let h = TOP + HEIGHT + BOTTOM + 20.0;
-    let vals = || {
-        series
-            .iter()
-            .flat_map(|(_, v)| v.iter().copied())
-            .filter(|v| v.is_finite() && (!log_y || *v > 0.0))
-            .chain(reference)
+    let mut vals: Vec<f64> = series
+        .iter()
+        .flat_map(|(_, v)| v.iter().copied())
+        .filter(|v| v.is_finite() && (!log_y || *v > 0.0))
+        .chain(reference)
+        .collect();
+    // An interval reaching below zero on data that cannot be negative (a ratio, a time) is
+    // cut at zero rather than stretching the axis below it.
+    let floor = if vals.iter().all(|&v| v >= 0.0) {
+        0.0
+    } else {
+        f64::NEG_INFINITY
     };
-    let (lo, hi) = vals().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
-        (l.min(v), h.max(v))
-    });
+    for k in 0..series.len() {
+        for g in 0..groups.len() {
+            if let Some((lo, hi)) = interval(k, g) {
+                vals.extend([lo.max(floor), hi]);
+            }
+        }
+    }
+    let (lo, hi) = vals
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| {
+            (l.min(v), h.max(v))
+        });
     let ax = if log_y {
         Axis::fit_log(lo, hi)
     } else {
         Axis::fit(lo, hi, reference.is_none())
     };
-    let base = if log_y {
-        10f64.powf(ax.lo)
-    } else {
-        reference.unwrap_or(0.0).clamp(ax.lo, ax.hi)
+    let base = match (log_y, reference) {
+        (true, Some(r)) if r > 0.0 => r.clamp(10f64.powf(ax.lo), 10f64.powf(ax.hi)),
+        (true, _) => 10f64.powf(ax.lo),
+        (false, r) => r.unwrap_or(0.0).clamp(ax.lo, ax.hi),
     };
     let y_of = |v: f64| TOP + HEIGHT * (1.0 - ax.frac(ax.pos(v)));
     let mut s = header(w, h, title);
@@ -412,13 +524,28 @@ fn bars_on(
                 continue;
             }
             let (y0, y1) = (y_of(v).min(y_of(base)), y_of(v).max(y_of(base)));
+            let ci = interval(k, g);
+            let ci_text = ci.map_or(String::new(), |(l, h)| {
+                format!(" (95 % interval {l:.3} to {h:.3})")
+            });
             let _ = writeln!(
                 s,
-                r##"<rect x="{x:.1}" y="{y0:.1}" width="{bar_w}" height="{:.1}" fill="url(#fill{k})" stroke="#333" stroke-width="0.4"><title>{} {}: {v:.3}</title></rect>"##,
+                r##"<rect x="{x:.1}" y="{y0:.1}" width="{bar_w}" height="{:.1}" fill="url(#fill{k})" stroke="#333" stroke-width="0.4"><title>{} {}: {v:.3}{ci_text}</title></rect>"##,
                 (y1 - y0).max(0.5),
                 esc(name),
                 esc(sname)
             );
+            if let Some((l, h)) = ci {
+                let (cx, ya, yb) = (x + bar_w / 2.0, y_of(l.max(floor)), y_of(h));
+                let _ = writeln!(
+                    s,
+                    r##"<path class="ci" d="M{cx:.1},{ya:.1} L{cx:.1},{yb:.1} M{:.1},{ya:.1} L{:.1},{ya:.1} M{:.1},{yb:.1} L{:.1},{yb:.1}" stroke="#000" stroke-width="1"/>"##,
+                    cx - 2.5,
+                    cx + 2.5,
+                    cx - 2.5,
+                    cx + 2.5
+                );
+            }
         }
         let cx = LEFT + gw * (g as f64 + 0.5);
         let _ = writeln!(
@@ -438,6 +565,14 @@ fn bars_on(
     }
     frame(&mut s, w, h - 8.0, x_label);
     legend(&mut s, &names, LEFT, 46.0, false);
+    if st.intervals.is_some() {
+        let _ = writeln!(
+            s,
+            r##"<text x="{:.1}" y="{:.1}" text-anchor="end" font-size="10" fill="#444">whiskers: 95 % interval over seeds</text>"##,
+            w - RIGHT,
+            h - 8.0
+        );
+    }
     s.push_str("</svg>\n");
     s
 }
@@ -454,41 +589,90 @@ pub fn lines(
     series: &[(String, Vec<(f64, f64)>)],
     log_x: bool,
 ) -> String {
+    lines_with(title, x_label, y_label, series, None, log_x)
+}
+
+/// The x ticks of a log axis over data from `lo` to `hi` (both > 0): powers of two when the
+/// data are counts (whole numbers: queue lengths, slots) or powers of two (0.5-4 bandwidth
+/// ratios) spanning at most 4096x; else [`Axis::fit_log`]'s. Returns (axis start, axis end,
+/// ticks), the ends as log10.
+fn log_x_ticks(lo: f64, hi: f64, xs: impl Iterator<Item = f64>) -> (f64, f64, Vec<f64>) {
+    let pow2 = |x: f64| (x.log2() - x.log2().round()).abs() < 1e-9;
+    let (mut all_pow2, mut all_counts) = (true, true);
+    for x in xs {
+        all_pow2 &= pow2(x);
+        all_counts &= x >= 1.0 && x.fract() == 0.0;
+    }
+    if (all_pow2 || all_counts) && hi / lo <= 4096.0 {
+        let (a2, b2) = (
+            lo.log2().floor(),
+            hi.log2().ceil().max(lo.log2().floor() + 1.0),
+        );
+        let t = (a2 as i32..=b2 as i32).map(|e| 2f64.powi(e)).collect();
+        return (a2 * 2f64.log10(), b2 * 2f64.log10(), t);
+    }
+    let ax = Axis::fit_log(lo, hi);
+    (
+        ax.lo,
+        ax.hi,
+        ax.ticks().into_iter().map(|t| 10f64.powf(t)).collect(),
+    )
+}
+
+/// [`lines`] with 95 % intervals: per series, per point, (low, high) of y drawn as an error
+/// bar (NaN for none).
+pub fn lines_with(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+    intervals: Option<&[Vec<(f64, f64)>]>,
+    log_x: bool,
+) -> String {
     let w = 720.0;
     let h = TOP + HEIGHT + 60.0;
     let ok = |p: &&(f64, f64)| p.0.is_finite() && p.1.is_finite() && (!log_x || p.0 > 0.0);
+    let ci = |k: usize, i: usize| -> Option<(f64, f64)> {
+        let (lo, hi) = *intervals?.get(k)?.get(i)?;
+        (lo.is_finite() && hi.is_finite()).then_some((lo, hi))
+    };
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     let (mut ylo, mut yhi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for p in series.iter().flat_map(|(_, p)| p.iter()).filter(ok) {
-        lo = lo.min(p.0);
-        hi = hi.max(p.0);
-        ylo = ylo.min(p.1);
-        yhi = yhi.max(p.1);
+    let floor = if series
+        .iter()
+        .flat_map(|(_, p)| p.iter())
+        .filter(ok)
+        .all(|p| p.1 >= 0.0)
+    {
+        0.0
+    } else {
+        f64::NEG_INFINITY
+    };
+    for (k, (_, pts)) in series.iter().enumerate() {
+        for (i, p) in pts.iter().enumerate() {
+            if !ok(&p) {
+                continue;
+            }
+            lo = lo.min(p.0);
+            hi = hi.max(p.0);
+            ylo = ylo.min(p.1);
+            yhi = yhi.max(p.1);
+            if let Some((l, h)) = ci(k, i) {
+                ylo = ylo.min(l.max(floor));
+                yhi = yhi.max(h);
+            }
+        }
     }
     if !lo.is_finite() {
         (lo, hi, ylo, yhi) = (1.0, 10.0, 0.0, 1.0);
     }
     let (a, b, xticks): (f64, f64, Vec<f64>) = if log_x {
-        let (a, b) = (
-            lo.log10().floor(),
-            hi.log10().ceil().max(lo.log10().floor() + 1.0),
-        );
-        // Powers of two when the data are counts (queue lengths, slots), else decades.
-        let pow2 = series
+        let xs = series
             .iter()
             .flat_map(|(_, p)| p.iter())
             .filter(ok)
-            .all(|p| p.0 >= 1.0 && p.0.fract() == 0.0);
-        if pow2 && hi / lo <= 4096.0 {
-            let (a2, b2) = (
-                lo.log2().floor(),
-                hi.log2().ceil().max(lo.log2().floor() + 1.0),
-            );
-            let t = (a2 as i32..=b2 as i32).map(|e| 2f64.powi(e)).collect();
-            (a2 * 2f64.log10(), b2 * 2f64.log10(), t)
-        } else {
-            (a, b, (a as i32..=b as i32).map(|e| 10f64.powi(e)).collect())
-        }
+            .map(|p| p.0);
+        log_x_ticks(lo, hi, xs)
     } else {
         let ax = Axis::fit(lo, hi, lo >= 0.0);
         (ax.lo, ax.hi, ax.ticks())
@@ -514,6 +698,7 @@ pub fn lines(
             step: 0.2,
             decimals: 1,
             log: false,
+            log125: false,
         }
     } else {
         Axis::fit(ylo, yhi, false)
@@ -523,7 +708,7 @@ pub fn lines(
     y_axis(&mut s, w, &ax, y_label);
     for t in xticks {
         let x = px(t);
-        let label = x_axis.map_or_else(|| fmt_num(t), |ax| ax.label(t));
+        let label = x_axis.map_or_else(|| log_label(t), |ax| ax.label(t));
         // A label centred on the last tick that would run off the right edge ends there.
         let anchor = if x + label.len() as f64 * CHAR_W / 2.0 > w - 2.0 {
             "end"
@@ -540,9 +725,9 @@ pub fn lines(
     frame(&mut s, w, TOP + HEIGHT + 38.0, x_label);
     for (k, (name, pts)) in series.iter().enumerate() {
         let c = color(name, k);
-        let pts: Vec<&(f64, f64)> = pts.iter().filter(ok).collect();
+        let kept: Vec<(usize, &(f64, f64))> = pts.iter().enumerate().filter(|p| ok(&p.1)).collect();
         let mut d = String::new();
-        for (i, &&(x, y)) in pts.iter().enumerate() {
+        for (i, &(_, &(x, y))) in kept.iter().enumerate() {
             let _ = write!(
                 d,
                 "{}{:.1},{:.1} ",
@@ -556,15 +741,36 @@ pub fn lines(
             r#"<path d="{d}" fill="none" stroke="{c}" stroke-width="1.8" stroke-dasharray="{}"/>"#,
             dash(slot(name, k))
         );
-        let every = pts.len().div_ceil(10).max(1);
+        for &(i, &(x, _)) in &kept {
+            if let Some((l, h)) = ci(k, i) {
+                let (cx, ya, yb) = (px(x), py(l.max(floor)), py(h));
+                let _ = writeln!(
+                    s,
+                    r#"<path class="ci" d="M{cx:.1},{ya:.1} L{cx:.1},{yb:.1} M{:.1},{ya:.1} L{:.1},{ya:.1} M{:.1},{yb:.1} L{:.1},{yb:.1}" stroke="{c}" stroke-width="1"/>"#,
+                    cx - 3.0,
+                    cx + 3.0,
+                    cx - 3.0,
+                    cx + 3.0
+                );
+            }
+        }
+        let every = kept.len().div_ceil(10).max(1);
         // Offset per series so markers of overlapping lines do not hide each other.
-        for &&(x, y) in pts.iter().skip(k % every).step_by(every) {
+        for &(_, &(x, y)) in kept.iter().skip(k % every).step_by(every) {
             s.push_str(&marker(slot(name, k), px(x), py(y), c));
         }
         s.push('\n');
     }
     let names: Vec<String> = series.iter().map(|(n, _)| n.clone()).collect();
     legend(&mut s, &names, LEFT, 46.0, true);
+    if intervals.is_some() {
+        let _ = writeln!(
+            s,
+            r##"<text x="{:.1}" y="{:.1}" text-anchor="end" font-size="10" fill="#444">bars: 95 % interval over seeds</text>"##,
+            w - RIGHT,
+            h - 4.0
+        );
+    }
     s.push_str("</svg>\n");
     s
 }
@@ -699,19 +905,23 @@ mod tests {
     }
 
     #[test]
-    fn a_log_x_tick_below_the_data_sits_at_the_axis_start() {
+    fn a_log_x_axis_fits_powers_of_two_below_one() {
         let pts = vec![(0.5, 1.0), (1.0, 2.0), (4.0, 3.0)];
         let svg = lines("t", "x", "y", &[("a".into(), pts)], true);
-        // Decades 0.1..10: 0.1 at the left edge, 1 halfway.
-        assert!(svg.contains(&format!(r#"<text x="{LEFT:.1}""#)), "{svg}");
-        let mid = LEFT + (720.0 - LEFT - RIGHT) / 2.0;
+        // Powers of two 0.5..4 (not the decades 0.1..10): 0.5 at the left edge, 1 a third in.
+        assert!(
+            svg.contains(&format!(r#"<text x="{LEFT:.1}" y="{:.1}" text-anchor="middle">0.5</text>"#, TOP + HEIGHT + 16.0)),
+            "{svg}"
+        );
+        let third = LEFT + (720.0 - LEFT - RIGHT) / 3.0;
         assert!(
             svg.contains(&format!(
-                r#"<text x="{mid:.1}" y="{:.1}" text-anchor="middle">1</text>"#,
+                r#"<text x="{third:.1}" y="{:.1}" text-anchor="middle">1</text>"#,
                 TOP + HEIGHT + 16.0
             )),
             "{svg}"
         );
+        assert!(!svg.contains(">0.1</text>") && !svg.contains(">10</text>"), "{svg}");
     }
 
     /// Counts on a log axis (PIQ's 1-32 device slots, 3 and 5 among them) take power-of-two
@@ -757,6 +967,47 @@ mod tests {
                 "{svg}"
             );
         }
+    }
+
+    /// Data within two and a half decades get a 1-2-5 axis that ends where they do (dSSD
+    /// Fig. 13a's 0.3-3.3 GB/s were drawn on 0.1-10).
+    #[test]
+    fn a_short_log_axis_takes_one_two_five_ticks_around_the_data() {
+        let ax = Axis::fit_log(0.28, 3.32);
+        let labels: Vec<String> = ax.ticks().iter().map(|&t| ax.label(t)).collect();
+        assert_eq!(labels, ["0.2", "0.5", "1", "2", "5"]);
+        let ax = Axis::fit_log(0.995, 4.57);
+        let labels: Vec<String> = ax.ticks().iter().map(|&t| ax.label(t)).collect();
+        assert_eq!(labels, ["0.5", "1", "2", "5"]);
+        let pts = vec![(0.5, 1.0), (1.0, 2.0), (2.0, 2.5), (4.0, 3.0)];
+        let svg = lines("t", "x", "y", &[("a".into(), pts)], true);
+        assert!(svg.contains(">4</text>") && !svg.contains(">10</text>"), "{svg}");
+        let pts = vec![(0.3, 1.0), (3.0, 2.0)];
+        let svg = lines("t", "x", "y", &[("a".into(), pts)], true);
+        assert!(svg.contains(">0.2</text>") && svg.contains(">5</text>"), "{svg}");
+        assert!(!svg.contains(">0.1</text>") && !svg.contains(">10</text>"), "{svg}");
+    }
+
+    /// Bars on a log axis from a reference: values below it grow down from it (superblocks
+    /// Fig. 14b's endurance ratios, 0.99 to 5).
+    #[test]
+    fn log_bars_grow_from_their_reference() {
+        let st = BarStyle {
+            reference: Some(1.0),
+            log_y: true,
+            intervals: Some(vec![vec![(0.9, 1.1), (f64::NAN, f64::NAN)]]),
+        };
+        let svg = bars_with(
+            &st,
+            "t",
+            "x",
+            "y",
+            &["a".into(), "b".into()],
+            &[("s".into(), vec![0.995, 4.57])],
+        );
+        assert!(!svg.contains(">0.1</text>"), "{svg}");
+        assert_eq!(svg.matches(r#"class="ci""#).count(), 1, "{svg}");
+        assert!(svg.contains("95 % interval 0.900 to 1.100"), "{svg}");
     }
 
     #[test]

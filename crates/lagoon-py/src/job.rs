@@ -95,7 +95,13 @@ pub fn to_wire(job: &Job) -> Result<String> {
 }
 
 pub fn age_to_wire(job: &AgeJob) -> Result<String> {
-    let AgeJob { name, cfg, spec } = job;
+    // The cancel handle is process-local: a worker's lifetimes stop with its own signal.
+    let AgeJob {
+        name,
+        cfg,
+        spec,
+        cancel: _,
+    } = job;
     Ok(serde_json::to_string(&Spec::Age {
         name: name.clone(),
         ssd: toml::to_string(cfg)?,
@@ -107,6 +113,7 @@ pub fn from_wire(text: &str) -> Result<WireJob> {
     Ok(match serde_json::from_str(text).context("a job spec")? {
         Spec::Run(w) => WireJob::Run(run_from_wire(*w)?),
         Spec::Age { name, ssd, spec } => WireJob::Age(AgeJob {
+            cancel: None,
             name,
             cfg: toml::from_str(&ssd).context("a lifetime spec's drive")?,
             spec: toml::from_str(&spec).context("a lifetime spec")?,

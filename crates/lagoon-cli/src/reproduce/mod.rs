@@ -1,6 +1,7 @@
 //! `lagoon reproduce <paper>`: every run behind a paper's evaluation, with CSV/JSON data, SVG
 //! figures and a summary beside the paper's numbers (SPEC §4).
 
+pub mod book;
 pub mod dssd;
 pub mod mqsimnet;
 pub mod piq;
@@ -8,39 +9,58 @@ pub mod superblocks;
 pub mod venice;
 
 use crate::batch::{Executor, Job, Record, Threads};
-use crate::plot;
 use anyhow::{bail, Context, Result};
+use book::{Headlines, Manifest, Provenance};
 use clap::Args;
+use lagoon_core::cancel::Cancel;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// The papers `lagoon reproduce` knows.
+pub const PAPERS: [&str; 5] = ["venice", "piq", "mqsimnet", "dssd", "superblocks"];
+/// The largest `--notes` file (a Markdown text written by hand).
+pub const MAX_NOTES_BYTES: u64 = 1 << 20;
 
 #[derive(Args)]
 pub struct ReproduceArgs {
     /// The paper to reproduce: `venice`, `piq`, `mqsimnet`, `dssd` or `superblocks` (the
     /// Decoupled SSD's dynamic superblocks, §6.4, in the lifetime mode).
     pub paper: String,
-    /// Fewer requests per run (every figure kept): about 22 s (venice) and 3 s (piq) on 2
-    /// cores; superblocks: smaller superblocks and drives, ~35 s (docs/BENCHMARKS.md).
+    /// Fewer requests per run and 2 seeds (every figure kept); CPU time per paper in
+    /// docs/BENCHMARKS.md ("Reproductions").
     #[arg(long)]
     pub quick: bool,
-    /// Output directory (default: results/<paper>).
+    /// Output directory (default: results/<paper>). Written under a temporary name and
+    /// renamed at the end; a directory that holds something other than a reproduction's
+    /// output is refused before any simulation.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Trace files to run. venice: instead of the `syn:` presets (Figures 9, 10, 13, 14; mixes
-    /// and sensitivity need the presets). piq: the traces replayed (default ../shared/traces).
+    /// and sensitivity need the presets). piq, mqsimnet: the traces replayed (default
+    /// ../shared/traces).
     #[arg(long)]
     pub traces: Option<PathBuf>,
     /// Requests per synthetic run (venice: 2,000 with --quick, 100,000 otherwise; piq: 2,000
     /// / 20,000). Trace runs replay the whole trace.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub requests: Option<u64>,
-    /// Simulations at once (default: every core).
+    /// Simulations at once (default: every core, fewer if memory is short).
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub jobs: Option<usize>,
-    /// A Markdown file appended to summary.md (explanations written after looking at results).
+    /// A Markdown file (at most 1 MiB) appended to summary.md: explanations written after
+    /// looking at results.
     #[arg(long)]
     pub notes: Option<PathBuf>,
+    /// The first seed; headline cells run this and the next `--seeds` - 1.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Seeds per headline cell, for their 95 % intervals (default 5; 2 with --quick).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100))]
+    pub seeds: Option<u64>,
+    /// Redraw the figures and summary.md of the reproduction in --out from its files
+    /// (figures.json, headlines.json, CSVs), without simulating.
+    #[arg(long)]
+    pub render_only: bool,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -48,65 +68,188 @@ pub struct ReproduceArgs {
     /// spread a reproduction over Dask workers.
     #[arg(skip)]
     pub executor: Option<std::sync::Arc<dyn Executor>>,
+    /// Stops the runs when set (Ctrl-C).
+    #[arg(skip)]
+    pub cancel: Option<Cancel>,
+    /// Where the files are written while the reproduction runs (set by [`reproduce`]).
+    #[arg(skip)]
+    pub work: Option<PathBuf>,
     /// Tests only (dssd, superblocks): every figure on a drive with few, small blocks, in
     /// seconds.
     #[arg(long, hide = true)]
     pub tiny_drive: bool,
 }
 
+/// `--notes`: read in full before any simulation, at most [`MAX_NOTES_BYTES`] of UTF-8.
+fn read_notes(p: &Path) -> Result<String> {
+    let meta = std::fs::metadata(p).with_context(|| format!("--notes {}", p.display()))?;
+    if !meta.is_file() {
+        bail!("--notes {}: not a file", p.display());
+    }
+    if meta.len() > MAX_NOTES_BYTES {
+        bail!(
+            "--notes {}: {} bytes, more than the {} a notes file may have",
+            p.display(),
+            meta.len(),
+            MAX_NOTES_BYTES
+        );
+    }
+    let bytes = std::fs::read(p).with_context(|| format!("--notes {}", p.display()))?;
+    String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "--notes {}: not UTF-8 text (byte {})",
+            p.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
 pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
+    if !PAPERS.contains(&a.paper.as_str()) {
+        bail!(
+            "reproduce: unknown paper '{}' (known: {})",
+            a.paper,
+            PAPERS.join(", ")
+        );
+    }
     let out = a
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("results/{}", a.paper)));
-    a.out = Some(out);
-    match a.paper.as_str() {
+    a.out = Some(out.clone());
+    // Everything the user named is checked before the first simulation.
+    let notes = a.notes.as_deref().map(read_notes).transpose()?;
+    if a.render_only {
+        if !out.join("figures.json").is_file() {
+            bail!(
+                "--render-only: {} holds no reproduction (no figures.json)",
+                out.display()
+            );
+        }
+        let h = book::read_headlines(&out)?;
+        if h.paper != a.paper {
+            bail!(
+                "--render-only: {} is a reproduction of {}, not {}",
+                out.display(),
+                h.paper,
+                a.paper
+            );
+        }
+        book::render(&out, notes.as_deref())?;
+        println!("{}", book::verdict_line(&h, &out.display().to_string()));
+        return Ok(());
+    }
+    if let Some(t) = &a.traces {
+        if !t.is_dir() {
+            bail!("--traces {}: no such directory", t.display());
+        }
+    }
+    if !book::replaceable(&out)? {
+        bail!(
+            "--out {}: exists and is not a reproduction's output (no summary.md and runs.csv); give a new or empty directory",
+            out.display()
+        );
+    }
+    let work = book::work_dir(&out);
+    std::fs::create_dir_all(&work).with_context(|| {
+        format!(
+            "--out {}: cannot create {} beside it",
+            out.display(),
+            work.display()
+        )
+    })?;
+    a.work = Some(work.clone());
+    let done = match a.paper.as_str() {
         "venice" => venice::run(&a),
         "piq" => piq::run(&a),
         "mqsimnet" => mqsimnet::run(&a),
         "dssd" => dssd::run(&a),
-        "superblocks" => superblocks::run(&a),
-        other => bail!(
-            "reproduce: unknown paper '{other}' (known: venice, piq, mqsimnet, dssd, superblocks)"
-        ),
+        _ => superblocks::run(&a),
     }
+    .and_then(|()| book::render(&work, notes.as_deref()))
+    .and_then(|()| book::finish_dir(&work, &out));
+    if let Err(e) = done {
+        let _ = std::fs::remove_dir_all(&work);
+        return Err(e);
+    }
+    if !a.quiet {
+        let h = book::read_headlines(&out)?;
+        eprintln!("{}", book::verdict_line(&h, &out.display().to_string()));
+        eprintln!("summary: {}", out.join("summary.md").display());
+    }
+    Ok(())
 }
 
 impl ReproduceArgs {
+    /// Where the reproduction writes now (its temporary directory while it runs).
     pub fn out_dir(&self) -> &Path {
-        self.out.as_deref().expect("set by reproduce()")
+        self.work
+            .as_deref()
+            .or(self.out.as_deref())
+            .expect("set by reproduce()")
+    }
+
+    /// The seeds of the headline cells: `--seed` and the next ones, `--seeds` in all.
+    pub fn seeds(&self) -> Vec<u64> {
+        let n = self.seeds.unwrap_or(if self.quick { 2 } else { 5 });
+        (0..n).map(|i| self.seed.wrapping_add(i)).collect()
     }
 
     /// The executor the runs go to: the one set by the caller, else `--jobs` local threads.
     pub fn executor(&self) -> std::sync::Arc<dyn Executor> {
+        self.executor_for(0)
+    }
+
+    /// [`Self::executor`] for runs that each hold `per_job` bytes from their start: local
+    /// threads are capped by what memory holds ([`crate::batch::jobs_for_memory`]).
+    pub fn executor_for(&self, per_job: u64) -> std::sync::Arc<dyn Executor> {
         self.executor.clone().unwrap_or_else(|| {
-            std::sync::Arc::new(Threads(
-                self.jobs.unwrap_or_else(crate::batch::default_threads),
-            ))
+            let wanted = self.jobs.unwrap_or_else(crate::batch::default_threads);
+            std::sync::Arc::new(Threads(crate::batch::jobs_for_memory(per_job, wanted)))
         })
     }
 
     /// Run `jobs` (`what` they are, for the progress line) on the executor and save every
-    /// record as runs.csv and runs.json in the output directory; the records and wall seconds.
-    pub(crate) fn run_jobs(&self, jobs: Vec<Job>, what: &str) -> Result<(Vec<Record>, f64)> {
-        let executor = self.executor();
+    /// record as runs.csv and runs.json in the output directory.
+    pub(crate) fn run_jobs(&self, jobs: Vec<Job>, what: &str) -> Result<Ran> {
+        self.run_jobs_first(jobs, what, &|_| false)
+    }
+
+    /// [`Self::run_jobs`], handing out the jobs `first` picks before the others (the
+    /// longest, so no thread is left alone with one at the end); records in job order.
+    pub(crate) fn run_jobs_first(
+        &self,
+        mut jobs: Vec<Job>,
+        what: &str,
+        first: &dyn Fn(&Job) -> bool,
+    ) -> Result<Ran> {
+        if let Some(c) = &self.cancel {
+            for j in jobs.iter_mut() {
+                j.scenario.cancel = Some(c.clone());
+            }
+        }
+        let per_job = crate::batch::check_memory(&jobs)?;
+        let executor = self.executor_for(per_job);
         if !self.quiet {
             eprintln!(
                 "reproduce {}: {} runs ({what}) on {} -> {}",
                 self.paper,
                 jobs.len(),
                 executor.describe(),
-                self.out_dir().display()
+                self.out.as_deref().unwrap_or(self.out_dir()).display()
             );
         }
         let start = std::time::Instant::now();
-        let recs = executor.run(jobs, self.quiet)?;
+        let recs = executor.run_first(jobs, first, self.quiet)?;
         let wall = start.elapsed().as_secs_f64();
         let out = self.out_dir();
-        std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
         write_csv(&out.join("runs.csv"), &recs)?;
         write_json(&out.join("runs.json"), &recs)?;
-        Ok((recs, wall))
+        Ok(Ran {
+            recs,
+            wall,
+            executor: executor.describe(),
+        })
     }
 
     /// The command that regenerates these results, for the summaries.
@@ -124,12 +267,63 @@ impl ReproduceArgs {
         if self.seed != 1 {
             c.push_str(&format!(" --seed {}", self.seed));
         }
-        c.push_str(&format!(" --out {}", self.out_dir().display()));
+        if let Some(n) = self.seeds {
+            c.push_str(&format!(" --seeds {n}"));
+        }
+        if let Some(o) = &self.out {
+            c.push_str(&format!(" --out {}", o.display()));
+        }
         if let Some(n) = &self.notes {
             c.push_str(&format!(" --notes {}", n.display()));
         }
         c
     }
+
+    /// The reproduction's provenance: `configs` the presets its runs start from.
+    pub(crate) fn provenance(
+        &self,
+        seed_varies: &str,
+        presets: &[&str],
+        ran: &Ran,
+    ) -> Result<Provenance> {
+        let (runs, wall_s) = (ran.recs.len(), ran.wall);
+        let mut configs = BTreeMap::new();
+        for p in presets {
+            let cfg = lagoon_core::config::SsdConfig::load(p)?;
+            configs.insert(p.to_string(), crate::provenance::config_hash(&cfg));
+        }
+        Ok(Provenance {
+            lagoon: crate::provenance::VERSION.into(),
+            commit: crate::provenance::COMMIT.into(),
+            command: self.command_line(),
+            seeds: self.seeds(),
+            seed_varies: seed_varies.into(),
+            configs,
+            runs,
+            wall_s: (wall_s * 10.0).round() / 10.0,
+            executor: ran.executor.clone(),
+        })
+    }
+
+    /// The data files' last two: figures.json and headlines.json (with headline_seeds.csv).
+    pub(crate) fn finish(
+        &self,
+        manifest: &Manifest,
+        headlines: &Headlines,
+        prov: Provenance,
+    ) -> Result<()> {
+        let out = self.out_dir();
+        manifest.write(out)?;
+        headlines.write(out, &book::paper(&self.paper)?, prov)?;
+        Ok(())
+    }
+}
+
+/// A batch's records, its wall-clock seconds and what ran it.
+pub(crate) struct Ran {
+    pub recs: Vec<Record>,
+    pub wall: f64,
+    pub executor: String,
 }
 
 pub(crate) fn write(p: &Path, s: &str) -> Result<()> {
@@ -163,6 +357,7 @@ pub fn write_csv(p: &Path, recs: &[Record]) -> Result<()> {
         p,
         &[
             "experiment",
+            "seed",
             "ssd",
             "mesh",
             "replay",
@@ -183,6 +378,7 @@ pub fn write_csv(p: &Path, recs: &[Record]) -> Result<()> {
             "first_try_transfer_fraction",
             "energy_mj",
             "average_power_mw",
+            "config_hash",
         ],
     )?;
     let opt = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x}"));
@@ -190,6 +386,7 @@ pub fn write_csv(p: &Path, recs: &[Record]) -> Result<()> {
         let k = &r.key;
         w.write_record([
             k.experiment.clone(),
+            r.seed.to_string(),
             k.ssd.clone(),
             k.mesh.clone(),
             k.replay.clone(),
@@ -210,14 +407,12 @@ pub fn write_csv(p: &Path, recs: &[Record]) -> Result<()> {
             opt(r.first_try_transfer_fraction),
             opt(r.energy_mj),
             opt(r.average_power_mw),
+            r.config_hash.clone(),
         ])?;
     }
     w.flush()?;
     Ok(())
 }
-
-/// Per-workload values of one design (or scheduler), in workload order.
-pub type Series = Vec<(String, Vec<f64>)>;
 
 pub(crate) fn finite(v: &[f64]) -> Vec<f64> {
     v.iter().copied().filter(|x| x.is_finite()).collect()
@@ -239,62 +434,69 @@ pub(crate) fn trace_files(dir: &Path) -> Result<Vec<(String, String)>> {
     Ok(v)
 }
 
-/// One row per series × workload: `workload, <series_name>, <value columns...>`.
-pub(crate) fn write_rows(
+/// Per-seed values of one quantity for each series (design, scheduler) and workload, as a
+/// CSV with 95 % intervals: a row per series × workload (`workload`, `series_col`, the value
+/// and [`book::ci_cols`]), then per series an `average` row whose per-seed value is the mean
+/// over workloads of that seed's values (paired: every workload of a seed shares it). `f`
+/// gives (series, workload, seed) -> value, NaN where there is none. Returns each series'
+/// per-seed averages, for headlines.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn seeded_table(
     p: &Path,
-    series_name: &str,
+    series_col: &str,
+    value_col: &str,
     workloads: &[String],
-    cols: &[(&str, &Series)],
-) -> Result<()> {
-    let mut head = vec!["workload", series_name];
-    head.extend(cols.iter().map(|c| c.0));
+    series: &[String],
+    seeds: &[u64],
+    digits: usize,
+    f: impl Fn(&str, &str, u64) -> f64,
+) -> Result<BTreeMap<String, Vec<(u64, f64)>>> {
+    let cols = book::ci_cols(value_col);
+    let mut head = vec!["workload", series_col];
+    head.extend(cols.iter().map(String::as_str));
     let mut w = csv_file(p, &head)?;
-    for (k, (d, _)) in cols[0].1.iter().enumerate() {
-        for (i, wl) in workloads.iter().enumerate() {
-            let mut row = vec![wl.clone(), d.clone()];
-            for (_, s) in cols {
-                row.push(format!("{:.6}", s[k].1[i]));
-            }
+    let mut averages = BTreeMap::new();
+    for s in series {
+        for wl in workloads {
+            let v: Vec<f64> = seeds.iter().map(|&seed| f(s, wl, seed)).collect();
+            let mut row = vec![wl.clone(), s.clone()];
+            row.extend(book::ci_cells(&book::stat(&v), digits));
             w.write_record(&row)?;
         }
+        let per_seed: Vec<(u64, f64)> = seeds
+            .iter()
+            .map(|&seed| {
+                let v: Vec<f64> = workloads.iter().map(|wl| f(s, wl, seed)).collect();
+                (seed, mean(&finite(&v)))
+            })
+            .collect();
+        let k = workloads
+            .iter()
+            .filter(|wl| f(s, wl, seeds[0]).is_finite())
+            .count();
+        let label = if k == workloads.len() {
+            "average".to_string()
+        } else {
+            format!("average ({k} of {})", workloads.len())
+        };
+        let st = book::stat(&per_seed.iter().map(|x| x.1).collect::<Vec<_>>());
+        let mut row = vec![label, s.clone()];
+        row.extend(book::ci_cells(&st, digits));
+        w.write_record(&row)?;
+        averages.insert(s.clone(), per_seed);
     }
     w.flush()?;
-    Ok(())
+    Ok(averages)
 }
 
-/// Bars per workload plus an "average" group (arithmetic mean of the finite values), labelled
-/// with how many workloads it covers when some are missing.
-pub(crate) fn bars_with_average(
-    title: &str,
-    y: &str,
-    workloads: &[String],
-    s: &Series,
-    reference: Option<f64>,
-) -> String {
-    let mut groups = workloads.to_vec();
-    groups.push(average_label(workloads.len(), s));
-    let series: Series = s
-        .iter()
-        .map(|(d, v)| {
-            let mut v = v.clone();
-            v.push(mean(&finite(v.as_slice())));
-            (d.clone(), v)
-        })
-        .collect();
-    plot::bars(title, "workload", y, &groups, &series, reference)
-}
-
-/// "average", or "average (k of n)" when only k of n workloads have a value (the range
-/// "k1-k2 of n" when the series differ).
-pub(crate) fn average_label(n: usize, s: &Series) -> String {
-    let counts: Vec<usize> = s.iter().map(|(_, v)| finite(v).len()).collect();
-    let (lo, hi) = (
-        counts.iter().copied().min().unwrap_or(0),
-        counts.iter().copied().max().unwrap_or(0),
-    );
-    match (lo, hi) {
-        (l, _) if l == n => "average".into(),
-        (l, h) if l == h => format!("average ({l} of {n})"),
-        (l, h) => format!("average ({l}-{h} of {n})"),
-    }
+/// The mean of each series' per-seed values (summary.json).
+pub(crate) fn seed_means(m: &BTreeMap<String, Vec<(u64, f64)>>) -> serde_json::Value {
+    serde_json::Value::Object(
+        m.iter()
+            .map(|(k, v)| {
+                let x: Vec<f64> = v.iter().map(|p| p.1).collect();
+                (k.clone(), serde_json::json!(book::stat(&x).mean))
+            })
+            .collect(),
+    )
 }

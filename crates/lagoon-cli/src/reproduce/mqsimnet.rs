@@ -11,9 +11,8 @@
 //! what the figure shows); Table II replays each workload by its own arrival times, as the
 //! paper's "traces not large enough to generate high traffic" implies.
 
-use super::{
-    bars_with_average, finite, mean, trace_files, write, write_json, ReproduceArgs, Series,
-};
+use super::book::{self, Fig, FigKind, Headlines, Manifest, Y};
+use super::{csv_file, finite, mean, seed_means, seeded_table, trace_files, write_json, ReproduceArgs};
 use crate::batch::{Job, Record, RunKey};
 use anyhow::{Context, Result};
 use lagoon_core::config::{DynamicMapping, RoutingKind, SsdConfig};
@@ -21,7 +20,6 @@ use lagoon_core::host::Replay;
 use lagoon_core::interconnect::Arch;
 use lagoon_core::scenario::Scenario;
 use serde_json::{json, Map, Value};
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 const DRIVE: &str = "mqsimnet";
@@ -29,21 +27,11 @@ const DRIVE: &str = "mqsimnet";
 const STAND_INS: [&str; 8] = [
     "hm_0", "mds_0", "proj_3", "prxy_0", "rsrch_0", "usr_0", "wdev_0", "web_1",
 ];
-/// Table II: average network latency (ns), dimension-order and Duato routing.
-const TABLE2: [(&str, f64, f64); 11] = [
-    ("hm_0", 17625.76, 17350.71),
-    ("hm_1", 2712.50, 2612.55),
-    ("mds_0", 31324.61, 31068.56),
-    ("prn_0", 24571.76, 24222.59),
-    ("proj_0", 51125.79, 50725.80),
-    ("proj_3", 2232.99, 2211.89),
-    ("prxy_0", 55084.71, 54709.74),
-    ("rsrch_0", 44259.83, 43776.13),
-    ("usr_0", 5161.83, 4996.53), // printed "urs_0"
-    ("wdev_0", 25923.49, 25566.43),
-    ("web_1", 3243.74, 3213.14),
+/// Table II's traces, in its order (the paper's values are in papers/mqsimnet.toml).
+const TABLE2: [&str; 11] = [
+    "hm_0", "hm_1", "mds_0", "prn_0", "proj_0", "proj_3", "prxy_0", "rsrch_0", "usr_0", "wdev_0",
+    "web_1",
 ];
-const TABLE2_AVERAGE: (f64, f64) = (23933.36, 23677.64);
 const DEPTH: u32 = 32;
 const MAPPINGS: [(&str, DynamicMapping); 3] = [
     ("static", DynamicMapping::Static),
@@ -69,6 +57,8 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     })?;
     workloads.extend(traces);
     let drive = SsdConfig::load(DRIVE)?;
+    let seeds = a.seeds();
+    let base = seeds[..1].to_vec();
     let mut jobs = Vec::new();
     let closed = Replay::Closed { depth: DEPTH };
     let timed = Replay::Timed { speedup: 1.0 };
@@ -77,294 +67,247 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
                     cfg: SsdConfig,
                     arch: Arch,
                     w: &(String, String),
-                    replay: Replay| {
-        let mut sc = Scenario::new(DRIVE, cfg, arch, vec![w.1.clone()]);
-        sc.seed = a.seed;
-        sc.replay = Some(replay);
-        jobs.push(Job {
-            key: RunKey {
-                experiment: exp.into(),
-                ssd: DRIVE.into(),
-                mesh: "8x8".into(),
-                replay: replay.to_string(),
-                workload: w.0.clone(),
-                design: design.into(),
-            },
-            scenario: sc,
-        });
+                    replay: Replay,
+                    seeds: &[u64]| {
+        for &seed in seeds {
+            let mut sc = Scenario::new(DRIVE, cfg.clone(), arch, vec![w.1.clone()]);
+            sc.seed = seed;
+            sc.replay = Some(replay);
+            jobs.push(Job {
+                key: RunKey {
+                    experiment: exp.into(),
+                    ssd: DRIVE.into(),
+                    mesh: "8x8".into(),
+                    replay: replay.to_string(),
+                    workload: w.0.clone(),
+                    design: design.into(),
+                },
+                scenario: sc,
+            });
+        }
     };
     for w in &workloads {
         // Figure 3: MQSim's bus back end with static mapping, and the network with each policy.
-        // Also without the write cache, where every write waits for its die (notes.md).
+        // Also without the write cache, where every write waits for its die.
         for (exp, cache) in [("fig3", true), ("fig3-nocache", false)] {
-            let mut base = drive.clone();
-            base.cache.enabled = cache;
-            push(exp, "baseline", base.clone(), Arch::Baseline, w, closed);
+            let mut b = drive.clone();
+            b.cache.enabled = cache;
+            push(exp, "baseline", b.clone(), Arch::Baseline, w, closed, &base);
             for (name, m) in MAPPINGS {
-                let mut c = base.clone();
+                let mut c = b.clone();
                 c.ftl.dynamic_mapping = m;
-                push(exp, name, c, Arch::Net, w, closed);
+                push(exp, name, c, Arch::Net, w, closed, &base);
             }
         }
         // Table II: the network with static mapping, DOR against Duato (2 VCs on a mesh: one
-        // escape class routed by DOR, one adaptive).
+        // escape class routed by DOR, one adaptive); every seed.
         for (name, r) in [("dor", RoutingKind::Dor), ("duato", RoutingKind::Duato)] {
             let mut c = drive.clone();
             c.network.routing = r;
-            push("table2", name, c, Arch::Net, w, timed);
+            push("table2", name, c, Arch::Net, w, timed, &seeds);
         }
     }
     let what = format!(
         "{} workloads x (2 x 4 mappings + 2 routings)",
         workloads.len()
     );
-    let (recs, wall) = a.run_jobs(jobs, &what)?;
+    let ran = a.run_jobs(jobs, &what)?;
+    let recs = &ran.recs;
     let out = a.out_dir();
     let names: Vec<String> = workloads.iter().map(|w| w.0.clone()).collect();
-    let find = |exp: &str, w: &str, d: &str| {
-        recs.iter()
-            .find(|r| r.key.experiment == exp && r.key.workload == w && r.key.design == d)
+    let find = |exp: &str, w: &str, d: &str, seed: u64| {
+        recs.iter().find(|r| {
+            r.key.experiment == exp && r.key.workload == w && r.key.design == d && r.seed == seed
+        })
     };
-    // Per workload, `f(design) / f(baseline)` for each mapping.
-    let vs_baseline = |exp: &str, f: &dyn Fn(&Record) -> f64| -> Series {
-        MAPPINGS
-            .iter()
-            .map(|(m, _)| {
-                let v = names
-                    .iter()
-                    .map(|w| match (find(exp, w, m), find(exp, w, "baseline")) {
-                        (Some(r), Some(b)) if f(b) > 0.0 => f(r) / f(b),
-                        _ => f64::NAN,
-                    })
-                    .collect();
-                (m.to_string(), v)
-            })
-            .collect()
-    };
-    let iops = vs_baseline("fig3", &|r| r.iops);
-    let device = vs_baseline("fig3", &|r| r.device_latency_us);
-    let e2e = vs_baseline("fig3", &|r| r.mean_latency_us);
-    // Speed-up: baseline execution time over the design's (the inverse of the time ratio).
-    let speedup_of = |exp: &str| -> Series {
-        vs_baseline(exp, &|r| r.sim_time_ns)
-            .into_iter()
-            .map(|(m, v)| (m, v.iter().map(|x| 1.0 / x).collect()))
-            .collect()
-    };
-    let speedup = speedup_of("fig3");
-    let speedup_nc = speedup_of("fig3-nocache");
-    let mut csv = String::from("workload,mapping,iops_vs_baseline,speedup_vs_baseline,device_response_vs_baseline,end_to_end_vs_baseline\n");
-    for (k, (m, _)) in iops.iter().enumerate() {
-        for (i, w) in names.iter().enumerate() {
-            let _ = writeln!(
-                csv,
-                "{w},{m},{:.6},{:.6},{:.6},{:.6}",
-                iops[k].1[i], speedup[k].1[i], device[k].1[i], e2e[k].1[i]
-            );
-        }
-    }
-    write(&out.join("fig03_mapping.csv"), &csv)?;
-    for (file, title, y, s) in [
+    let mut m = Manifest::new("mqsimnet");
+    let mut h = Headlines::default();
+    let mappings: Vec<String> = MAPPINGS.iter().map(|(n, _)| n.to_string()).collect();
+    let mut summary = Map::new();
+    // Figure 3: per workload, a mapping's metric over the bus baseline's (first seed).
+    for (file, exp, col, f, title, y, invert) in [
         (
-            "fig03a_throughput.svg",
+            "fig03a_throughput",
+            "fig3",
+            "iops_vs_baseline",
+            (|r: &Record| r.iops) as fn(&Record) -> f64,
             "Fig. 3a (mqsimnet, closed loop QD 32): throughput of the networked SSD / bus baseline",
             "IOPS / baseline (x)",
-            &iops,
+            false,
         ),
         (
-            "fig03b_device_response.svg",
+            "fig03b_device_response",
+            "fig3",
+            "device_response_vs_baseline",
+            |r: &Record| r.device_latency_us,
             "Fig. 3b: device response time / bus baseline",
             "device response time / baseline (x)",
-            &device,
+            false,
         ),
         (
-            "fig03c_end_to_end.svg",
+            "fig03c_end_to_end",
+            "fig3",
+            "end_to_end_vs_baseline",
+            |r: &Record| r.mean_latency_us,
             "Fig. 3c: end-to-end request time / bus baseline",
             "end-to-end time / baseline (x)",
-            &e2e,
+            false,
         ),
         (
-            "fig03d_speedup_no_write_cache.svg",
+            "fig03_speedup",
+            "fig3",
+            "speedup_vs_baseline",
+            |r: &Record| r.sim_time_ns,
+            "Fig. 3 (write cache on): speed-up in execution time over the bus baseline",
+            "speed-up over baseline (x)",
+            true,
+        ),
+        (
+            "fig03d_speedup_no_write_cache",
+            "fig3-nocache",
+            "speedup_vs_baseline",
+            |r: &Record| r.sim_time_ns,
             "Fig. 3, write cache off (every write waits for its die): speed-up over the bus baseline",
             "speed-up over baseline (x)",
-            &speedup_nc,
+            true,
         ),
     ] {
-        write(
-            &out.join(file),
-            &bars_with_average(title, y, &names, s, Some(1.0)),
+        let csv = format!("{file}.csv");
+        let avg = seeded_table(
+            &out.join(&csv),
+            "mapping",
+            col,
+            &names,
+            &mappings,
+            &base,
+            6,
+            |mp, w, seed| match (find(exp, w, mp, seed), find(exp, w, "baseline", seed)) {
+                (Some(r), Some(b)) if f(b) > 0.0 && f(r) > 0.0 => {
+                    if invert {
+                        f(b) / f(r)
+                    } else {
+                        f(r) / f(b)
+                    }
+                }
+                _ => f64::NAN,
+            },
         )?;
+        summary.insert(format!("{file}_mean"), seed_means(&avg));
+        m.fig(
+            Fig::new(&format!("{file}.svg"), &csv, FigKind::Bars, title, "workload", y)
+                .x("workload")
+                .series("mapping")
+                .y(Y::col(col))
+                .reference(1.0),
+        );
     }
-    // Table II.
-    let lat = |d: &str| -> Vec<f64> {
-        names
+    // Table II: network latency per workload over seeds, the paper's beside it.
+    let paper = book::paper("mqsimnet")?;
+    let published = |w: &str, r: &str| paper.value(&format!("table2_{w}_{r}"));
+    let lat = |w: &str, d: &str, seed: u64| {
+        find("table2", w, d, seed)
+            .and_then(|r| r.network_latency_ns)
+            .unwrap_or(f64::NAN)
+    };
+    let mut head: Vec<String> = vec!["workload".into()];
+    head.extend(book::ci_cols("lagoon_dor_ns"));
+    head.extend(book::ci_cols("lagoon_duato_ns"));
+    head.extend(["paper_dor_ns".into(), "paper_duato_ns".into()]);
+    let mut w = csv_file(
+        &out.join("table2_network_latency.csv"),
+        &head.iter().map(String::as_str).collect::<Vec<_>>(),
+    )?;
+    let paper_cell = |w: &str, r: &str| {
+        if TABLE2.contains(&w) {
+            format!("{}", published(w, r))
+        } else {
+            String::new()
+        }
+    };
+    for wl in &names {
+        let mut row = vec![wl.clone()];
+        for d in ["dor", "duato"] {
+            let v: Vec<f64> = seeds.iter().map(|&s| lat(wl, d, s)).collect();
+            row.extend(book::ci_cells(&book::stat(&v), 2));
+        }
+        row.extend([paper_cell(wl, "dor"), paper_cell(wl, "duato")]);
+        w.write_record(&row)?;
+    }
+    // Per seed, the mean over workloads: the headline values.
+    let per_seed = |d: &str| -> Vec<(u64, f64)> {
+        seeds
             .iter()
-            .map(|w| {
-                find("table2", w, d)
-                    .and_then(|r| r.network_latency_ns)
-                    .unwrap_or(f64::NAN)
+            .map(|&s| {
+                let v: Vec<f64> = names.iter().map(|wl| lat(wl, d, s)).collect();
+                (s, mean(&finite(&v)))
             })
             .collect()
     };
-    let (dor, duato) = (lat("dor"), lat("duato"));
-    let paper = |w: &str| TABLE2.iter().find(|t| t.0 == w);
-    let mut csv =
-        String::from("workload,lagoon_dor_ns,lagoon_duato_ns,paper_dor_ns,paper_duato_ns\n");
-    for (i, w) in names.iter().enumerate() {
-        let (pd, pu) = paper(w).map_or((String::new(), String::new()), |t| {
-            (format!("{}", t.1), format!("{}", t.2))
-        });
-        let _ = writeln!(csv, "{w},{:.2},{:.2},{pd},{pu}", dor[i], duato[i]);
+    let (dor, duato) = (per_seed("dor"), per_seed("duato"));
+    let mut row = vec![format!(
+        "average (Lagoon: these {}; paper: its {})",
+        names.len(),
+        TABLE2.len()
+    )];
+    for v in [&dor, &duato] {
+        row.extend(book::ci_cells(
+            &book::stat(&v.iter().map(|x| x.1).collect::<Vec<_>>()),
+            2,
+        ));
     }
-    write(&out.join("table2_network_latency.csv"), &csv)?;
-    let series: Series = vec![
-        ("Lagoon DOR".into(), dor.iter().map(|x| x / 1e3).collect()),
-        (
-            "Lagoon Duato".into(),
-            duato.iter().map(|x| x / 1e3).collect(),
-        ),
-        (
-            "paper DOR".into(),
-            names
-                .iter()
-                .map(|w| paper(w).map_or(f64::NAN, |t| t.1 / 1e3))
-                .collect(),
-        ),
-        (
-            "paper Duato".into(),
-            names
-                .iter()
-                .map(|w| paper(w).map_or(f64::NAN, |t| t.2 / 1e3))
-                .collect(),
-        ),
-    ];
-    write(
-        &out.join("table2_network_latency.svg"),
-        &bars_with_average(
+    row.extend([
+        format!("{}", paper.value("network_latency_dor")),
+        format!("{}", paper.value("network_latency_duato")),
+    ]);
+    w.write_record(&row)?;
+    w.flush()?;
+    for (&(s, d), &(_, u)) in dor.iter().zip(&duato) {
+        h.add("network_latency_dor", s, d);
+        h.add("network_latency_duato", s, u);
+        h.add("duato_over_dor", s, u / d);
+    }
+    m.fig(
+        Fig::new(
+            "table2_network_latency.svg",
+            "table2_network_latency.csv",
+            FigKind::Bars,
             "Table II (mqsimnet, each workload at its own arrival times): mean network latency",
+            "workload",
             "mean network latency (us)",
-            &names,
-            &series,
-            None,
-        ),
+        )
+        .x("workload")
+        .y(Y {
+            label: Some("Lagoon DOR".into()),
+            ..Y::ci("lagoon_dor_ns")
+        })
+        .y(Y {
+            label: Some("Lagoon Duato".into()),
+            ..Y::ci("lagoon_duato_ns")
+        })
+        .y(Y::labelled("paper_dor_ns", "paper DOR"))
+        .y(Y::labelled("paper_duato_ns", "paper Duato"))
+        .y_div(1e3),
+    );
+    m.table(
+        "Table II: mean network latency per workload (ns), 95 % intervals over seeds",
+        "table2_network_latency.csv",
+        &[],
+    );
+    let mean_of = |v: &[(u64, f64)]| book::stat(&v.iter().map(|x| x.1).collect::<Vec<_>>()).mean;
+    summary.insert("workloads".into(), json!(names));
+    summary.insert("seeds".into(), json!(seeds));
+    summary.insert(
+        "network_latency_ns".into(),
+        json!({"dor": mean_of(&dor), "duato": mean_of(&duato)}),
+    );
+    write_json(&out.join("summary.json"), &Value::Object(summary))?;
+    m.method(format!("Drive: `{DRIVE}` (MQSimNet Table I; unstated values and their reasons in the preset file); the networked back end is `--arch net`, the bus baseline `--arch baseline` with static mapping."));
+    m.method(format!("Workloads: the `syn:` stand-ins of the MSR traces the paper names that Venice Table 2 characterizes ({}), {n} requests each, and the traces in `{}`.", STAND_INS.join(", "), dir.display()));
+    m.method(format!("Fig. 3: closed loop at queue depth {DEPTH}, first seed. Table II: each workload at its own arrival times, every seed; the paper's averages are over its 11 traces, Lagoon's over the workloads above."));
+    let prov = a.provenance(
+        "the syn: stand-ins' request streams and the simulator's own random draws (Duato's adaptive choices among them); the traces are replayed as recorded",
+        &[DRIVE],
+        &ran,
     )?;
-    // Summary.
-    let means = |s: &Series| -> Map<String, Value> {
-        s.iter()
-            .map(|(m, v)| (m.clone(), json!(mean(&finite(v)))))
-            .collect()
-    };
-    let common: Vec<usize> = (0..names.len())
-        .filter(|&i| paper(&names[i]).is_some())
-        .collect();
-    let pick = |v: &[f64]| -> Vec<f64> { common.iter().map(|&i| v[i]).collect() };
-    let summary = json!({
-        "command": a.command_line(),
-        "wall_time_s": wall,
-        "runs": recs.len(),
-        "workloads": names,
-        "mapping_speedup": means(&speedup),
-        "mapping_speedup_no_write_cache": means(&speedup_nc),
-        "mapping_iops_vs_baseline": means(&iops),
-        "mapping_device_response_vs_baseline": means(&device),
-        "mapping_end_to_end_vs_baseline": means(&e2e),
-        "network_latency_ns": {"dor": mean(&finite(&dor)), "duato": mean(&finite(&duato))},
-        "network_latency_ns_table2_workloads": {
-            "dor": mean(&finite(&pick(&dor))),
-            "duato": mean(&finite(&pick(&duato))),
-            "paper_dor": mean(&common.iter().map(|&i| paper(&names[i]).unwrap().1).collect::<Vec<_>>()),
-            "paper_duato": mean(&common.iter().map(|&i| paper(&names[i]).unwrap().2).collect::<Vec<_>>()),
-        },
-        "paper": {
-            "network_latency_ns": {"dor": TABLE2_AVERAGE.0, "duato": TABLE2_AVERAGE.1},
-            "mapping": "Fig. 3 gives no numbers in the text: dynamic mapping 'significantly enhances throughput' over the bus baseline",
-        },
-    });
-    write_json(&out.join("summary.json"), &summary)?;
-    let mut md = String::new();
-    let _ = writeln!(md, "# MQSimNet reproduced (`{}`)\n", a.command_line());
-    let _ = writeln!(
-        md,
-        "Drive: `mqsimnet` preset (Table I; unstated values and their reasons in the preset file). {} runs in {wall:.0} s.\n",
-        recs.len()
-    );
-    let _ = writeln!(md, "## Figure 3: address mapping (closed loop, queue depth {DEPTH}), means over {} workloads\n", names.len());
-    let _ = writeln!(md, "| mapping | speed-up | IOPS / baseline | device response / baseline | end-to-end / baseline |");
-    let _ = writeln!(md, "|---|---|---|---|---|");
-    for (k, (m, _)) in MAPPINGS.iter().enumerate() {
-        let f = |s: &Series| mean(&finite(&s[k].1));
-        let _ = writeln!(
-            md,
-            "| {m} | {:.3} | {:.3} | {:.3} | {:.3} |",
-            f(&speedup),
-            f(&iops),
-            f(&device),
-            f(&e2e)
-        );
-    }
-    let nc: Vec<String> = speedup_nc
-        .iter()
-        .map(|(_, v)| format!("{:.3}", mean(&finite(v))))
-        .collect();
-    let _ = writeln!(
-        md,
-        "\nWith the write cache off (every write waits for its die), speed-up (static, chip, die): {}.",
-        nc.join(", ")
-    );
-    let _ = writeln!(md, "\nThe paper (Fig. 3) shows dynamic mapping raising throughput well above the bus baseline; it gives no numbers in the text.\n");
-    let _ = writeln!(md, "Per workload (speed-up over the bus baseline):\n");
-    let _ = writeln!(md, "| workload | static | chip | die | static, no write cache | chip, no write cache | die, no write cache |\n|---|---|---|---|---|---|---|");
-    for (i, w) in names.iter().enumerate() {
-        let _ = writeln!(
-            md,
-            "| {w} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
-            speedup[0].1[i],
-            speedup[1].1[i],
-            speedup[2].1[i],
-            speedup_nc[0].1[i],
-            speedup_nc[1].1[i],
-            speedup_nc[2].1[i]
-        );
-    }
-    let _ = writeln!(
-        md,
-        "\n## Table II: mean network latency (ns), each workload at its own arrival times\n"
-    );
-    let _ = writeln!(md, "| workload | Lagoon DOR | Lagoon Duato | Duato / DOR | paper DOR | paper Duato | paper Duato / DOR |");
-    let _ = writeln!(md, "|---|---|---|---|---|---|---|");
-    for (i, w) in names.iter().enumerate() {
-        let p = paper(w);
-        let _ = writeln!(
-            md,
-            "| {w} | {:.0} | {:.0} | {:.3} | {} | {} | {} |",
-            dor[i],
-            duato[i],
-            duato[i] / dor[i],
-            p.map_or("-".into(), |t| format!("{:.0}", t.1)),
-            p.map_or("-".into(), |t| format!("{:.0}", t.2)),
-            p.map_or("-".into(), |t| format!("{:.3}", t.2 / t.1)),
-        );
-    }
-    let _ = writeln!(
-        md,
-        "| average | {:.0} | {:.0} | {:.3} | {:.0} | {:.0} | {:.3} |",
-        mean(&finite(&dor)),
-        mean(&finite(&duato)),
-        mean(&finite(&duato)) / mean(&finite(&dor)),
-        TABLE2_AVERAGE.0,
-        TABLE2_AVERAGE.1,
-        TABLE2_AVERAGE.1 / TABLE2_AVERAGE.0
-    );
-    let _ = writeln!(md, "\nThe paper's average is over its 11 traces; Lagoon's over the workloads above (the 8 stand-ins share names with the paper's traces, the real traces do not).");
-    if let Some(p) = &a.notes {
-        let text =
-            std::fs::read_to_string(p).with_context(|| format!("--notes {}", p.display()))?;
-        md.push('\n');
-        md.push_str(&text);
-    }
-    write(&out.join("summary.md"), &md)?;
-    if !a.quiet {
-        eprintln!("{md}");
-    }
-    Ok(())
+    a.finish(&m, &h, prov)
 }

@@ -14,12 +14,18 @@
 //! - Figure 15(b): the MSR trace stand-ins over the most aged RESERV drive of 15(a) against
 //!   the fresh drive: endurance improvement over performance overhead, BASELINE = 1.
 //!
-//! Not reproduced: 14(c) (WAS, a software scheme outside the paper's design).
+//! - Figure 14(c): WAS's status scan (a page read per block) through the conventional
+//!   controller, against the unscanned drive.
 //!
 //! Endurance at "a small number of bad superblocks" (§6.4): host data written when
 //! `AT_BAD` of BASELINE's superblocks have gone bad (our choice; the paper gives no count).
+//!
+//! Seeds: the Fig. 14(a) lifetimes (the paper's sigma) and the timed windows of Fig. 14(c)
+//! and 15 run on every seed; the other lifetimes, and the aging of Fig. 15's drives, on the
+//! first.
 
-use super::{write, write_json, ReproduceArgs};
+use super::book::{self, Fig, FigKind, Headlines, Manifest, Stat, Y};
+use super::{csv_file, write_json, ReproduceArgs};
 use crate::batch::AgeJob;
 use anyhow::{Context, Result};
 use lagoon_core::config::{RbtPick, SsdConfig, SuperblockMode};
@@ -27,38 +33,39 @@ use lagoon_core::lifetime::{LifetimeReport, LifetimeSpec, Pattern};
 use lagoon_core::ssd::dynamic_superblock::BlockRemap;
 use lagoon_core::workload::presets::{trace_presets, TracePreset};
 use serde_json::json;
-use std::fmt::Write as _;
+use std::collections::BTreeMap;
 
 const DRIVE: &str = "dssd-superblock";
 /// Fraction of BASELINE's superblocks bad at which endurance is compared.
 const AT_BAD: f64 = 0.02;
-/// §6.4: RECYCLED +19 %, RESERV +35 % endurance at a small number of bad superblocks; RESERV's
-/// first bad superblock 65 % later than BASELINE's.
-const PAPER_GAIN: [(&str, f64); 2] = [("recycled", 0.19), ("reserv", 0.35)];
-const PAPER_FIRST_BAD_DELAY: f64 = 0.65;
-/// §6.4, Fig. 15(b): the metric (endurance over performance overhead) above BASELINE's on
-/// average, read- and write-intensive traces.
-const PAPER_FIG15B: [f64; 2] = [0.217, 0.06];
-
-/// Why Lagoon's numbers differ from the paper's (summary.md and summary.json).
-const REASONS: [&str; 9] = [
-    "Drive size: the paper \"simplified the size of the SSD\" without giving it; Lagoon keeps footnote 10's superblock (the number of blocks per superblock sets how early the weakest block kills it) and fewer blocks per plane (docs/MODEL.md). With --quick the superblock has 16 blocks, so the weakest of 16 (not 128) sets its life and every gain differs.",
-    "The point \"at a small number of bad superblocks\" is not given; Lagoon uses 2 % of BASELINE's superblocks. Gains shrink as more superblocks go bad (fig14a CSV).",
-    "Write pattern, GC policy and spare space are not given: Lagoon writes 128 KB at random offsets (write amplification > 1), greedy GC, 10 % of the FTL's superblocks spare; RESERV's FTL sees 7 % fewer superblocks and so holds 7 % less data.",
-    "Fig. 14(c): the paper gives neither WAS's scan schedule nor the drive's state. Lagoon issues one status read per scanned block (its first page, a whole page through ECC, the system bus and DRAM, `ftl.status_scan_blocks`) at the start of a window of random page-sized I/O, closed loop at queue depth 64, on the conventional (Baseline) controller of each Table 1 drive in §6.1's DRAM-miss case; the drive is preconditioned sequentially so no GC runs and the scan's cost is alone. The scan reads take the background queues, which the dSSD presets serve in issue order (SimpleSSD), so they also delay host I/O at the dies. The overhead is the scan's share of the window's traffic: it grows with the scanned blocks and shrinks with a longer window (the CSV gives both in bytes); the decoupled SSD's hardware management reads nothing, so its latency is the unscanned one (1.0).",
-    "Replacement order (own plane, then the controller's other planes) and freeing a retired superblock's SRT entries are our reading of §5.2. A remap onto the failed block's own plane costs no parallelism; only remaps onto another plane (blocks_off_their_plane in fig15a CSV) put two sub-blocks of a superblock on one plane and slow the window.",
-    "Fig. 15(a): the paper's drive and window are not given; Lagoon ages RESERV drives (P/E limits scaled by 0.1, same shape) until the SRTs hold the entries asked for or the drive wears out, and plots against the entries actually active. Lagoon's RBTs hold only a controller's own channel (§5.1), so a remap never moves a block to another channel: the conflicts are on planes and dies of one channel, not between channels as the paper's wording suggests.",
-    "Fig. 15(a) timed windows: the timed FTL is page-mapped per plane, not by superblock; the aged drive's remap is applied to the blocks it addresses (docs/MODEL.md), and retired superblocks' blocks stay in its free pool.",
-    "Fig. 15(b): the paper's traces (its text names usr_2, hm_1, src1_2, prn_0) are not in ../shared; Lagoon runs the ten MSR stand-ins of Venice Table 2 (read-intensive: more than half reads), 2,000 requests each with --quick, closed loop at queue depth 64 on the TLC drive of Fig. 15(a). The metric is our reading of \"endurance/performance overhead\": (1 + RESERV's endurance gain of Fig. 14) x IOPS aged / IOPS fresh, the fresh drive standing for BASELINE, whose static superblocks are never remapped. Remaps move IOPS by a few percent at most here (Fig. 15(a); the performance column of fig15b_traces.csv), so the metric is set mostly by the endurance gain, which is the same for every workload: Lagoon's lifetimes run one write pattern (128 KB random), so read- and write-intensive workloads differ only through the overhead.",
-    "Fig. 15(a) size of the effect: the paper's 2x needs many blocks off their plane; here a few percent of the blocks are (blocks_off_their_plane of the CSV against planes x blocks), so IOPS move by a few percent at most (the last column of fig15a_perf_vs_srt.csv). Windows are short (2,000 requests with --quick): a remap can also move writes off a die that is busy in that window, so changes of a few percent either way, gains included, are within the window's variation.",
-];
-
 struct Run {
     exp: &'static str,
     label: String,
     cfg: SsdConfig,
     /// Age to this many active SRT entries per controller (Fig. 15(a)), else to death.
     stop_srt: Option<u32>,
+    seed: u64,
+}
+
+/// Per-seed values of one quantity.
+type PerSeed = Vec<(u64, f64)>;
+
+fn stat_of(v: &PerSeed) -> Stat {
+    book::stat(&v.iter().map(|x| x.1).collect::<Vec<_>>())
+}
+
+/// A CSV from its header and rows.
+fn csv_rows(p: &std::path::Path, head: &[String], rows: &[Vec<String>]) -> Result<()> {
+    let mut w = csv_file(p, &head.iter().map(String::as_str).collect::<Vec<_>>())?;
+    for r in rows {
+        w.write_record(r)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|x| x.to_string()).collect()
 }
 
 /// The tests' drive (`--tiny-drive`): 2 channels of `ways` chips, 1 die, 2 planes of 48
@@ -117,6 +124,11 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     let default_srt = base.wear.srt_entries;
     // The paper's sigma (the tiny test drive's own).
     let sigma = base.wear.pe_sigma;
+    if !sigmas.contains(&sigma) {
+        anyhow::bail!("internal: the paper's sigma {sigma} is not among Fig. 14(b)'s");
+    }
+    let seeds = a.seeds();
+    let first = seeds[0];
     let mut runs = Vec::new();
     for &s in &sigmas {
         for m in SuperblockMode::ALL {
@@ -125,6 +137,19 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
                 label: format!("{}|{s}", m.name()),
                 cfg: with(m, s, default_srt, blocks),
                 stop_srt: None,
+                seed: first,
+            });
+        }
+    }
+    // Fig. 14(a)'s lifetimes (the paper's sigma) on the other seeds too: the headlines.
+    for &seed in &seeds[1..] {
+        for m in SuperblockMode::ALL {
+            runs.push(Run {
+                exp: "fig14",
+                label: format!("{}|{sigma}", m.name()),
+                cfg: with(m, sigma, default_srt, blocks),
+                stop_srt: None,
+                seed,
             });
         }
     }
@@ -134,6 +159,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
             label: format!("baseline|{bpp}|0"),
             cfg: with(SuperblockMode::Static, sigma, 0, bpp),
             stop_srt: None,
+            seed: first,
         });
         for &e in &srts {
             runs.push(Run {
@@ -141,6 +167,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
                 label: format!("recycled|{bpp}|{e}"),
                 cfg: with(SuperblockMode::Recycled, sigma, e, bpp),
                 stop_srt: None,
+                seed: first,
             });
         }
     }
@@ -150,6 +177,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
             label: m.name().into(),
             cfg: with(m, sigma, u32::MAX >> 8, blocks),
             stop_srt: None,
+            seed: first,
         });
     }
     // Fig. 15(a): RESERV aged until its SRTs hold `e` entries per controller, on channels
@@ -182,6 +210,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
                 label: format!("{}|{e}", pick.name()),
                 cfg,
                 stop_srt: Some(e),
+                seed: first,
             });
         }
     }
@@ -196,381 +225,337 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         utilization: 0.9,
         stop_bad_fraction: 1.0,
         stop_srt_active: None,
-        seed: a.seed,
+        seed: first,
     };
-    let executor = a.executor();
+    let per_life = runs
+        .iter()
+        .map(|r| r.cfg.preallocated_state_bytes() + r.cfg.full_map_bytes())
+        .max()
+        .unwrap_or(0);
+    let executor = a.executor_for(per_life);
     let out = a.out_dir().to_path_buf();
-    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     if !a.quiet {
         eprintln!(
             "reproduce superblocks: {} lifetimes on {} -> {}",
             runs.len(),
             executor.describe(),
-            out.display()
+            a.out.as_deref().unwrap_or(&out).display()
         );
     }
     let start = std::time::Instant::now();
     let lives = runs
         .iter()
         .map(|r| AgeJob {
-            name: format!("{} {}", r.exp, r.label),
+            name: format!("{} {} seed {}", r.exp, r.label, r.seed),
             cfg: r.cfg.clone(),
             spec: LifetimeSpec {
                 stop_srt_active: r.stop_srt,
+                seed: r.seed,
                 ..spec.clone()
             },
+            cancel: a.cancel.clone(),
         })
         .collect();
     let (results, remaps): (Vec<LifetimeReport>, Vec<BlockRemap>) =
         executor.age(lives, a.quiet)?.into_iter().unzip();
-    let get_i = |exp: &str, label: &str| {
+    let get_i = |exp: &str, label: &str, seed: u64| {
         runs.iter()
-            .position(|r| r.exp == exp && r.label == label)
+            .position(|r| r.exp == exp && r.label == label && r.seed == seed)
             .expect("every run is listed")
     };
-    let get = |exp: &str, label: &str| -> &LifetimeReport { &results[get_i(exp, label)] };
+    let get = |exp: &str, label: &str| -> &LifetimeReport { &results[get_i(exp, label, first)] };
+    let get_s =
+        |exp: &str, label: &str, seed: u64| -> &LifetimeReport { &results[get_i(exp, label, seed)] };
     let tb = |b: Option<u64>| b.map_or(f64::NAN, |b| b as f64 / 1e12);
     let runs_json: Vec<_> = runs
         .iter()
         .zip(&results)
-        .map(|(r, x)| json!({"experiment": r.exp, "label": r.label, "report": x}))
+        .map(|(r, x)| json!({"experiment": r.exp, "label": r.label, "seed": r.seed, "report": x}))
         .collect();
     write_json(&out.join("runs.json"), &runs_json)?;
+    let mut m = Manifest::new("superblocks");
+    let mut h = Headlines::default();
 
-    // Figure 14(a).
-    let mut curves = Vec::new();
-    let mut csv = String::from("mode,bad_superblocks,host_tb\n");
-    for m in SuperblockMode::ALL {
-        let r = get("fig14", &format!("{}|{sigma}", m.name()));
-        let mut pts = vec![(0.0, 0.0)];
+    // Figure 14(a): the steps of each mode's bad-superblock count (first seed).
+    let mut rows = Vec::new();
+    for md in SuperblockMode::ALL {
+        let r = get("fig14", &format!("{}|{sigma}", md.name()));
+        let mut pt = |x: f64, y: u64| rows.push(vec![md.name().to_string(), format!("{x:.6}"), y.to_string()]);
+        pt(0.0, 0);
         for p in &r.bad_curve {
             let x = p.host_bytes as f64 / 1e12;
-            pts.push((x, (p.bad_superblocks - 1) as f64));
-            pts.push((x, p.bad_superblocks as f64));
-            let _ = writeln!(csv, "{},{},{x:.6}", m.name(), p.bad_superblocks);
+            pt(x, p.bad_superblocks.saturating_sub(1));
+            pt(x, p.bad_superblocks);
         }
-        pts.push((r.host_bytes_written as f64 / 1e12, r.bad_curve.len() as f64));
-        curves.push((m.name().to_string(), pts));
+        pt(r.host_bytes_written as f64 / 1e12, r.bad_curve.len() as u64);
     }
-    write(&out.join("fig14a_bad_superblocks.csv"), &csv)?;
+    csv_rows(
+        &out.join("fig14a_bad_superblocks.csv"),
+        &strings(&["mode", "host_tb", "bad_superblocks"]),
+        &rows,
+    )?;
     let b = get("fig14", &format!("baseline|{sigma}"));
-    write(
-        &out.join("fig14a_bad_superblocks.svg"),
-        &crate::plot::lines(
+    m.fig(
+        Fig::new(
+            "fig14a_bad_superblocks.svg",
+            "fig14a_bad_superblocks.csv",
+            FigKind::Lines,
             &format!(
-                "Fig. 14(a): bad superblocks ({} superblocks of {} blocks)",
+                "Fig. 14(a): bad superblocks ({} superblocks of {} blocks, seed {first})",
                 b.superblocks, b.blocks_per_superblock
             ),
             "host data written (TB)",
             "bad superblocks",
-            &curves,
-            false,
-        ),
-    )?;
+        )
+        .x("host_tb")
+        .series("mode")
+        .y(Y::col("bad_superblocks")),
+    );
     let k = ((AT_BAD * b.superblocks as f64).ceil() as u64).max(1);
     let gain = |r: &LifetimeReport, b: &LifetimeReport| {
         tb(r.bytes_at_bad(k)) / tb(b.bytes_at_bad(k)) - 1.0
     };
-    let first_bad: serde_json::Map<String, serde_json::Value> = SuperblockMode::ALL
-        .iter()
-        .map(|m| {
-            let r = get("fig14", &format!("{}|{sigma}", m.name()));
-            (
-                m.name().to_string(),
-                json!(tb(r.first_bad_superblock_bytes)),
-            )
-        })
-        .collect();
-    let gains: serde_json::Map<String, serde_json::Value> = ["recycled", "reserv"]
-        .iter()
-        .map(|m| {
-            (
-                m.to_string(),
-                json!(gain(get("fig14", &format!("{m}|{sigma}")), b)),
-            )
-        })
-        .collect();
-    let reserv_gain = gains["reserv"].as_f64().unwrap_or(f64::NAN);
-    let (fig15, fig15b) = fig15(a, &f15, &fig15_srts, reserv_gain, |pick, e| {
-        let i = get_i("fig15a", &format!("{}|{e}", pick.name()));
-        (&results[i], &remaps[i])
-    })?;
-    let fig14c = fig14c(a)?;
-    let wall = start.elapsed().as_secs_f64();
-
-    // Figure 14(b).
-    let mut csv = String::from("sigma,mode,first_bad_tb,tb_at_k_bad,gain_vs_baseline,end_tb\n");
-    // Endurance over BASELINE's (1 + gain) on a log axis: at the largest sigma the weakest
-    // of 128 blocks can fail at once, and the ratio runs into the hundreds.
-    let mut series: Vec<(String, Vec<f64>)> = vec![
-        ("recycled".into(), Vec::new()),
-        ("reserv".into(), Vec::new()),
-    ];
-    for &s in &sigmas {
-        let bs = get("fig14", &format!("baseline|{s}"));
-        for m in SuperblockMode::ALL {
-            let r = get("fig14", &format!("{}|{s}", m.name()));
-            let g = gain(r, bs);
-            let _ = writeln!(
-                csv,
-                "{s},{},{:.6},{:.6},{g:.4},{:.6}",
-                m.name(),
-                tb(r.first_bad_superblock_bytes),
-                tb(r.bytes_at_bad(k)),
-                r.host_bytes_written as f64 / 1e12
-            );
-            if let Some(v) = series.iter_mut().find(|x| x.0 == m.name()) {
-                v.1.push(1.0 + g);
-            }
+    // The headlines, per seed: endurance at k bad superblocks and the first bad one, over
+    // BASELINE's of the same seed.
+    let mut gains: BTreeMap<&str, PerSeed> = BTreeMap::new();
+    let mut delay: PerSeed = Vec::new();
+    for &seed in &seeds {
+        let bs = get_s("fig14", &format!("baseline|{sigma}"), seed);
+        for md in ["recycled", "reserv"] {
+            let g = gain(get_s("fig14", &format!("{md}|{sigma}"), seed), bs);
+            gains.entry(md).or_default().push((seed, g));
+            h.add(&format!("endurance_{md}"), seed, 1.0 + g);
+        }
+        let rv = get_s("fig14", &format!("reserv|{sigma}"), seed);
+        let d = tb(rv.first_bad_superblock_bytes) / tb(bs.first_bad_superblock_bytes);
+        delay.push((seed, d - 1.0));
+        h.add("first_bad_reserv", seed, d);
+    }
+    // The lifetimes of the paper's sigma, one row per mode and seed.
+    let mut rows = Vec::new();
+    for &seed in &seeds {
+        for md in SuperblockMode::ALL {
+            let r = get_s("fig14", &format!("{}|{sigma}", md.name()), seed);
+            rows.push(vec![
+                md.name().to_string(),
+                seed.to_string(),
+                format!("{:.6}", tb(r.first_bad_superblock_bytes)),
+                format!("{:.6}", tb(r.bytes_at_bad(k))),
+                format!("{:.6}", r.host_bytes_written as f64 / 1e12),
+                r.bad_curve.len().to_string(),
+                r.remaps.to_string(),
+            ]);
         }
     }
-    write(&out.join("fig14b_gain_vs_sigma.csv"), &csv)?;
-    write(
-        &out.join("fig14b_gain_vs_sigma.svg"),
-        &crate::plot::bars_log(
-            &format!("Fig. 14(b): endurance over BASELINE's at {k} bad superblocks"),
+    csv_rows(
+        &out.join("fig14a_lifetimes.csv"),
+        &strings(&[
+            "mode",
+            "seed",
+            "first_bad_tb",
+            "tb_at_k_bad",
+            "end_tb",
+            "bad_superblocks",
+            "remaps",
+        ]),
+        &rows,
+    )?;
+    m.table(
+        &format!("Fig. 14(a) lifetimes at the paper's sigma ({sigma}), every seed: first bad superblock, data written at {k} bad superblocks ({:.0} % of BASELINE's {}), end of life", AT_BAD * 100.0, b.superblocks),
+        "fig14a_lifetimes.csv",
+        &[],
+    );
+    let reserv_gain = gains["reserv"].clone();
+    let (fig15, fig15b) = fig15(a, &f15, &fig15_srts, &reserv_gain, &mut m, &mut h, |pick, e| {
+        let i = get_i("fig15a", &format!("{}|{e}", pick.name()), first);
+        (&results[i], &remaps[i])
+    })?;
+    let fig14c = fig14c(a, &mut m, &mut h)?;
+    let wall = start.elapsed().as_secs_f64();
+
+    // Figure 14(b): endurance over BASELINE's (1 + gain) on a log axis from 1: at the largest
+    // sigma the weakest of 128 blocks can fail at once, and the ratio runs into the hundreds.
+    let mut rows = Vec::new();
+    for &s in &sigmas {
+        let bs = get("fig14", &format!("baseline|{s}"));
+        for md in SuperblockMode::ALL {
+            let r = get("fig14", &format!("{}|{s}", md.name()));
+            let g = gain(r, bs);
+            let f = |x: f64| if x.is_finite() { format!("{x:.6}") } else { String::new() };
+            rows.push(vec![
+                s.to_string(),
+                md.name().to_string(),
+                f(tb(r.first_bad_superblock_bytes)),
+                f(tb(r.bytes_at_bad(k))),
+                f(g),
+                f(1.0 + g),
+                f(r.host_bytes_written as f64 / 1e12),
+            ]);
+        }
+    }
+    csv_rows(
+        &out.join("fig14b_gain_vs_sigma.csv"),
+        &strings(&[
+            "sigma",
+            "mode",
+            "first_bad_tb",
+            "tb_at_k_bad",
+            "gain_vs_baseline",
+            "endurance_vs_baseline",
+            "end_tb",
+        ]),
+        &rows,
+    )?;
+    m.fig(
+        Fig::new(
+            "fig14b_gain_vs_sigma.svg",
+            "fig14b_gain_vs_sigma.csv",
+            FigKind::BarsLog,
+            &format!("Fig. 14(b): endurance over BASELINE's at {k} bad superblocks (seed {first})"),
             "sigma of the P/E limit (cycles)",
             "endurance / BASELINE's (log scale)",
-            &sigmas.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
-            &series,
-        ),
-    )?;
+        )
+        .x("sigma")
+        .series("mode")
+        .y(Y::col("endurance_vs_baseline"))
+        .filter_not("mode", "baseline")
+        .reference(1.0),
+    );
 
     // Figure 16(a).
-    let mut csv = String::from("blocks_per_plane,superblocks,srt_entries,gain_vs_baseline\n");
-    let mut series = Vec::new();
+    let mut rows = Vec::new();
     for &bpp in &sizes {
         let bs = get("fig16a", &format!("baseline|{bpp}|0"));
         let kk = ((AT_BAD * bs.superblocks as f64).ceil() as u64).max(1);
-        let mut pts = Vec::new();
         for &e in &srts {
             let r = get("fig16a", &format!("recycled|{bpp}|{e}"));
             let g = tb(r.bytes_at_bad(kk)) / tb(bs.bytes_at_bad(kk)) - 1.0;
-            let _ = writeln!(csv, "{bpp},{},{e},{g:.4}", bs.superblocks);
-            pts.push((e as f64, g * 100.0));
+            rows.push(vec![
+                bpp.to_string(),
+                bs.superblocks.to_string(),
+                format!("{} superblocks", bs.superblocks),
+                e.to_string(),
+                format!("{g:.4}"),
+                format!("{:.2}", g * 100.0),
+            ]);
         }
-        series.push((format!("{} superblocks", bs.superblocks), pts));
     }
-    write(&out.join("fig16a_gain_vs_srt.csv"), &csv)?;
-    write(
-        &out.join("fig16a_gain_vs_srt.svg"),
-        &crate::plot::lines(
-            "Fig. 16(a): RECYCLED endurance gain against SRT size",
-            "SRT entries per flash controller",
-            "endurance gain (%)",
-            &series,
-            true,
-        ),
+    csv_rows(
+        &out.join("fig16a_gain_vs_srt.csv"),
+        &strings(&[
+            "blocks_per_plane",
+            "superblocks",
+            "drive",
+            "srt_entries",
+            "gain_vs_baseline",
+            "gain_pct",
+        ]),
+        &rows,
     )?;
+    m.fig(
+        Fig::new(
+            "fig16a_gain_vs_srt.svg",
+            "fig16a_gain_vs_srt.csv",
+            FigKind::LinesLogX,
+            "Fig. 16(a): RECYCLED endurance gain against SRT size",
+            "SRT entries per flash controller (log)",
+            "endurance gain (%)",
+        )
+        .x("srt_entries")
+        .series("drive")
+        .y(Y::col("gain_pct")),
+    );
 
     // Figure 16(b).
-    let mut csv = String::from("mode,remaps,active_srt_entries_controller0\n");
-    let mut series = Vec::new();
-    for m in ["recycled", "reserv"] {
-        let r = get("fig16b", m);
-        let mut pts = Vec::new();
-        for &(x, y) in &r.srt_active_curve {
-            let _ = writeln!(csv, "{m},{x},{y}");
-            pts.push((x as f64, y as f64));
+    let mut rows = Vec::new();
+    for md in ["recycled", "reserv"] {
+        for &(x, y) in &get("fig16b", md).srt_active_curve {
+            rows.push(vec![md.to_string(), x.to_string(), y.to_string()]);
         }
-        series.push((m.to_string(), pts));
     }
-    write(&out.join("fig16b_active_srt.csv"), &csv)?;
-    write(
-        &out.join("fig16b_active_srt.svg"),
-        &crate::plot::lines(
+    csv_rows(
+        &out.join("fig16b_active_srt.csv"),
+        &strings(&["mode", "remaps", "active_srt_entries_controller0"]),
+        &rows,
+    )?;
+    m.fig(
+        Fig::new(
+            "fig16b_active_srt.svg",
+            "fig16b_active_srt.csv",
+            FigKind::Lines,
             "Fig. 16(b): active SRT entries of controller 0 (unbounded SRT)",
             "remap events (whole drive)",
             "active SRT entries",
-            &series,
-            false,
-        ),
-    )?;
+        )
+        .x("remaps")
+        .series("mode")
+        .y(Y::col("active_srt_entries_controller0")),
+    );
 
-    // Summary.
-    let first = |m: &str| first_bad[m].as_f64().unwrap_or(f64::NAN);
-    let delay = first("reserv") / first("baseline") - 1.0;
     let rate: f64 = results.iter().map(|r| r.page_programs as f64).sum::<f64>()
         / results.iter().map(|r| r.wall_s).sum::<f64>();
-    let mut md = format!(
-        "# Decoupled SSD dynamic superblocks (§5, §6.4) reproduced by Lagoon\n\n`{}` — {} lifetimes in {wall:.1} s ({:.1} M page programs/s per thread).\n\n",
-        a.command_line(),
-        runs.len(),
-        rate / 1e6
-    );
-    let _ = writeln!(
-        md,
-        "Drive: `{DRIVE}` with {} blocks per plane: {} superblocks of {} blocks ({} pages of {} KB), P/E limits Normal(5578, 826.9), 128 KB random writes over 90 % of the FTL's superblocks until worn out. Endurance = host data written when {k} superblocks ({:.0} % of BASELINE's) are bad.\n",
-        blocks,
+    let first_bad: serde_json::Map<String, serde_json::Value> = SuperblockMode::ALL
+        .iter()
+        .map(|md| {
+            let r = get("fig14", &format!("{}|{sigma}", md.name()));
+            (md.name().to_string(), json!(tb(r.first_bad_superblock_bytes)))
+        })
+        .collect();
+    let summary = json!({
+        "seeds": seeds,
+        "page_programs_per_s_per_thread": rate,
+        "bad_superblocks_compared": k,
+        "first_bad_superblock_tb": first_bad,
+        "endurance_gain": gains.iter().map(|(m, v)| (m.to_string(), json!(stat_of(v).mean))).collect::<serde_json::Map<_, _>>(),
+        "reserv_first_bad_delay": stat_of(&delay).mean,
+        "fig14c": fig14c,
+        "fig15a": fig15,
+        "fig15b": fig15b,
+    });
+    write_json(&out.join("summary.json"), &summary)?;
+    m.method(format!(
+        "Drive: `{DRIVE}` with {blocks} blocks per plane: {} superblocks of {} blocks ({} pages of {} KB), P/E limits Normal({}, {sigma}), 128 KB random writes over 90 % of the FTL's superblocks until worn out (the functional lifetime mode, no timing).",
         b.superblocks,
         b.blocks_per_superblock,
         b.blocks_per_superblock * base.flash.pages_per_block,
         base.flash.page_bytes / 1024,
-        AT_BAD * 100.0
-    );
-    md.push_str("| quantity | paper | Lagoon |\n|---|---|---|\n");
-    for (m, p) in PAPER_GAIN {
-        let _ = writeln!(
-            md,
-            "| endurance gain {m} | +{:.0} % | {:+.1} % |",
-            p * 100.0,
-            gains[m].as_f64().unwrap_or(f64::NAN) * 100.0
-        );
-    }
-    let _ = writeln!(
-        md,
-        "| RESERV first bad superblock vs BASELINE | +{:.0} % | {:+.1} % |",
-        PAPER_FIRST_BAD_DELAY * 100.0,
-        delay * 100.0
-    );
-    let _ = writeln!(
-        md,
-        "| RECYCLED first bad superblock vs BASELINE | same | {:+.1} % |",
-        (first("recycled") / first("baseline") - 1.0) * 100.0
-    );
-    for m in SuperblockMode::ALL {
-        let r = get("fig14", &format!("{}|{sigma}", m.name()));
-        let _ = writeln!(
-            md,
-            "| {} first bad / end of life | not given | {:.3} TB / {:.3} TB ({} bad, {} remaps) |",
-            m.name(),
-            tb(r.first_bad_superblock_bytes),
-            r.host_bytes_written as f64 / 1e12,
-            r.bad_curve.len(),
-            r.remaps
-        );
-    }
-    // Fig. 15(a): the paper's TLC random writes lose up to ~2x at 2k SRT entries; reads little.
-    let worst = |d: &str, w: &str, pick: &str| {
-        fig15
-            .as_array()
-            .into_iter()
-            .flatten()
-            .rfind(|p| p["drive"] == d && p["workload"] == w && p["rbt_pick"] == pick)
-            .map_or((f64::NAN, f64::NAN), |p| {
-                (
-                    p["active_srt_per_controller"].as_f64().unwrap_or(f64::NAN),
-                    p["normalized"].as_f64().unwrap_or(f64::NAN),
-                )
-            })
+        base.wear.pe_mean,
+    ));
+    m.method(format!("Endurance = host data written when {k} superblocks ({:.0} % of BASELINE's) are bad; the paper gives no count.", AT_BAD * 100.0));
+    m.method("Fig. 14(c): one status read per scanned block at the start of a window of random page-sized I/O, closed loop at queue depth 64, on the conventional (Baseline) controller of each Table 1 drive with the write cache off and a sequential precondition (no GC).");
+    m.method(format!("Fig. 15: RESERV drives aged (P/E limits scaled by {AGE_PE_SCALE}, same shape) until their SRTs hold the entries asked for, then timed windows of random page I/O (a) and of the ten MSR stand-ins of Venice Table 2 (b), closed loop at queue depth 64, dSSD design, write cache off. Fig. 15(b)'s metric: (1 + RESERV's endurance gain of the same seed) x IOPS aged / IOPS fresh."));
+    m.method(format!(
+        "{} lifetimes and the timed windows in {wall:.0} s; {:.1} M page programs per second per thread.",
+        runs.len(),
+        rate / 1e6
+    ));
+    let ran = super::Ran {
+        recs: Vec::new(),
+        wall,
+        executor: executor.describe(),
     };
-    for (d, w, paper) in [
-        ("TLC", "write", "~0.5 at 2k entries"),
-        ("TLC", "read", "small loss"),
-        ("ULL", "write", "less than TLC"),
-        ("ULL", "read", "small loss"),
-    ] {
-        let mut cell = String::new();
-        for pick in RbtPick::ALL {
-            let (x, y) = worst(d, w, pick.name());
-            let _ = write!(cell, "{}: {y:.2} at {x:.0} active entries; ", pick.name());
-        }
-        let _ = writeln!(
-            md,
-            "| Fig. 15(a) {d} random {w}, performance at the largest SRT fill (RBT pick) | {paper} | {} |",
-            cell.trim_end_matches("; ")
-        );
-    }
-    // Fig. 15(b): the paper's metric is higher than BASELINE's by ~21.7 % (read-intensive)
-    // and ~6 % (write-intensive) on average.
-    for (class, paper) in [("read", PAPER_FIG15B[0]), ("write", PAPER_FIG15B[1])] {
-        let mut cell = String::new();
-        for pick in RbtPick::ALL {
-            let m = fig15b["mean_metric"][class][pick.name()]
-                .as_f64()
-                .unwrap_or(f64::NAN);
-            let active = fig15b["active_srt_per_controller"][pick.name()]
-                .as_f64()
-                .unwrap_or(f64::NAN);
-            let _ = write!(
-                cell,
-                "{}: {:+.1} % at {active:.0} active entries; ",
-                pick.name(),
-                (m - 1.0) * 100.0
-            );
-        }
-        let _ = writeln!(
-            md,
-            "| Fig. 15(b) {class}-intensive MSR stand-ins, mean metric over BASELINE, drives aged toward {} SRT entries (RBT pick) | {:+.1} % | {} |",
-            fig15b["srt_entries"],
-            paper * 100.0,
-            cell.trim_end_matches("; ")
-        );
-    }
-    // Fig. 14(c): up to ~2x average I/O latency for synthetic writes with WAS's scan.
-    for (d, w, paper) in [
-        ("TLC", "write", "up to ~2x"),
-        ("ULL", "write", "up to ~2x"),
-        ("TLC", "read", "not given"),
-        ("ULL", "read", "not given"),
-    ] {
-        let pts: Vec<String> = fig14c
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|p| p["drive"] == d && p["workload"] == w && p["scanned_blocks"] != 0)
-            .map(|p| {
-                format!(
-                    "{:.2}x at {}",
-                    p["latency_vs_no_scan"].as_f64().unwrap_or(f64::NAN),
-                    p["scanned_blocks"]
-                )
-            })
-            .collect();
-        let _ = writeln!(
-            md,
-            "| Fig. 14(c) WAS scan, {d} random {w}s: mean latency over the unscanned drive's (scanned blocks) | {paper} | {} |",
-            pts.join(", ")
-        );
-    }
-    md.push_str("\n## Why numbers differ\n\n");
-    for r in REASONS {
-        let _ = writeln!(md, "- {r}");
-    }
-    if let Some(p) = &a.notes {
-        md.push('\n');
-        md.push_str(&std::fs::read_to_string(p)?);
-    }
-    write(&out.join("summary.md"), &md)?;
-    let summary = json!({
-        "command": a.command_line(),
-        "wall_s": wall,
-        "page_programs_per_s_per_thread": rate,
-        "bad_superblocks_compared": k,
-        "first_bad_superblock_tb": first_bad,
-        "endurance_gain": gains,
-        "reserv_first_bad_delay": delay,
-        "fig14c": fig14c,
-        "fig15a": fig15,
-        "fig15b": fig15b,
-        "paper": {
-            "endurance_gain": {"recycled": 0.19, "reserv": 0.35},
-            "reserv_first_bad_delay": PAPER_FIRST_BAD_DELAY,
-            "fig14c_write_latency_with_was_up_to": 2.0,
-            "fig15a_tlc_write_at_2k_srt_entries": 0.5,
-            "fig15b_mean_metric_gain": {"read": PAPER_FIG15B[0], "write": PAPER_FIG15B[1]},
-        },
-        "reasons": REASONS,
-    });
-    write_json(&out.join("summary.json"), &summary)?;
-    if !a.quiet {
-        eprint!("{md}");
-    }
-    Ok(())
+    let mut prov = a.provenance(
+        "the P/E limit drawn for every block (the lifetimes), and the timed windows' request streams",
+        &[DRIVE, "dssd-ull", "dssd-tlc"],
+        &ran,
+    )?;
+    prov.runs = runs.len();
+    a.finish(&m, &h, prov)
 }
 
 /// Figure 14(c): software superblock management (WAS) reads a page of every block to update
 /// its wear status, through the conventional controller's system bus and DRAM; the decoupled
 /// SSD's hardware management reads none. Mean host latency with `ftl.status_scan_blocks` =
 /// N over N = 0, for random page-sized reads and writes on each Table 1 drive (Baseline
-/// controller, DRAM miss, sequential precondition so no GC runs). Writes the CSV and SVG;
-/// returns the points.
-fn fig14c(a: &ReproduceArgs) -> Result<serde_json::Value> {
+/// controller, DRAM miss, sequential precondition so no GC runs), on every seed. Writes the
+/// CSV and registers the figures; the headline is each seed's largest write ratio.
+fn fig14c(a: &ReproduceArgs, m: &mut Manifest, h: &mut Headlines) -> Result<serde_json::Value> {
     use crate::batch::{Job, RunKey};
     use lagoon_core::config::PreconditionMode;
     use lagoon_core::interconnect::Arch;
     use lagoon_core::scenario::Scenario;
     let out = a.out_dir();
+    let seeds = a.seeds();
     let (count, scans): (u64, &[u32]) = if a.tiny_drive {
         (300, &[0, 16, 64])
     } else if a.quick {
@@ -605,72 +590,92 @@ fn fig14c(a: &ReproduceArgs) -> Result<serde_json::Value> {
                 cases.push((*name, rw, n, d.flash.page_bytes as u64));
                 let mut c = d.clone();
                 c.ftl.status_scan_blocks = n;
-                let mut sc = Scenario::new(name, c, Arch::Baseline, vec![w.clone()]);
-                sc.seed = a.seed;
-                jobs.push(Job {
-                    key: RunKey {
-                        experiment: "fig14c".into(),
-                        ssd: name.to_string(),
-                        mesh: String::new(),
-                        replay: "closed:64".into(),
-                        workload: w.clone(),
-                        design: format!("baseline|scan {n}"),
-                    },
-                    scenario: sc,
-                });
+                for &seed in &seeds {
+                    let mut sc = Scenario::new(name, c.clone(), Arch::Baseline, vec![w.clone()]);
+                    sc.seed = seed;
+                    sc.cancel = a.cancel.clone();
+                    jobs.push(Job {
+                        key: RunKey {
+                            experiment: "fig14c".into(),
+                            ssd: name.to_string(),
+                            mesh: String::new(),
+                            replay: "closed:64".into(),
+                            workload: w.clone(),
+                            design: format!("baseline|scan {n}"),
+                        },
+                        scenario: sc,
+                    });
+                }
             }
         }
     }
     let recs = a.executor().run(jobs, a.quiet)?;
-    let mut csv = String::from(
-        "drive,workload,scanned_blocks,scan_bytes,host_bytes,mean_latency_us,latency_vs_no_scan\n",
-    );
-    // Per drive, a (workload, points) series each; every group starts with its unscanned run.
-    let mut per_drive: Vec<(&str, crate::plot::Lines)> = Vec::new();
+    let latency = |case: usize, k: usize| recs[case * seeds.len() + k].mean_latency_us;
+    let mut head = strings(&[
+        "drive",
+        "workload",
+        "scanned_blocks",
+        "scan_bytes",
+        "host_bytes",
+        "mean_latency_us",
+    ]);
+    head.extend(book::ci_cols("latency_vs_no_scan"));
+    let mut rows = Vec::new();
     let mut pts = Vec::new();
-    let mut unscanned = f64::NAN;
-    for (rec, &(name, rw, n, page)) in recs.iter().zip(&cases) {
-        let host = page * count;
+    // Each drive and workload's cases start with the unscanned run; per seed the largest
+    // write ratio is the headline.
+    let mut unscanned = 0;
+    let mut worst: Vec<f64> = vec![f64::NAN; seeds.len()];
+    for (i, &(name, rw, n, page)) in cases.iter().enumerate() {
         if n == 0 {
-            unscanned = rec.mean_latency_us;
-            if per_drive.last().is_none_or(|d| d.0 != name) {
-                per_drive.push((name, Vec::new()));
-            }
-            if let Some(d) = per_drive.last_mut() {
-                d.1.push((rw.to_string(), Vec::new()));
+            unscanned = i;
+        }
+        let ratios: Vec<f64> = (0..seeds.len())
+            .map(|k| latency(i, k) / latency(unscanned, k))
+            .collect();
+        if rw == "write" && n > 0 {
+            for (w, r) in worst.iter_mut().zip(&ratios) {
+                *w = if w.is_nan() { *r } else { w.max(*r) };
             }
         }
-        let ratio = rec.mean_latency_us / unscanned;
-        let _ = writeln!(
-            csv,
-            "{name},{rw},{n},{},{host},{:.3},{ratio:.4}",
-            n as u64 * page,
-            rec.mean_latency_us
-        );
+        let st = book::stat(&ratios);
+        let mut row = vec![
+            name.to_string(),
+            rw.to_string(),
+            n.to_string(),
+            (n as u64 * page).to_string(),
+            (page * count).to_string(),
+            format!("{:.3}", latency(i, 0)),
+        ];
+        row.extend(book::ci_cells(&st, 4));
+        rows.push(row);
         pts.push(json!({"drive": name, "workload": rw, "scanned_blocks": n,
-            "scan_bytes": n as u64 * page, "host_bytes": host,
-            "mean_latency_us": rec.mean_latency_us, "latency_vs_no_scan": ratio}));
-        if n > 0 {
-            if let Some(s) = per_drive.last_mut().and_then(|d| d.1.last_mut()) {
-                s.1.push((n as f64, ratio));
-            }
-        }
+            "scan_bytes": n as u64 * page, "host_bytes": page * count,
+            "mean_latency_us": latency(i, 0), "latency_vs_no_scan": latency(i, 0) / latency(unscanned, 0)}));
     }
-    write(&out.join("fig14c_was_latency.csv"), &csv)?;
+    for (k, &seed) in seeds.iter().enumerate() {
+        h.add("was_latency", seed, worst[k]);
+    }
+    csv_rows(&out.join("fig14c_was_latency.csv"), &head, &rows)?;
     // One chart per drive (fig15a's layout): both drives' read lines nearly coincide.
-    for (name, mine) in &per_drive {
-        write(
-            &out.join(format!("fig14c_was_latency_{}.svg", name.to_lowercase())),
-            &crate::plot::lines(
+    for (name, _) in &drives {
+        m.fig(
+            Fig::new(
+                &format!("fig14c_was_latency_{}.svg", name.to_lowercase()),
+                "fig14c_was_latency.csv",
+                FigKind::LinesLogX,
                 &format!(
                     "Fig. 14(c), {name}: WAS status scan before {count} random page I/Os (QD 64)"
                 ),
-                "blocks scanned (one page each)",
+                "blocks scanned (one page each, log)",
                 "mean I/O latency / without the scan",
-                mine,
-                true,
-            ),
-        )?;
+            )
+            .x("scanned_blocks")
+            .series("workload")
+            .y(Y::ci("latency_vs_no_scan"))
+            .filter("drive", name)
+            .filter_not("scanned_blocks", "0"),
+        );
     }
     Ok(json!(pts))
 }
@@ -691,94 +696,119 @@ fn read_intensive(t: &TracePreset) -> bool {
     t.read_pct > 50.0
 }
 
-/// Figure 15(b) from its records (per workload, one per point, the fresh drive first): the
-/// CSV, bars of each workload's metric per RBT pick, and the summary's entry with the mean
-/// metric of the read- and of the write-intensive workloads.
+/// Figure 15(b) from its records (per workload and point, one per seed, the fresh drive
+/// first): the CSV, the figure, the headlines (per seed, the mean metric of the read- and
+/// write-intensive workloads with the preset's RBT pick) and the summary's entry.
+#[allow(clippy::too_many_arguments)]
 fn fig15b(
     out: &std::path::Path,
     msr: &[&TracePreset],
     points: &[&Point],
-    recs: &[crate::batch::Record],
-    reserv_gain: f64,
+    iops: &dyn Fn(usize, usize, usize) -> f64,
+    seeds: &[u64],
+    reserv_gain: &PerSeed,
     srt: u32,
+    headline_pick: &str,
+    m: &mut Manifest,
+    h: &mut Headlines,
 ) -> Result<serde_json::Value> {
-    let aged: Vec<&Point> = points[1..].to_vec();
-    let mut csv = String::from(
-        "workload,class,read_percent,rbt_pick,srt_entries,active_srt_per_controller,iops_fresh,iops_aged,performance,endurance_gain,metric\n",
-    );
-    let mut series: Vec<(String, Vec<f64>)> = aged
-        .iter()
-        .map(|p| (p.pick.to_string(), Vec::new()))
-        .collect();
-    let mut groups = Vec::new();
+    let mut head = strings(&[
+        "workload",
+        "class",
+        "read_percent",
+        "rbt_pick",
+        "srt_entries",
+        "active_srt_per_controller",
+        "iops_fresh",
+        "iops_aged",
+    ]);
+    head.extend(book::ci_cols("performance"));
+    head.extend(book::ci_cols("metric"));
     let mut rows = Vec::new();
-    // (class, pick) -> metrics, for the means.
-    let mut by_class: Vec<((&str, &str), Vec<f64>)> = Vec::new();
-    for (t, chunk) in msr.iter().zip(recs.chunks(points.len())) {
+    let mut json_rows = Vec::new();
+    // (class, pick, seed) -> metrics, for the means.
+    let mut by: BTreeMap<(&str, &str, u64), Vec<f64>> = BTreeMap::new();
+    for (wi, t) in msr.iter().enumerate() {
         let class = if read_intensive(t) { "read" } else { "write" };
-        groups.push(format!("{} ({:.0} % rd)", t.name, t.read_pct));
-        let fresh = chunk[0].iops;
-        for (k, (rec, p)) in chunk[1..].iter().zip(&aged).enumerate() {
-            let performance = rec.iops / fresh;
+        for (pi, p) in points.iter().enumerate().skip(1) {
+            let perf: Vec<f64> = (0..seeds.len())
+                .map(|k| iops(wi, pi, k) / iops(wi, 0, k))
+                .collect();
             // §6.4: endurance over performance overhead; BASELINE (fresh timing, no gain) = 1.
-            let metric = (1.0 + reserv_gain) * performance;
-            let _ = writeln!(
-                csv,
-                "{},{class},{:.0},{},{},{:.1},{:.1},{:.1},{performance:.4},{reserv_gain:.4},{metric:.4}",
-                t.name, t.read_pct, p.pick, p.srt, p.active, fresh, rec.iops
-            );
-            series[k].1.push(metric);
-            rows.push(
-                json!({"workload": t.name, "class": class, "read_percent": t.read_pct,
-                "rbt_pick": p.pick, "srt_entries": p.srt, "active_srt_per_controller": p.active,
-                "iops_fresh": fresh, "iops_aged": rec.iops, "performance": performance,
-                "endurance_gain": reserv_gain, "metric": metric}),
-            );
-            match by_class.iter_mut().find(|(key, _)| *key == (class, p.pick)) {
-                Some((_, v)) => v.push(metric),
-                None => by_class.push(((class, p.pick), vec![metric])),
+            let metric: Vec<f64> = perf
+                .iter()
+                .zip(reserv_gain)
+                .map(|(x, g)| (1.0 + g.1) * x)
+                .collect();
+            for (k, &seed) in seeds.iter().enumerate() {
+                by.entry((class, p.pick, seed)).or_default().push(metric[k]);
             }
+            let mut row = vec![
+                format!("{} ({:.0} % rd)", t.name, t.read_pct),
+                class.to_string(),
+                format!("{:.0}", t.read_pct),
+                p.pick.to_string(),
+                p.srt.to_string(),
+                format!("{:.1}", p.active),
+                format!("{:.1}", iops(wi, 0, 0)),
+                format!("{:.1}", iops(wi, pi, 0)),
+            ];
+            row.extend(book::ci_cells(&book::stat(&perf), 4));
+            row.extend(book::ci_cells(&book::stat(&metric), 4));
+            rows.push(row);
+            json_rows.push(json!({"workload": t.name, "class": class, "read_percent": t.read_pct,
+                "rbt_pick": p.pick, "srt_entries": p.srt, "active_srt_per_controller": p.active,
+                "iops_fresh": iops(wi, 0, 0), "iops_aged": iops(wi, pi, 0),
+                "performance": perf[0], "endurance_gain": reserv_gain[0].1, "metric": metric[0]}));
         }
     }
-    write(&out.join("fig15b_traces.csv"), &csv)?;
-    write(
-        &out.join("fig15b_traces.svg"),
-        &crate::plot::bars(
+    csv_rows(&out.join("fig15b_traces.csv"), &head, &rows)?;
+    m.fig(
+        Fig::new(
+            "fig15b_traces.svg",
+            "fig15b_traces.csv",
+            FigKind::Bars,
             &format!(
                 "Fig. 15(b): RESERV aged toward {srt} SRT entries, endurance / performance overhead (BASELINE = 1)"
             ),
             "MSR workload stand-in (read share)",
             "metric over BASELINE's",
-            &groups,
-            &series,
-            Some(1.0),
-        ),
-    )?;
+        )
+        .x("workload")
+        .series("rbt_pick")
+        .y(Y::ci("metric"))
+        .reference(1.0),
+    );
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let mut means = serde_json::Map::new();
-    for ((class, pick), v) in &by_class {
-        let m = v.iter().sum::<f64>() / v.len() as f64;
-        means
-            .entry(class.to_string())
-            .or_insert_with(|| json!({}))
-            .as_object_mut()
-            .expect("an object")
-            .insert(pick.to_string(), json!(m));
+    for ((class, pick, seed), v) in &by {
+        if *seed == seeds[0] {
+            means
+                .entry(class.to_string())
+                .or_insert_with(|| json!({}))
+                .as_object_mut()
+                .expect("an object")
+                .insert(pick.to_string(), json!(mean(v)));
+        }
+        if *pick == headline_pick {
+            h.add(&format!("fig15b_{class}"), *seed, mean(v));
+        }
     }
     // A drive ages until its SRTs hold the entries asked for or it wears out: what it holds.
-    let active: serde_json::Map<String, serde_json::Value> = aged
+    let active: serde_json::Map<String, serde_json::Value> = points[1..]
         .iter()
         .map(|p| (p.pick.to_string(), json!(p.active)))
         .collect();
     Ok(
         json!({"srt_entries": srt, "active_srt_per_controller": active,
-        "endurance_gain": reserv_gain, "mean_metric": means, "workloads": rows}),
+        "endurance_gain": reserv_gain[0].1, "mean_metric": means, "workloads": json_rows}),
     )
 }
 
 /// Figure 15: the timed simulator over each aged drive's block remapping (RESERV aged to
 /// `srts` active SRT entries per controller, with each RBT pick; a fresh drive, no remap, is
 /// the reference: BASELINE's static superblocks are never remapped), under the dSSD design in
-/// §6.1's DRAM "miss" case (cache off), closed loop at queue depth 64 (§6.1).
+/// §6.1's DRAM "miss" case (cache off), closed loop at queue depth 64 (§6.1), every seed.
 /// - (a) ULL and TLC flash on the aged geometry, random page-sized reads and writes;
 ///   performance = IOPS over the fresh drive's.
 /// - (b) the MSR trace stand-ins (Venice Table 2's `syn:` presets; the paper's traces are
@@ -786,12 +816,15 @@ fn fig15b(
 ///   improvement over performance overhead, `(1 + reserv_gain) x IOPS_aged / IOPS_fresh`
 ///   (BASELINE's is 1).
 ///
-/// Writes their CSVs and SVGs; returns the summary's entries for (a) and (b).
+/// Writes their CSVs and registers the figures; returns the summary's entries for (a), (b).
+#[allow(clippy::too_many_arguments)]
 fn fig15<'a>(
     a: &ReproduceArgs,
     base: &SsdConfig,
     srts: &[u32],
-    reserv_gain: f64,
+    reserv_gain: &PerSeed,
+    m: &mut Manifest,
+    h: &mut Headlines,
     aged: impl Fn(RbtPick, u32) -> (&'a LifetimeReport, &'a BlockRemap),
 ) -> Result<(serde_json::Value, serde_json::Value)> {
     use crate::batch::{Job, RunKey};
@@ -799,6 +832,8 @@ fn fig15<'a>(
     use lagoon_core::scenario::Scenario;
     use std::sync::Arc;
     let out = a.out_dir();
+    let seeds = a.seeds();
+    let ns = seeds.len();
     let count = if a.tiny_drive {
         300
     } else if a.quick {
@@ -842,6 +877,25 @@ fn fig15<'a>(
         }
     }
     let mut jobs = Vec::new();
+    let push = |jobs: &mut Vec<Job>, ssd: &str, cfg: &SsdConfig, w: &str, p: &Point, exp: &str| {
+        for &seed in &seeds {
+            let mut sc = Scenario::new(ssd, cfg.clone(), Arch::Baseline, vec![w.to_string()]);
+            sc.seed = seed;
+            sc.block_remap = p.remap.clone();
+            sc.cancel = a.cancel.clone();
+            jobs.push(Job {
+                key: RunKey {
+                    experiment: exp.into(),
+                    ssd: ssd.to_string(),
+                    mesh: String::new(),
+                    replay: "closed:64".into(),
+                    workload: w.to_string(),
+                    design: format!("dssd|{}|srt {}", p.pick, p.srt),
+                },
+                scenario: sc,
+            });
+        }
+    };
     let mut cases = Vec::new();
     for (name, d) in &drives {
         let kib = d.flash.page_bytes / 1024;
@@ -849,25 +903,12 @@ fn fig15<'a>(
             cases.push((*name, rw));
             let w = format!("syn:read={read},size={kib}k,addr=uniform,arrival=qd:64,count={count}");
             for p in &points {
-                let mut sc = Scenario::new(name, d.clone(), Arch::Baseline, vec![w.clone()]);
-                sc.seed = a.seed;
-                sc.block_remap = p.remap.clone();
-                jobs.push(Job {
-                    key: RunKey {
-                        experiment: "fig15a".into(),
-                        ssd: name.to_string(),
-                        mesh: String::new(),
-                        replay: "closed:64".into(),
-                        workload: w.clone(),
-                        design: format!("dssd|{}|srt {}", p.pick, p.srt),
-                    },
-                    scenario: sc,
-                });
+                push(&mut jobs, name, d, &w, p, "fig15a");
             }
         }
     }
     // Fig. 15(b): each MSR stand-in on the TLC drive, fresh and at the largest SRT per pick.
-    let tlc = &drives[1].1;
+    let tlc = drives[1].1.clone();
     let top = srts.iter().copied().max().unwrap_or(0);
     let msr: Vec<&TracePreset> = trace_presets()
         .iter()
@@ -881,75 +922,96 @@ fn fig15<'a>(
     for t in &msr {
         let w = format!("syn:{},arrival=qd:64,count={count}", t.name);
         for p in &b_points {
-            let mut sc = Scenario::new("TLC", tlc.clone(), Arch::Baseline, vec![w.clone()]);
-            sc.seed = a.seed;
-            sc.block_remap = p.remap.clone();
-            jobs.push(Job {
-                key: RunKey {
-                    experiment: "fig15b".into(),
-                    ssd: "TLC".into(),
-                    mesh: String::new(),
-                    replay: "closed:64".into(),
-                    workload: w.clone(),
-                    design: format!("dssd|{}|srt {}", p.pick, p.srt),
-                },
-                scenario: sc,
-            });
+            push(&mut jobs, "TLC", &tlc, &w, p, "fig15b");
         }
     }
     // The timed windows go to the command's executor too (the remap travels with the job).
     let mut recs = a.executor().run(jobs, a.quiet)?;
     let recs_b = recs.split_off(fig15a_jobs);
-    let fig15b = fig15b(out, &msr, &b_points, &recs_b, reserv_gain, top)?;
-    let mut csv = String::from(
-        "drive,workload,rbt_pick,srt_entries,active_srt_per_controller,blocks_off_their_plane,iops,normalized\n",
-    );
-    // Per drive, its (workload and pick, points) series.
-    type Series = Vec<(String, Vec<(f64, f64)>)>;
-    let mut per_drive: Vec<(&str, Series)> = vec![("ULL", Vec::new()), ("TLC", Vec::new())];
+    let np = b_points.len();
+    let iops_b = |w: usize, p: usize, k: usize| recs_b[(w * np + p) * ns + k].iops;
+    let fig15b = fig15b(
+        out,
+        &msr,
+        &b_points,
+        &iops_b,
+        &seeds,
+        reserv_gain,
+        top,
+        base.wear.rbt_pick.name(),
+        m,
+        h,
+    )?;
+    let mut head = strings(&[
+        "drive",
+        "workload",
+        "rbt_pick",
+        "series",
+        "srt_entries",
+        "active_srt_per_controller",
+        "blocks_off_their_plane",
+        "iops",
+    ]);
+    head.extend(book::ci_cols("normalized"));
+    let mut rows = Vec::new();
     let mut json_pts = Vec::new();
-    for (chunk, &(name, rw)) in recs.chunks(points.len()).zip(&cases) {
-        let fresh = chunk[0].iops;
-        let series = &mut per_drive
-            .iter_mut()
-            .find(|x| x.0 == name)
-            .expect("listed")
-            .1;
-        for pick in RbtPick::ALL {
-            series.push((format!("{rw} {}", pick.name()), vec![(0.0, 1.0)]));
-        }
-        for (rec, p) in chunk.iter().zip(&points) {
-            let norm = rec.iops / fresh;
-            let _ = writeln!(
-                csv,
-                "{name},{rw},{},{},{:.1},{},{:.1},{norm:.4}",
-                p.pick, p.srt, p.active, p.moved, rec.iops
-            );
+    let npt = points.len();
+    let iops = |c: usize, p: usize, k: usize| recs[(c * npt + p) * ns + k].iops;
+    let mut worst: Vec<f64> = vec![f64::NAN; ns];
+    for (c, &(name, rw)) in cases.iter().enumerate() {
+        let norm = |p: usize| -> Vec<f64> { (0..ns).map(|k| iops(c, p, k) / iops(c, 0, k)).collect() };
+        for (pi, p) in points.iter().enumerate() {
+            let v = norm(pi);
+            // The fresh drive starts every pick's line.
+            let series: Vec<String> = if pi == 0 {
+                RbtPick::ALL.iter().map(|x| format!("{rw} {}", x.name())).collect()
+            } else {
+                vec![format!("{rw} {}", p.pick)]
+            };
+            for sname in series {
+                let mut row = vec![
+                    name.to_string(),
+                    rw.to_string(),
+                    p.pick.to_string(),
+                    sname,
+                    p.srt.to_string(),
+                    format!("{:.1}", p.active),
+                    p.moved.to_string(),
+                    format!("{:.1}", iops(c, pi, 0)),
+                ];
+                row.extend(book::ci_cells(&book::stat(&v), 4));
+                rows.push(row);
+            }
             json_pts.push(json!({"drive": name, "workload": rw, "rbt_pick": p.pick,
                 "srt_entries": p.srt, "active_srt_per_controller": p.active,
-                "blocks_off_their_plane": p.moved, "iops": rec.iops, "normalized": norm}));
-            if let Some(s) = series
-                .iter_mut()
-                .rev()
-                .take(2)
-                .find(|s| s.0.ends_with(&format!(" {}", p.pick)))
-            {
-                s.1.push((p.active, norm));
+                "blocks_off_their_plane": p.moved, "iops": iops(c, pi, 0), "normalized": v[0]}));
+            // The headline: TLC writes at the largest SRT fill, the worse RBT pick.
+            if (name, rw) == ("TLC", "write") && p.srt == top && pi > 0 {
+                for (w, x) in worst.iter_mut().zip(&v) {
+                    *w = if w.is_nan() { *x } else { w.min(*x) };
+                }
             }
         }
     }
-    write(&out.join("fig15a_perf_vs_srt.csv"), &csv)?;
-    for (name, series) in &per_drive {
-        write(
-            &out.join(format!("fig15a_perf_vs_srt_{}.svg", name.to_lowercase())),
-            &crate::plot::lines(
+    for (k, &seed) in seeds.iter().enumerate() {
+        h.add("srt_tlc_write_perf", seed, worst[k]);
+    }
+    csv_rows(&out.join("fig15a_perf_vs_srt.csv"), &head, &rows)?;
+    for (name, _) in &drives {
+        m.fig(
+            Fig::new(
+                &format!("fig15a_perf_vs_srt_{}.svg", name.to_lowercase()),
+                "fig15a_perf_vs_srt.csv",
+                FigKind::Lines,
                 &format!("Fig. 15(a), {name}: aged RESERV drives, timed random I/O (RBT pick)"),
                 "active SRT entries per flash controller (mean)",
                 "IOPS / fresh drive's",
-                series,
-                false,
-            ),
-        )?;
+            )
+            .x("active_srt_per_controller")
+            .series("series")
+            .y(Y::ci("normalized"))
+            .filter("drive", name),
+        );
     }
     Ok((json!(json_pts), fig15b))
 }
