@@ -271,7 +271,11 @@ pub fn reshape(ssd: &mut SsdConfig, spec: &str) -> Result<()> {
     let (r, c) = spec
         .split_once('x')
         .and_then(|(r, c)| Some((r.parse::<u32>().ok()?, c.parse::<u32>().ok()?)))
-        .ok_or_else(|| anyhow!("mesh '{spec}': expected ROWSxCOLS, e.g. 8x8"))?;
+        .ok_or_else(|| {
+            anyhow!(
+                "mesh '{spec}': expected ROWSxCOLS, two positive whole numbers (channels x chips per channel), e.g. 8x8"
+            )
+        })?;
     let chips = ssd.flash.channels * ssd.flash.chips_per_channel;
     if r == 0 || c == 0 || r * c != chips {
         return Err(anyhow!(

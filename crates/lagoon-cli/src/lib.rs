@@ -5,16 +5,19 @@ pub mod batch;
 pub mod compare;
 pub mod help;
 pub mod import;
+pub mod interrupt;
+pub mod invariants;
 pub mod lifetime;
 pub mod net;
+pub mod out;
 pub mod plot;
+pub mod progress;
 pub mod provenance;
 pub mod reproduce;
 pub mod trace;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lagoon_core::config::{presets, SsdConfig};
 use lagoon_core::host::piq::Scheme;
 use lagoon_core::host::Replay;
@@ -22,11 +25,10 @@ use lagoon_core::interconnect::Arch;
 use lagoon_core::report::Report;
 use lagoon_core::scenario::Scenario;
 use lagoon_workload::TraceFormat;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 #[derive(Parser)]
-#[command(name = "lagoon", version, about = "Simulate SSDs with networked flash back ends", long_about = None)]
+#[command(name = "lagoon", version = provenance::LONG_VERSION, about = "Simulate SSDs with networked flash back ends", long_about = None)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -79,14 +81,15 @@ pub struct RunArgs {
     arch: Arch,
     /// Flash array as ROWSxCOLS over the same chips: ROWS channels (flash controllers) of COLS
     /// chips, and the networked designs' mesh with it (e.g. 4x16; Venice Fig. 15).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     mesh: Option<String>,
     /// Decoupled SSD configuration (dSSD Table 2): baseline | bw | dssd | dssd_b | dssd_f.
     /// Turns on the controller model (`controller.enabled`) and sets `controller.design`.
     #[arg(long)]
     design: Option<String>,
     /// Write per-window I/O and GC bandwidth and system-bus, DRAM and FC-link utilization
-    /// as CSV (dSSD Fig. 2); the bus, DRAM and link columns need the controller model.
+    /// as CSV (dSSD Fig. 2; `-`: standard output); the bus, DRAM and link columns need the
+    /// controller model.
     #[arg(long)]
     timeline: Option<PathBuf>,
     /// Timeline window, ms.
@@ -129,10 +132,11 @@ pub struct RunArgs {
     /// Write the JSON report to a file, or `-` for standard output.
     #[arg(long)]
     json: Option<String>,
-    /// Draw the per-link utilization of a mesh back end (venice) as an SVG heat map.
+    /// Draw the per-link utilization of a mesh back end (venice) as an SVG heat map (`-`:
+    /// standard output).
     #[arg(long)]
     heatmap: Option<PathBuf>,
-    /// Write the end-to-end latency CDF (all, read, write) as CSV.
+    /// Write the end-to-end latency CDF (all, read, write) as CSV (`-`: standard output).
     #[arg(long)]
     cdf: Option<PathBuf>,
     /// No progress bar.
@@ -155,6 +159,26 @@ pub fn dispatch(cli: Cli) -> Result<()> {
     }
 }
 
+/// The exit status of a command's result, its error printed: 0, 2 for an error, 130 for a
+/// command stopped by Ctrl-C.
+pub fn exit_code(r: Result<()>) -> i32 {
+    match r {
+        Ok(()) => 0,
+        Err(e) if e.downcast_ref::<Interrupted>().is_some() => {
+            eprintln!("{e}");
+            interrupt::EXIT_INTERRUPTED
+        }
+        Err(e) if interrupt::requested() && interrupt::is_cancellation(&e) => {
+            eprintln!("interrupted: stopped by Ctrl-C; no output was written");
+            interrupt::EXIT_INTERRUPTED
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            2
+        }
+    }
+}
+
 /// `--host-scheduler` with its `--host-queue` (default 64); a queue length alone is an error.
 pub fn host_scheduler(s: Option<Scheme>, queue: Option<u32>) -> Result<Option<(Scheme, u32)>> {
     match (s, queue) {
@@ -171,27 +195,29 @@ fn config(preset: Option<String>, keys: bool) -> Result<()> {
     let name = preset.unwrap_or_else(|| "perf-optimized".into());
     if keys {
         let cfg = SsdConfig::load(&name)?;
-        println!("{:<34} {:<16} {:<22} unit", "key", "value", "valid range");
+        let mut s = format!("{:<34} {:<16} {:<22} unit\n", "key", "value", "valid range");
         for k in cfg.keys() {
-            println!(
-                "{:<34} {:<16} {:<22} {}",
+            s.push_str(&format!(
+                "{:<34} {:<16} {:<22} {}\n",
                 k.key,
                 k.value.to_string(),
                 k.range.to_string(),
                 k.unit
-            );
+            ));
         }
-        println!("\n{:<34} {:<16} one of", "key", "value");
+        s.push_str(&format!("\n{:<34} {:<16} one of\n", "key", "value"));
         for c in cfg.choice_keys() {
-            println!("{:<34} {:<16} {}", c.key, c.value, c.choices.join(" | "));
+            s.push_str(&format!(
+                "{:<34} {:<16} {}\n",
+                c.key,
+                c.value,
+                c.choices.join(" | ")
+            ));
         }
-        return Ok(());
+        return out::stdout_text(&s);
     }
     match presets::text(&name) {
-        Some(t) => {
-            print!("{t}");
-            Ok(())
-        }
+        Some(t) => out::stdout_text(t),
         None => bail!(
             "unknown SSD preset '{name}' (known presets: {})",
             presets::NAMES.join(", ")
@@ -199,33 +225,9 @@ fn config(preset: Option<String>, keys: bool) -> Result<()> {
     }
 }
 
+/// `text` (and a newline) to `target`: a file, or `-` for standard output; checked.
 fn write_out(target: &str, text: &str) -> Result<()> {
-    if target == "-" {
-        let mut out = std::io::stdout().lock();
-        out.write_all(text.as_bytes())?;
-        out.write_all(b"\n")?;
-    } else {
-        std::fs::write(target, text).with_context(|| format!("cannot write {target}"))?;
-    }
-    Ok(())
-}
-
-fn progress_bar(quiet: bool, total: Option<u64>) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let pb = match total {
-        Some(n) => ProgressBar::new(n),
-        None => ProgressBar::new_spinner(),
-    };
-    pb.set_draw_target(ProgressDrawTarget::stderr_with_hz(4));
-    pb.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} requests ({per_sec}) {msg}",
-        )
-        .expect("valid template"),
-    );
-    pb
+    out::write(Path::new(target), "--json", format!("{text}\n").as_bytes())
 }
 
 impl RunArgs {
@@ -279,9 +281,106 @@ impl RunArgs {
     }
 }
 
+/// A command stopped by Ctrl-C after writing what it had (`run`, `lifetime`): the process
+/// exits with [`interrupt::EXIT_INTERRUPTED`].
+#[derive(Debug)]
+pub struct Interrupted(pub String);
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+impl RunArgs {
+    /// Every output this run writes, checked before it simulates: paths (`-` is standard
+    /// output), and `--heatmap` only on a back end with a mesh.
+    fn check_outputs(&self, sc: &Scenario) -> Result<()> {
+        if let Some(j) = &self.json {
+            out::check(Path::new(j), "--json")?;
+        }
+        if let Some(p) = &self.cdf {
+            out::check(p, "--cdf")?;
+        }
+        if let Some(p) = &self.timeline {
+            out::check(p, "--timeline")?;
+        }
+        if let Some(p) = &self.heatmap {
+            let venice = sc.arch == Arch::Venice
+                || (sc.arch == Arch::Net
+                    && sc.ssd.network.routing == lagoon_core::config::RoutingKind::Venice);
+            if !venice {
+                bail!(
+                    "--heatmap: the {} back end has no per-link mesh utilization (use --arch venice)",
+                    sc.arch
+                );
+            }
+            out::check(p, "--heatmap")?;
+        }
+        let stdout: Vec<&str> = [
+            ("--json", self.json.as_deref().map(Path::new)),
+            ("--cdf", self.cdf.as_deref()),
+            ("--timeline", self.timeline.as_deref()),
+            ("--heatmap", self.heatmap.as_deref()),
+        ]
+        .iter()
+        .filter(|(_, p)| p.is_some_and(out::is_stdout))
+        .map(|(f, _)| *f)
+        .collect();
+        if stdout.len() > 1 {
+            bail!(
+                "{} all name standard output (-); give files to all but one",
+                stdout.join(", ")
+            );
+        }
+        Ok(())
+    }
+
+    /// Whether an output goes to standard output (then the text summary does not).
+    fn stdout_taken(&self) -> bool {
+        self.json.as_deref() == Some("-")
+            || [&self.cdf, &self.timeline, &self.heatmap]
+                .iter()
+                .any(|p| p.as_deref().is_some_and(out::is_stdout))
+    }
+}
+
+/// One line per flow (several `--workload`s, or a `syn:mixN`): what the one-table summary
+/// leaves out.
+pub fn flow_lines(report: &Report) -> String {
+    if report.flows.len() < 2 {
+        return String::new();
+    }
+    let us = |v: f64| v / 1e3;
+    let mut s = format!(
+        "flows            requests       IOPS   mean us    p99 us  read us  write us  conflicts  workload\n"
+    );
+    for (i, f) in report.flows.iter().enumerate() {
+        s.push_str(&format!(
+            "  {:<3} {:>19} {:>10.0} {:>9.1} {:>9.1} {:>8.1} {:>9.1} {:>8.2} %  {}\n",
+            i,
+            f.requests,
+            f.iops,
+            us(f.latency_ns.mean),
+            us(f.latency_ns.p99 as f64),
+            us(f.read_latency_ns.mean),
+            us(f.write_latency_ns.mean),
+            100.0 * f.path_conflict_fraction,
+            f.name
+        ));
+    }
+    s
+}
+
 fn run(a: RunArgs) -> Result<()> {
-    let sc = a.scenario(SsdConfig::load(&a.ssd)?)?;
-    let quiet = a.quiet || a.json.as_deref() == Some("-");
+    let mut sc = a.scenario(SsdConfig::load(&a.ssd)?)?;
+    a.check_outputs(&sc)?;
+    batch::check_run_budget(&sc)?;
+    interrupt::finish_on_first(true);
+    sc.cancel = Some(interrupt::cancel());
+    let quiet = a.quiet || a.stdout_taken();
     let (full, limit) = (
         sc.ssd.preallocated_state_bytes() + sc.ssd.full_map_bytes(),
         lagoon_core::config::schema::model_state_limit()?,
@@ -295,24 +394,40 @@ fn run(a: RunArgs) -> Result<()> {
             limit as f64 / 1e9
         );
     }
-    let pb = progress_bar(quiet, None);
+    let pb = progress::Progress::new(
+        quiet,
+        None,
+        "requests",
+        "{spinner} [{elapsed_precise}] {pos} {unit} ({per_sec}) {msg}",
+        "",
+    );
     let report = sc.run(|done| pb.set_position(done))?;
     pb.finish_and_clear();
+    invariants::ensure(&report)?;
+    let interrupted = interrupt::requested();
+    let mut prov = provenance::RunProvenance::new(&sc.ssd, provenance::command_line());
+    prov.interrupted = interrupted;
     if let Some(target) = &a.json {
-        write_out(target, &serde_json::to_string_pretty(&report)?)?;
+        write_out(target, &provenance::report_json(&report, &prov))?;
     }
-    if a.json.as_deref() != Some("-") {
-        print!("{}", report.summary());
+    if !a.stdout_taken() {
+        out!("{}{}", report.summary(), flow_lines(&report))?;
+        if interrupted {
+            outln!(
+                "interrupted     the report covers the {} requests completed by Ctrl-C",
+                report.requests
+            )?;
+        }
     }
     if let Some(path) = &a.cdf {
-        write_cdf(path, &sc, &report)?;
+        write_cdf(path, &report)?;
     }
     if let Some(path) = &a.heatmap {
         write_heatmap(path, &report)?;
     }
     if let Some(path) = &a.timeline {
         let tl = report.timeline.as_ref().expect("timeline requested");
-        std::fs::write(path, tl.csv()).with_context(|| format!("--timeline {}", path.display()))?;
+        out::write(path, "--timeline", tl.csv().as_bytes())?;
         if tl.window() > tl.requested {
             eprintln!(
                 "note: --timeline {}: the run spans {:.3} s, so its windows are {} ms instead of \
@@ -324,6 +439,13 @@ fn run(a: RunArgs) -> Result<()> {
                 lagoon_core::ssd::controller::MAX_WINDOWS,
             );
         }
+    }
+    if interrupted {
+        return Err(Interrupted(format!(
+            "interrupted: the outputs cover the {} requests completed before Ctrl-C",
+            report.requests
+        ))
+        .into());
     }
     Ok(())
 }
@@ -379,12 +501,12 @@ pub fn write_heatmap(path: &Path, report: &Report) -> Result<()> {
         &ic.channel_utilization,
         &fcs,
     );
-    std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))
+    out::write(path, "--heatmap", svg.as_bytes())
 }
 
-fn write_cdf(path: &Path, _sc: &Scenario, report: &Report) -> Result<()> {
-    let mut w =
-        csv::Writer::from_path(path).with_context(|| format!("cannot write {}", path.display()))?;
+fn write_cdf(path: &Path, report: &Report) -> Result<()> {
+    let o = out::Output::create(path, "--cdf")?;
+    let mut w = csv::Writer::from_writer(o);
     w.write_record(["class", "latency_ns", "cumulative_fraction"])?;
     for (class, cdf) in [
         ("all", &report.latency_cdf.all),
@@ -395,8 +517,9 @@ fn write_cdf(path: &Path, _sc: &Scenario, report: &Report) -> Result<()> {
             w.write_record([class, &v.to_string(), &format!("{f:.6}")])?;
         }
     }
-    w.flush()?;
-    Ok(())
+    w.into_inner()
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {}", path.display(), e.error()))?
+        .commit()
 }
 
 /// Every back end on the perf-optimized drive under a saturating random-read workload and a

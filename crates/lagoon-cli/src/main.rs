@@ -9,8 +9,8 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    if let Err(e) = lagoon_cli::dispatch(lagoon_cli::Cli::parse()) {
-        eprintln!("error: {e:#}");
-        std::process::exit(2);
-    }
+    lagoon_cli::interrupt::install();
+    std::process::exit(lagoon_cli::exit_code(lagoon_cli::dispatch(
+        lagoon_cli::Cli::parse(),
+    )));
 }

@@ -47,6 +47,9 @@ pub struct RunProvenance {
     pub config_hash: String,
     /// The command line, or the Python call's `lagoon run` arguments.
     pub command: String,
+    /// Stopped early by Ctrl-C: the report covers the requests completed by then.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 impl RunProvenance {
@@ -56,20 +59,22 @@ impl RunProvenance {
             commit: COMMIT,
             config_hash: config_hash(cfg),
             command,
+            interrupted: false,
         }
     }
 }
 
-/// The report as `lagoon run --json` writes it: every field of [`Report`], then `provenance`.
+/// The report as `lagoon run --json` writes it: every field of [`Report`] in its order,
+/// then `provenance`.
 pub fn report_json(report: &Report, provenance: &RunProvenance) -> String {
-    let mut v = serde_json::to_value(report).expect("a report serializes");
-    if let Some(o) = v.as_object_mut() {
-        o.insert(
-            "provenance".into(),
-            serde_json::to_value(provenance).expect("provenance serializes"),
-        );
+    #[derive(Serialize)]
+    struct WithProvenance<'a> {
+        #[serde(flatten)]
+        report: &'a Report,
+        provenance: &'a RunProvenance,
     }
-    serde_json::to_string_pretty(&v).expect("a report serializes")
+    serde_json::to_string_pretty(&WithProvenance { report, provenance })
+        .expect("a report serializes")
 }
 
 /// The command line this process was started with, arguments quoted where a shell needs it.

@@ -1,0 +1,79 @@
+//! Ctrl-C for every command, through the core's one cancellation flag
+//! ([`lagoon_core::cancel::Cancel`]): the process has one [`Cancel`] ([`cancel`]) that
+//! every simulation and lifetime it starts looks at every few milliseconds.
+//!
+//! On a terminal ([`install`], the `lagoon` binary): the first Ctrl-C asks a long-lived
+//! command that can report what it did (`run`, `lifetime`) to finish and write its report,
+//! marked as interrupted, and everything else to stop; the second stops everything; the third
+//! ends the process at once (the default action), for a command stuck outside a simulation.
+//! Under Python the package polls the interpreter's signals instead and aborts the same flag.
+//! A stopped command exits with status 130 (128 + SIGINT) and leaves no output file that
+//! looks complete: files are written under a temporary name and renamed at the end.
+
+use lagoon_core::cancel::{Cancel, Request};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::OnceLock;
+
+static CANCEL: OnceLock<Cancel> = OnceLock::new();
+static HITS: AtomicU32 = AtomicU32::new(0);
+static FINISH_FIRST: AtomicBool = AtomicBool::new(false);
+
+/// The process's cancellation flag.
+pub fn cancel() -> Cancel {
+    CANCEL.get_or_init(Cancel::new).clone()
+}
+
+/// Whether a stop (of either kind) was asked.
+pub fn requested() -> bool {
+    CANCEL.get().is_some_and(|c| c.is_set())
+}
+
+/// Whether an abort was asked (a finish lets the command write what it has).
+pub fn aborted() -> bool {
+    CANCEL.get().is_some_and(|c| c.request() == Request::Abort)
+}
+
+/// The exit status of a command stopped by Ctrl-C.
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+/// Let the first Ctrl-C ask for a finish (the command reports what it did) rather than an
+/// abort; `lagoon run` and `lagoon lifetime` do.
+pub fn finish_on_first(yes: bool) {
+    FINISH_FIRST.store(yes, Ordering::Relaxed);
+}
+
+#[cfg(unix)]
+extern "C" fn on_sigint(_: libc::c_int) {
+    // Only atomic operations: async-signal-safe.
+    let n = HITS.fetch_add(1, Ordering::Relaxed);
+    if let Some(c) = CANCEL.get() {
+        match n {
+            0 if FINISH_FIRST.load(Ordering::Relaxed) => c.finish(),
+            0 | 1 => c.abort(),
+            _ => unsafe {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                libc::raise(libc::SIGINT);
+            },
+        }
+    }
+}
+
+/// Catch SIGINT for the process (the `lagoon` binary; not under Python, whose own handler
+/// the package polls).
+pub fn install() {
+    let _ = cancel();
+    #[cfg(unix)]
+    unsafe {
+        let handler: extern "C" fn(libc::c_int) = on_sigint;
+        libc::signal(libc::SIGINT, handler as libc::sighandler_t);
+    }
+}
+
+/// Whether `e` is a run stopped by the flag (a cancelled simulation or lifetime).
+pub fn is_cancellation(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<lagoon_core::sim::SimError>()
+            .is_some_and(|s| matches!(s, lagoon_core::sim::SimError::Cancelled { .. }))
+            || c.to_string().ends_with(lagoon_core::lifetime::CANCELLED)
+    }) || aborted()
+}
