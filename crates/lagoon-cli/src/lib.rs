@@ -258,6 +258,11 @@ impl RunArgs {
         if let Some(d) = &a.design {
             set_design(&mut ssd, d)?;
         }
+        for w in &a.workload {
+            if !lagoon_workload::SyntheticSpec::is_synthetic(w) && Path::new(w).is_file() {
+                trace::check_not_empty(Path::new(w))?;
+            }
+        }
         let mut sc = Scenario::new(&a.ssd, ssd, a.arch, a.workload.clone());
         sc.format = a.format;
         sc.lenient = a.lenient;
@@ -530,10 +535,12 @@ fn demo() -> Result<()> {
         "syn:read=100,size=4k,addr=uniform,arrival=qd:64,count=100000",
         "syn:read=70,size=16k,addr=uniform,arrival=qd:64,count=50000",
     ];
-    println!("Lagoon demo: the perf-optimized drive (Venice Table 1) with each back end, closed loop at 64\n");
+    outln!("Lagoon demo: the perf-optimized drive (Venice Table 1) with each back end, closed loop at 64\n")?;
     let mut jobs = Vec::new();
     for w in workloads {
         for arch in Arch::ALL {
+            let mut sc = Scenario::new("perf-optimized", ssd.clone(), arch, vec![w.to_string()]);
+            sc.cancel = Some(interrupt::cancel());
             jobs.push(batch::Job {
                 key: batch::RunKey {
                     experiment: "demo".into(),
@@ -543,18 +550,27 @@ fn demo() -> Result<()> {
                     workload: w.into(),
                     design: arch.to_string(),
                 },
-                scenario: Scenario::new("perf-optimized", ssd.clone(), arch, vec![w.to_string()]),
+                scenario: sc,
             });
         }
     }
     let recs = batch::run_all(jobs, batch::default_threads(), false)?;
     for (w, chunk) in workloads.iter().zip(recs.chunks(Arch::ALL.len())) {
-        println!("{}", compare::table("perf-optimized", "8x8", w, chunk));
+        outln!("{}", compare::table("perf-optimized", "8x8", w, chunk))?;
     }
-    println!("Venice trails Baseline on this load, and that is the model, not a fault: from Venice Table 1 each of its 8 controllers");
-    println!("drives one 8-bit 1 GHz circuit (1 GB/s, Eq. 1) where Baseline has 8 channels of 1.2 GB/s, and at queue depth 64 scouts fail");
-    println!("and retry (docs/results/networked.md; docs/results/venice/summary.md for the paper's setting).\n");
-    println!("Next: `lagoon compare --workload syn:hm_0` (a Venice Table 2 stand-in), `lagoon reproduce venice --quick`,");
-    println!("`lagoon reproduce piq --quick`, or `lagoon run --help` to simulate your own trace.");
+    out!("{}", compare::notes(&recs))?;
+    let iops = |d: &str| {
+        recs.iter()
+            .filter(|r| r.key.design == d)
+            .map(|r| r.iops)
+            .sum::<f64>()
+    };
+    if iops("venice") < iops("baseline") {
+        outln!("Venice trails Baseline here. From Venice Table 1 each of its 8 controllers drives one 8-bit 1 GHz circuit")?;
+        outln!("(1 GB/s, Eq. 1) where Baseline has 8 channels of 1.2 GB/s; at queue depth 64 scouts also fail and retry")?;
+        outln!("(docs/results/networked.md; docs/results/venice/summary.md for the paper's setting).")?;
+    }
+    outln!("\nNext: `lagoon compare --workload syn:hm_0` (a Venice Table 2 stand-in), `lagoon reproduce venice --quick`,")?;
+    outln!("`lagoon reproduce piq --quick`, or `lagoon run --help` to simulate your own trace.")?;
     Ok(())
 }

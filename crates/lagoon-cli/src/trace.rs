@@ -6,8 +6,7 @@
 //! `--volume`) to keep one device's requests of a trace that interleaves many.
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -126,6 +125,7 @@ pub fn trace(cmd: TraceCommand) -> Result<()> {
 
 /// The format (detected unless given) and the detection, if there was one.
 fn format_of(file: &Path, input: &TraceInput) -> Result<(TraceFormat, Option<Detection>)> {
+    check_not_empty(file)?;
     match input.format {
         Some(f) => Ok((f, None)),
         None => {
@@ -207,80 +207,89 @@ fn stats(file: &Path, input: &TraceInput, json: Option<String>, devices: bool) -
         write_out(target, &serde_json::to_string_pretty(&v)?)?;
     }
     if json.as_deref() != Some("-") {
-        println!("{} ({})", file.display(), format);
-        println!("format                {format} ({how})");
-        println!("units                 {}", format.units());
+        crate::outln!("{} ({})", file.display(), format)?;
+        crate::outln!("format                {format} ({how})")?;
+        crate::outln!("units                 {}", format.units())?;
         if compression != Compression::None {
-            println!("compression           {}", compression.name());
+            crate::outln!("compression           {}", compression.name())?;
         }
-        println!("first request         line {line}: {raw}");
-        println!("                      read as {}", describe(&req));
+        crate::outln!("first request         line {line}: {raw}")?;
+        crate::outln!("                      read as {}", describe(&req))?;
         if let Some(d) = input.device {
-            println!(
+            crate::outln!(
                 "device                {d} ({} requests of other devices passed over)",
                 reader.other_device_requests()
-            );
+            )?;
         }
-        println!("{stats}");
+        crate::outln!("{stats}")?;
         if devices {
-            println!(
+            crate::outln!(
                 "devices               {} (requests of the busiest 20 below)",
                 busiest.len()
-            );
+            )?;
             for (d, n) in busiest.iter().take(20) {
-                println!("  device {d:<12} {n}");
+                crate::outln!("  device {d:<12} {n}")?;
             }
         }
     }
     Ok(())
 }
 
-/// Standard output, or a file that is removed again when the command fails.
-struct Output {
-    path: Option<PathBuf>,
-    w: Box<dyn Write>,
+/// Lines looked at for content before a trace is called empty: the first 1 MiB.
+const EMPTY_SCAN_BYTES: u64 = 1 << 20;
+
+/// An error naming `path` as empty when it (decompressed) holds no line but blank ones and
+/// `#` comments in its first MiB, so "empty" is said as such rather than as a format that
+/// cannot be detected. Other read errors are left to the reader that follows.
+pub fn check_not_empty(path: &Path) -> Result<()> {
+    use std::io::{BufRead, Read};
+    let Ok((input, _)) = lagoon_workload::trace::open_input(path) else {
+        return Ok(());
+    };
+    let mut r = std::io::BufReader::new(input.take(EMPTY_SCAN_BYTES));
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match r.read_until(b'\n', &mut line) {
+            Ok(0) => break,
+            Ok(_) => {
+                let t = String::from_utf8_lossy(&line);
+                let t = t.trim();
+                if !t.is_empty() && !t.starts_with('#') {
+                    return Ok(());
+                }
+            }
+            Err(_) => return Ok(()),
+        }
+    }
+    if r.into_inner().limit() == 0 {
+        return Ok(()); // a MiB of blank lines: not called empty, detection decides
+    }
+    bail!(
+        "{}: the trace is empty (no request lines{})",
+        path.display(),
+        if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
+            ", 0 bytes"
+        } else {
+            ", only blank lines and comments"
+        }
+    )
 }
 
-impl Output {
-    fn new(path: Option<&Path>) -> Result<Output> {
-        Ok(match path {
-            None => Output {
-                path: None,
-                w: Box::new(BufWriter::new(std::io::stdout().lock())),
-            },
-            Some(p) => Output {
-                path: Some(p.to_path_buf()),
-                w: Box::new(BufWriter::new(
-                    File::create(p).with_context(|| format!("cannot write {}", p.display()))?,
-                )),
-            },
-        })
-    }
+/// Lines written between two looks at Ctrl-C.
+const INTERRUPT_EVERY: u64 = 4096;
 
-    fn name(&self) -> String {
-        self.path
-            .as_ref()
-            .map_or("standard output".into(), |p| p.display().to_string())
+fn check_interrupt(n: u64) -> Result<()> {
+    if n.is_multiple_of(INTERRUPT_EVERY) && crate::interrupt::requested() {
+        bail!("interrupted by Ctrl-C");
     }
-
-    /// Flushes on success; removes a file output on failure.
-    fn finish<T>(mut self, result: Result<T>) -> Result<T> {
-        let result = result.and_then(|t| {
-            self.w
-                .flush()
-                .with_context(|| format!("cannot write {}", self.name()))?;
-            Ok(t)
-        });
-        if result.is_err() {
-            if let Some(p) = &self.path {
-                let _ = std::fs::remove_file(p);
-            }
-        }
-        result
-    }
+    Ok(())
 }
 
 fn convert(file: &Path, input: &TraceInput, to: TraceFormat, output: Option<&Path>) -> Result<()> {
+    let stdout = Path::new("-");
+    let output = output.unwrap_or(stdout);
+    crate::out::check(output, "--output")?;
     let spec = file.to_str().filter(|s| SyntheticSpec::is_synthetic(s));
     let (format, reader): (
         String,
@@ -297,17 +306,18 @@ fn convert(file: &Path, input: &TraceInput, to: TraceFormat, output: Option<&Pat
             (format.to_string(), Box::new(open(file, input, format)?))
         }
     };
-    let mut out = Output::new(output)?;
-    let name = out.name();
-    let result = (|| -> Result<(u64, u64)> {
-        let mut w = TraceWriter::new(&mut out.w, to);
-        for r in reader {
+    let mut out = crate::out::Output::create(output, "--output")?;
+    let name = out.name().to_string();
+    let (n, rounded) = {
+        let mut w = TraceWriter::new(&mut out, to);
+        for (i, r) in reader.enumerate() {
+            check_interrupt(i as u64)?;
             w.write(&r?)
-                .with_context(|| format!("{}", file.display()))?;
+                .with_context(|| format!("{}: writing {name}", file.display()))?;
         }
-        Ok((w.written(), w.rounded_times()))
-    })();
-    let (n, rounded) = out.finish(result)?;
+        (w.written(), w.rounded_times())
+    };
+    out.commit()?;
     eprintln!(
         "{n} requests from {} ({format}) written to {name} as {to}{}",
         file.display(),
@@ -345,15 +355,20 @@ fn cut(
     if count == Some(0) {
         bail!("--count must be at least 1");
     }
+    let output = output.unwrap_or(Path::new("-"));
+    crate::out::check(output, "--output")?;
     let (format, _) = format_of(file, input)?;
     let mut reader = open(file, input, format)?;
-    let mut out = Output::new(output)?;
-    let name = out.name();
-    let result = (|| -> Result<u64> {
+    let mut out = crate::out::Output::create(output, "--output")?;
+    let name = out.name().to_string();
+    let kept = {
         let mut start = None;
         let mut kept = 0u64;
+        let mut seen = 0u64;
         while let Some(r) = reader.next() {
             let r = r?;
+            seen += 1;
+            check_interrupt(seen)?;
             let t0 = *start.get_or_insert(r.arrival_ns);
             let rel = r.arrival_ns.saturating_sub(t0);
             if count.is_some_and(|c| kept >= c) || to.is_some_and(|t| rel >= t) {
@@ -362,16 +377,16 @@ fn cut(
             if from.is_some_and(|f| rel < f) {
                 continue;
             }
-            writeln!(out.w, "{}", reader.raw_line())
+            writeln!(out, "{}", reader.raw_line())
                 .with_context(|| format!("cannot write {name}"))?;
             kept += 1;
         }
-        Ok(kept)
-    })();
-    let kept = out.finish(result)?;
+        kept
+    };
     if kept == 0 {
         bail!("{}: no request in the window", file.display());
     }
+    out.commit()?;
     eprintln!(
         "{kept} requests of {} ({format}) written to {name}",
         file.display()
@@ -383,7 +398,7 @@ fn fit_cmd(file: &Path, input: &TraceInput, check: bool) -> Result<()> {
     let (format, _) = format_of(file, input)?;
     let spec =
         fit(|| open_trace(file, Some(format), input.lenient).map(|r| r.only_device(input.device)))?;
-    println!("{spec}");
+    crate::outln!("{spec}")?;
     if check {
         let trace = Profile::of_trace(|| {
             open_trace(file, Some(format), input.lenient).map(|r| r.only_device(input.device))
