@@ -244,7 +244,9 @@ pub fn jobs_for_memory(per_job: u64, wanted: usize) -> usize {
     match available_memory() {
         Some(avail) if per_job > 0 => {
             let fit = (avail / 4 * 3 / per_job).max(1);
-            wanted.min(usize::try_from(fit).unwrap_or(usize::MAX)).max(1)
+            wanted
+                .min(usize::try_from(fit).unwrap_or(usize::MAX))
+                .max(1)
         }
         _ => wanted.max(1),
     }
@@ -257,7 +259,13 @@ pub fn check_memory(jobs: &[Job]) -> Result<u64> {
     for j in jobs {
         check_run_budget(&j.scenario).map_err(|e| {
             let k = &j.key;
-            anyhow!("run {} / {} / {} / {}: {e}", k.experiment, k.ssd, k.workload, k.design)
+            anyhow!(
+                "run {} / {} / {} / {}: {e}",
+                k.experiment,
+                k.ssd,
+                k.workload,
+                k.design
+            )
         })?;
         most = most.max(run_state_bytes(&j.scenario)?);
     }

@@ -55,11 +55,18 @@ pub fn check(r: &Report) -> Vec<String> {
         ("write_latency_ns", &r.write_latency_ns, r.writes),
         ("device_latency_ns", &r.device_latency_ns, r.requests),
         ("device_read_latency_ns", &r.device_read_latency_ns, r.reads),
-        ("device_write_latency_ns", &r.device_write_latency_ns, r.writes),
+        (
+            "device_write_latency_ns",
+            &r.device_write_latency_ns,
+            r.writes,
+        ),
     ] {
         latency(&mut e, name, l);
         if l.count != n {
-            e.push(format!("{name}.count {} != {n} requests of its class", l.count));
+            e.push(format!(
+                "{name}.count {} != {n} requests of its class",
+                l.count
+            ));
         }
     }
     // A request's device time is part of its end-to-end time.
@@ -71,15 +78,26 @@ pub fn check(r: &Report) -> Vec<String> {
     }
     let flows: u64 = r.flows.iter().map(|f| f.requests).sum();
     if flows != r.requests {
-        e.push(format!("flows' requests {flows} != requests {}", r.requests));
+        e.push(format!(
+            "flows' requests {flows} != requests {}",
+            r.requests
+        ));
     }
     for (i, f) in r.flows.iter().enumerate() {
         if f.reads + f.writes != f.requests {
             e.push(format!("flows[{i}]: reads + writes != requests"));
         }
         latency(&mut e, &format!("flows[{i}].latency_ns"), &f.latency_ns);
-        latency(&mut e, &format!("flows[{i}].read_latency_ns"), &f.read_latency_ns);
-        latency(&mut e, &format!("flows[{i}].write_latency_ns"), &f.write_latency_ns);
+        latency(
+            &mut e,
+            &format!("flows[{i}].read_latency_ns"),
+            &f.read_latency_ns,
+        );
+        latency(
+            &mut e,
+            &format!("flows[{i}].write_latency_ns"),
+            &f.write_latency_ns,
+        );
         fraction(
             &mut e,
             &format!("flows[{i}].path_conflict_fraction"),
@@ -140,9 +158,17 @@ pub fn check(r: &Report) -> Vec<String> {
         fraction(&mut e, "venice.nonminimal_fraction", v.nonminimal_fraction);
     }
     if let Some(c) = &r.controller {
-        fraction(&mut e, "controller.system_bus_utilization", c.system_bus_utilization);
+        fraction(
+            &mut e,
+            "controller.system_bus_utilization",
+            c.system_bus_utilization,
+        );
         fraction(&mut e, "controller.dram_utilization", c.dram_utilization);
-        fraction(&mut e, "controller.fc_link_utilization", c.fc_link_utilization);
+        fraction(
+            &mut e,
+            "controller.fc_link_utilization",
+            c.fc_link_utilization,
+        );
         for (i, &u) in c.ecc_utilization.iter().enumerate() {
             fraction(&mut e, &format!("controller.ecc_utilization[{i}]"), u);
         }
@@ -201,7 +227,10 @@ mod tests {
     #[test]
     fn every_back_end_passes_and_a_broken_report_is_named() {
         for arch in Arch::ALL {
-            let r = report(arch, "syn:read=70,size=8k,addr=uniform,arrival=qd:16,count=400");
+            let r = report(
+                arch,
+                "syn:read=70,size=8k,addr=uniform,arrival=qd:16,count=400",
+            );
             assert_eq!(check(&r), Vec::<String>::new(), "{arch}");
         }
         let mut r = report(Arch::Baseline, "syn:read=50,size=4k,count=200");

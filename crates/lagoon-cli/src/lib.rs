@@ -568,7 +568,9 @@ fn demo() -> Result<()> {
     if iops("venice") < iops("baseline") {
         outln!("Venice trails Baseline here. From Venice Table 1 each of its 8 controllers drives one 8-bit 1 GHz circuit")?;
         outln!("(1 GB/s, Eq. 1) where Baseline has 8 channels of 1.2 GB/s; at queue depth 64 scouts also fail and retry")?;
-        outln!("(docs/results/networked.md; docs/results/venice/summary.md for the paper's setting).")?;
+        outln!(
+            "(docs/results/networked.md; docs/results/venice/summary.md for the paper's setting)."
+        )?;
     }
     outln!("\nNext: `lagoon compare --workload syn:hm_0` (a Venice Table 2 stand-in), `lagoon reproduce venice --quick`,")?;
     outln!("`lagoon reproduce piq --quick`, or `lagoon run --help` to simulate your own trace.")?;

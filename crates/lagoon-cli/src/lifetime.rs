@@ -3,7 +3,6 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lagoon_core::config::{SsdConfig, SuperblockMode, SuperblockWidth};
 use lagoon_core::lifetime::{self, LifetimeReport, LifetimeSpec, Pattern};
 use std::fmt::Write as _;
@@ -35,8 +34,8 @@ pub struct LifetimeArgs {
     /// Host write pattern: random | seq.
     #[arg(long, default_value = "random")]
     pub pattern: Pattern,
-    /// Host write size, KiB (§6.4: 128 KB).
-    #[arg(long, default_value_t = 128)]
+    /// Host write size, KiB (§6.4: 128 KB), a whole number of flash pages; at most 1 GiB.
+    #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u64).range(1..=MAX_REQUEST_KIB))]
     pub request_kib: u64,
     /// Logical space as a fraction of the superblocks the FTL sees (§6.4: 90 %).
     #[arg(long, default_value_t = 0.9)]
@@ -49,7 +48,7 @@ pub struct LifetimeArgs {
     /// Write the JSON report to a file, or `-` for standard output.
     #[arg(long)]
     pub json: Option<String>,
-    /// Write bad superblocks against data written as CSV.
+    /// Write bad superblocks against data written as CSV (`-` for standard output).
     #[arg(long)]
     pub curve: Option<PathBuf>,
     /// No progress bar.
@@ -94,26 +93,39 @@ pub fn mode(s: &str) -> Result<SuperblockMode> {
         .with_context(|| format!("--mode: unknown '{s}' (baseline | recycled | reserv)"))
 }
 
+/// The largest `--request-kib`: 1 GiB.
+pub const MAX_REQUEST_KIB: u64 = 1 << 20;
+
 /// A progress bar over page programs, against the expected total of a whole life.
-pub fn life_bar(quiet: bool, what: &str) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let pb = ProgressBar::new(1);
-    pb.set_draw_target(ProgressDrawTarget::stderr_with_hz(4));
-    pb.set_style(
-        ProgressStyle::with_template(&format!(
-            "{{spinner}} [{{elapsed_precise}}] {{bar:30}} {{human_pos}}/{{human_len}} page programs ({{per_sec}}) {what}"
-        ))
-        .expect("valid template"),
-    );
-    pb
+pub fn life_bar(quiet: bool, what: &str) -> crate::progress::Progress {
+    crate::progress::Progress::new(
+        quiet,
+        Some(1),
+        "page programs",
+        "{spinner} [{elapsed_precise}] {bar:30} {human_pos}/{human_len} {unit} ({per_sec}) {msg}",
+        what,
+    )
 }
 
 pub fn run(a: LifetimeArgs) -> Result<()> {
     let cfg = drive(&a)?;
+    if let Some(j) = &a.json {
+        crate::out::check(std::path::Path::new(j), "--json")?;
+    }
+    if let Some(c) = &a.curve {
+        crate::out::check(c, "--curve")?;
+    }
+    let stdout_taken =
+        a.json.as_deref() == Some("-") || a.curve.as_deref().is_some_and(crate::out::is_stdout);
+    if a.json.as_deref() == Some("-") && a.curve.as_deref().is_some_and(crate::out::is_stdout) {
+        bail!("--json and --curve both name standard output (-); give a file to one");
+    }
+    let request_bytes = a
+        .request_kib
+        .checked_mul(1024)
+        .context("--request-kib: too large")?;
     let spec = LifetimeSpec {
-        request_bytes: a.request_kib * 1024,
+        request_bytes,
         pattern: a.pattern,
         utilization: a.utilization,
         stop_bad_fraction: a.stop_bad_fraction,
@@ -123,9 +135,11 @@ pub fn run(a: LifetimeArgs) -> Result<()> {
     if !(a.stop_bad_fraction > 0.0 && a.stop_bad_fraction <= 1.0) {
         bail!("--stop-bad-fraction must be in (0, 1]");
     }
-    let quiet = a.quiet || a.json.as_deref() == Some("-");
+    let quiet = a.quiet || stdout_taken;
     let pb = life_bar(quiet, cfg.wear.superblock.name());
-    let r = lifetime::run(&cfg, &spec, |done, total| {
+    crate::interrupt::finish_on_first(true);
+    let cancel = crate::interrupt::cancel();
+    let (r, _) = lifetime::age_cancellable(&cfg, &spec, Some(&cancel), |done, total| {
         pb.set_length(total.max(done));
         pb.set_position(done);
     })
@@ -135,10 +149,17 @@ pub fn run(a: LifetimeArgs) -> Result<()> {
         crate::write_out(t, &serde_json::to_string_pretty(&r)?)?;
     }
     if let Some(p) = &a.curve {
-        crate::reproduce::write(p, &curve_csv(&r))?;
+        crate::out::write(p, "--curve", curve_csv(&r).as_bytes())?;
     }
-    if a.json.as_deref() != Some("-") {
-        print!("{}", summary(&r));
+    if !stdout_taken {
+        crate::out!("{}", summary(&r))?;
+    }
+    if r.end == lifetime::LifetimeEnd::Interrupted {
+        return Err(crate::Interrupted(format!(
+            "interrupted: the report covers the {:.3} TB written before Ctrl-C",
+            r.host_bytes_written as f64 / 1e12
+        ))
+        .into());
     }
     Ok(())
 }

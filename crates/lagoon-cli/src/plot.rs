@@ -910,7 +910,10 @@ mod tests {
         let svg = lines("t", "x", "y", &[("a".into(), pts)], true);
         // Powers of two 0.5..4 (not the decades 0.1..10): 0.5 at the left edge, 1 a third in.
         assert!(
-            svg.contains(&format!(r#"<text x="{LEFT:.1}" y="{:.1}" text-anchor="middle">0.5</text>"#, TOP + HEIGHT + 16.0)),
+            svg.contains(&format!(
+                r#"<text x="{LEFT:.1}" y="{:.1}" text-anchor="middle">0.5</text>"#,
+                TOP + HEIGHT + 16.0
+            )),
             "{svg}"
         );
         let third = LEFT + (720.0 - LEFT - RIGHT) / 3.0;
@@ -921,7 +924,10 @@ mod tests {
             )),
             "{svg}"
         );
-        assert!(!svg.contains(">0.1</text>") && !svg.contains(">10</text>"), "{svg}");
+        assert!(
+            !svg.contains(">0.1</text>") && !svg.contains(">10</text>"),
+            "{svg}"
+        );
     }
 
     /// Counts on a log axis (PIQ's 1-32 device slots, 3 and 5 among them) take power-of-two
@@ -981,11 +987,20 @@ mod tests {
         assert_eq!(labels, ["0.5", "1", "2", "5"]);
         let pts = vec![(0.5, 1.0), (1.0, 2.0), (2.0, 2.5), (4.0, 3.0)];
         let svg = lines("t", "x", "y", &[("a".into(), pts)], true);
-        assert!(svg.contains(">4</text>") && !svg.contains(">10</text>"), "{svg}");
+        assert!(
+            svg.contains(">4</text>") && !svg.contains(">10</text>"),
+            "{svg}"
+        );
         let pts = vec![(0.3, 1.0), (3.0, 2.0)];
         let svg = lines("t", "x", "y", &[("a".into(), pts)], true);
-        assert!(svg.contains(">0.2</text>") && svg.contains(">5</text>"), "{svg}");
-        assert!(!svg.contains(">0.1</text>") && !svg.contains(">10</text>"), "{svg}");
+        assert!(
+            svg.contains(">0.2</text>") && svg.contains(">5</text>"),
+            "{svg}"
+        );
+        assert!(
+            !svg.contains(">0.1</text>") && !svg.contains(">10</text>"),
+            "{svg}"
+        );
     }
 
     /// Bars on a log axis from a reference: values below it grow down from it (superblocks

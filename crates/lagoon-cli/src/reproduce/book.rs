@@ -114,7 +114,11 @@ pub fn paper(name: &str) -> Result<PaperFile> {
             bail!("papers/{name}.toml: id {} twice", n.id);
         }
         if !n.value.is_finite() || (n.kind == Kind::Rate && !(0.0..=1.0).contains(&n.value)) {
-            bail!("papers/{name}.toml: {}: value {} out of range", n.id, n.value);
+            bail!(
+                "papers/{name}.toml: {}: value {} out of range",
+                n.id,
+                n.value
+            );
         }
     }
     Ok(p)
@@ -138,9 +142,9 @@ impl PaperFile {
 /// Two-sided 95 % quantile of Student's t with `df` degrees of freedom.
 pub fn t95(df: usize) -> f64 {
     const T: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-        2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
     ];
     match df {
         0 => f64::NAN,
@@ -226,7 +230,10 @@ pub fn verdict(kind: Kind, paper: f64, lagoon: f64) -> (bool, String) {
                     if ok {
                         "within 25 %".into()
                     } else {
-                        format!("{:.0} % apart, more than 25 %", 100.0 * (cl - cp).abs() / cp)
+                        format!(
+                            "{:.0} % apart, more than 25 %",
+                            100.0 * (cl - cp).abs() / cp
+                        )
                     }
                 ),
             )
@@ -341,7 +348,10 @@ impl Headlines {
             let base = id.split_once('@').map_or(id.as_str(), |x| x.0);
             match p.number(base) {
                 Some(n) if n.headline => {}
-                _ => bail!("internal: headline value '{id}' is not a headline of {}", p.paper),
+                _ => bail!(
+                    "internal: headline value '{id}' is not a headline of {}",
+                    p.paper
+                ),
             }
         }
         let mut csv = String::from("id,seed,value\n");
@@ -436,7 +446,10 @@ pub fn read_seed_values(dir: &Path) -> Result<BTreeMap<String, Vec<(u64, f64)>>>
     let t = Table::read(&dir.join("headline_seeds.csv"))?;
     let mut m: BTreeMap<String, Vec<(u64, f64)>> = BTreeMap::new();
     for r in &t.rows {
-        let seed = t.cell(r, "seed")?.parse().context("headline_seeds.csv: seed")?;
+        let seed = t
+            .cell(r, "seed")?
+            .parse()
+            .context("headline_seeds.csv: seed")?;
         let v = t.num(r, "value")?;
         m.entry(t.cell(r, "id")?.to_string())
             .or_default()
@@ -447,7 +460,8 @@ pub fn read_seed_values(dir: &Path) -> Result<BTreeMap<String, Vec<(u64, f64)>>>
 
 pub fn read_headlines(dir: &Path) -> Result<HeadlinesFile> {
     let p = dir.join("headlines.json");
-    let text = std::fs::read_to_string(&p).with_context(|| format!("cannot read {}", p.display()))?;
+    let text =
+        std::fs::read_to_string(&p).with_context(|| format!("cannot read {}", p.display()))?;
     serde_json::from_str(&text).with_context(|| format!("{}", p.display()))
 }
 
@@ -482,7 +496,11 @@ pub fn verdict_line(h: &HeadlinesFile, dir: &str) -> String {
         let _ = write!(s, "; not reproduced: {}", ids(Verdict::NotReproduced));
     }
     if none > 0 {
-        let _ = write!(s, "; not measured by this run: {}", ids(Verdict::NotMeasured));
+        let _ = write!(
+            s,
+            "; not measured by this run: {}",
+            ids(Verdict::NotMeasured)
+        );
     }
     s.push('.');
     s
@@ -524,7 +542,10 @@ pub enum FigKind {
     LinesLogX,
     /// A mesh's links and controllers coloured by utilization: CSV columns `kind` (link |
     /// controller), `a`, `b` (routers), `utilization`.
-    Heatmap { rows: u32, cols: u32 },
+    Heatmap {
+        rows: u32,
+        cols: u32,
+    },
 }
 
 /// A value column, with the columns of its 95 % interval.
@@ -618,7 +639,14 @@ pub struct Fig {
 
 impl Fig {
     /// A figure of `kind` drawn from `csv` into `svg`, columns set with the builder methods.
-    pub fn new(svg: &str, csv: &str, kind: FigKind, title: &str, x_label: &str, y_label: &str) -> Self {
+    pub fn new(
+        svg: &str,
+        csv: &str,
+        kind: FigKind,
+        title: &str,
+        x_label: &str,
+        y_label: &str,
+    ) -> Self {
         Fig {
             svg: svg.into(),
             csv: csv.into(),
@@ -888,7 +916,10 @@ pub fn draw(dir: &Path, f: &Fig) -> Result<String> {
                 let mut c = vec![(f64::NAN, f64::NAN); groups.len()];
                 for r in rs {
                     let g = t.cell(r, &f.x)?;
-                    let i = groups.iter().position(|x| x == g).expect("a group of the rows");
+                    let i = groups
+                        .iter()
+                        .position(|x| x == g)
+                        .expect("a group of the rows");
                     v[i] = t.num(r, &y.col)? / yd;
                     c[i] = (bound(r, &y.lo)?, bound(r, &y.hi)?);
                 }
@@ -900,7 +931,9 @@ pub fn draw(dir: &Path, f: &Fig) -> Result<String> {
                 log_y: f.kind == FigKind::BarsLog,
                 intervals: has_ci.then_some(cis),
             };
-            Ok(plot::bars_with(&st, &f.title, &f.x_label, &f.y_label, &groups, &vals))
+            Ok(plot::bars_with(
+                &st, &f.title, &f.x_label, &f.y_label, &groups, &vals,
+            ))
         }
         FigKind::Lines | FigKind::LinesLogX => {
             let mut lines = Vec::new();
@@ -960,7 +993,12 @@ fn fmt_value(v: f64, unit: &str, kind: Kind) -> String {
 }
 
 /// summary.md from figures.json, headlines.json, the CSVs and the notes (when given).
-pub fn summary_md(dir: &Path, m: &Manifest, h: &HeadlinesFile, notes: Option<&str>) -> Result<String> {
+pub fn summary_md(
+    dir: &Path,
+    m: &Manifest,
+    h: &HeadlinesFile,
+    notes: Option<&str>,
+) -> Result<String> {
     let p = &h.provenance;
     let mut s = format!("# {} — reproduced by Lagoon\n\n", h.title);
     let _ = writeln!(
@@ -983,7 +1021,10 @@ pub fn summary_md(dir: &Path, m: &Manifest, h: &HeadlinesFile, notes: Option<&st
         p.seeds.first().copied().unwrap_or(1),
         p.seed_varies
     );
-    let _ = writeln!(s, "- resolved configurations (FNV-1a 64 of the configuration's JSON):");
+    let _ = writeln!(
+        s,
+        "- resolved configurations (FNV-1a 64 of the configuration's JSON):"
+    );
     for (k, v) in &p.configs {
         let _ = writeln!(s, "  - `{k}`: `{v}`");
     }
@@ -1156,7 +1197,8 @@ pub fn replaceable(dir: &Path) -> Result<bool> {
         break;
     }
     Ok(empty
-        || dir.join("summary.md").exists() && (dir.join("runs.csv").exists() || dir.join("runs.json").exists())
+        || dir.join("summary.md").exists()
+            && (dir.join("runs.csv").exists() || dir.join("runs.json").exists())
         || dir.join("figures.json").exists())
 }
 

@@ -350,7 +350,9 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     m.method("I/O performance is host bandwidth over the run; GC performance is GC page reads and programs (as page moves) per second over the same time (GC while I/O runs).");
     m.method(format!("Fig. 7a, the headline: DRAM-hit writes (write cache on, no more bytes than it holds: {} MB), 128 KB at QD {DEPTH} (the paper's high case). Reading `steady`: {STEADY_CACHE_FILLS} write caches of writes through the cache. DRAM miss: write cache off, {n} 4 KB writes or the same bytes in larger ones.", sz.hit_bytes / 1_000_000));
     m.method("Fig. 8-10, 12, 13 use DRAM-hit writes; Fig. 11 the `syn:` stand-ins of three MSR traces (the paper's traces are not in ../shared).");
-    m.method(format!("Seeds: Fig. 7, 8 and 11 run on every seed; the others on the first."));
+    m.method(format!(
+        "Seeds: Fig. 7, 8 and 11 run on every seed; the others on the first."
+    ));
     let prov = a.provenance(
         "the synthetic request streams (for the sequential writes of Fig. 7-10, 12 and 13 a seed changes no request; for Fig. 11's stand-ins, arrivals, sizes and addresses) and the simulator's own random draws",
         &[DRIVE],
@@ -470,9 +472,16 @@ fn fig07(
     h: &mut Headlines,
     summary: &mut Map<String, Value>,
 ) -> Result<()> {
-    let mut head: Vec<String> = ["regime", "level", "writes", "design", "bandwidth_mb_s", "gc_mb_s"]
-        .map(String::from)
-        .to_vec();
+    let mut head: Vec<String> = [
+        "regime",
+        "level",
+        "writes",
+        "design",
+        "bandwidth_mb_s",
+        "gc_mb_s",
+    ]
+    .map(String::from)
+    .to_vec();
     head.extend(book::ci_cols("io_vs_baseline"));
     head.extend(book::ci_cols("gc_vs_baseline"));
     head.extend(book::ci_cols("system_bus_utilization"));
@@ -532,7 +541,10 @@ fn fig07(
             "miss" => "DRAM-miss",
             _ => "steady-state",
         };
-        for (k, y) in [("io", "I/O bandwidth / Baseline (x)"), ("gc", "GC bandwidth / Baseline (x)")] {
+        for (k, y) in [
+            ("io", "I/O bandwidth / Baseline (x)"),
+            ("gc", "GC bandwidth / Baseline (x)"),
+        ] {
             m.fig(
                 Fig::new(
                     &format!("fig07a_{k}_{regime}.svg"),
@@ -555,8 +567,14 @@ fn fig07(
         }
         let key = match regime {
             "hit" => ("io_improvement".to_string(), "gc_improvement".to_string()),
-            "miss" => ("io_improvement_dram_miss".into(), "gc_improvement_dram_miss".into()),
-            _ => ("io_improvement_steady".into(), "gc_improvement_steady".into()),
+            "miss" => (
+                "io_improvement_dram_miss".into(),
+                "gc_improvement_dram_miss".into(),
+            ),
+            _ => (
+                "io_improvement_steady".into(),
+                "gc_improvement_steady".into(),
+            ),
         };
         summary.insert(key.0, Value::Object(io_m));
         summary.insert(key.1, Value::Object(gc_m));
@@ -592,7 +610,9 @@ fn fig07(
 
 /// Fig. 8: I/O and GC over Baseline x1 against the on-chip bandwidth.
 fn fig08(r: &Results, out: &std::path::Path, m: &mut Manifest, h: &mut Headlines) -> Result<()> {
-    let mut head: Vec<String> = ["level", "design", "onchip_bandwidth_x"].map(String::from).to_vec();
+    let mut head: Vec<String> = ["level", "design", "onchip_bandwidth_x"]
+        .map(String::from)
+        .to_vec();
     head.extend(book::ci_cols("io_vs_baseline"));
     head.extend(book::ci_cols("gc_vs_baseline"));
     let mut rows = Vec::new();
@@ -656,7 +676,9 @@ const COMPONENTS: [&str; 6] = ["queue", "flash", "ecc", "system_bus", "dram", "f
 /// Fig. 9: mean time of one passage through each stage against planes per die. A stage of a
 /// class with no page moved and no time is missing (an empty cell), not zero.
 fn fig09(r: &Results, out: &std::path::Path, m: &mut Manifest) -> Result<()> {
-    let mut head: Vec<String> = ["design", "planes", "class", "pages"].map(String::from).to_vec();
+    let mut head: Vec<String> = ["design", "planes", "class", "pages"]
+        .map(String::from)
+        .to_vec();
     head.extend(COMPONENTS.iter().map(|c| format!("{c}_us")));
     let mut rows = Vec::new();
     let planes: Vec<u32> = FIG9_PLANES.iter().copied().chain([8]).collect();
@@ -684,7 +706,12 @@ fn fig09(r: &Results, out: &std::path::Path, m: &mut Manifest) -> Result<()> {
                 let v = b.as_ref().map_or([f64::NAN; 6], |b| {
                     [b.queue, b.flash, b.ecc, b.system_bus, b.dram, b.fc_link].map(|x| x / 1e3)
                 });
-                let mut row = vec![d.to_string(), pl.to_string(), class.to_string(), pages.to_string()];
+                let mut row = vec![
+                    d.to_string(),
+                    pl.to_string(),
+                    class.to_string(),
+                    pages.to_string(),
+                ];
                 for (k, x) in v.iter().enumerate() {
                     used[k] |= *x > 0.0;
                     row.push(if !x.is_finite() || (pages == 0 && *x == 0.0) {
@@ -720,7 +747,9 @@ fn fig09(r: &Results, out: &std::path::Path, m: &mut Manifest) -> Result<()> {
 
 /// Fig. 10: DRAM-hit writes with GC (Fig. 7's DRAM-hit 128 KB runs).
 fn fig10(r: &Results, out: &std::path::Path, m: &mut Manifest, h: &mut Headlines) -> Result<()> {
-    let mut head: Vec<String> = ["group", "design", "bandwidth_mb_s"].map(String::from).to_vec();
+    let mut head: Vec<String> = ["group", "design", "bandwidth_mb_s"]
+        .map(String::from)
+        .to_vec();
     head.extend(book::ci_cols("p99_latency_us"));
     head.push("system_bus_utilization".into());
     let mut rows = Vec::new();
@@ -737,7 +766,10 @@ fn fig10(r: &Results, out: &std::path::Path, m: &mut Manifest, h: &mut Headlines
         rows.push(row);
     }
     write_csv_rows(&out.join("fig10_dram_hit.csv"), &head, &rows)?;
-    for (d, id) in [("bw", "fig10_p99_bw_over_dssd_f"), ("dssd_b", "fig10_p99_dssd_b_over_dssd_f")] {
+    for (d, id) in [
+        ("bw", "fig10_p99_bw_over_dssd_f"),
+        ("dssd_b", "fig10_p99_dssd_b_over_dssd_f"),
+    ] {
         let (_, v) = r.over_seeds(|s| r.p99("fig07", &l(d), s) / r.p99("fig07", &l("dssd_f"), s));
         for (s, x) in v {
             h.add(id, s, x);
@@ -748,7 +780,10 @@ fn fig10(r: &Results, out: &std::path::Path, m: &mut Manifest, h: &mut Headlines
             "fig10_bandwidth.svg",
             "fig10_dram_hit.csv",
             FigKind::Bars,
-            &format!("Fig. 10a (dssd-ull, DRAM-hit writes with GC): I/O bandwidth (seed {})", r.first()),
+            &format!(
+                "Fig. 10a (dssd-ull, DRAM-hit writes with GC): I/O bandwidth (seed {})",
+                r.first()
+            ),
             "",
             "I/O bandwidth (GB/s)",
         )
@@ -793,7 +828,8 @@ fn fig11(
             row.extend(book::ci_cells(&p, 3));
             row.push(format!(
                 "{:.4}",
-                r.p99("fig11", &label, r.first()) / r.p99("fig11", &format!("{s}/dssd_f"), r.first())
+                r.p99("fig11", &label, r.first())
+                    / r.p99("fig11", &format!("{s}/dssd_f"), r.first())
             ));
             rows.push(row);
         }
@@ -802,7 +838,10 @@ fn fig11(
     let (st, v) = r.over_seeds(|x| {
         let ratios: Vec<f64> = STAND_INS
             .iter()
-            .map(|s| r.p99("fig11", &format!("{s}/baseline"), x) / r.p99("fig11", &format!("{s}/dssd_f"), x))
+            .map(|s| {
+                r.p99("fig11", &format!("{s}/baseline"), x)
+                    / r.p99("fig11", &format!("{s}/dssd_f"), x)
+            })
             .collect();
         mean(&ratios)
     });
@@ -859,7 +898,10 @@ fn fig12(
             rows.push(vec![
                 ch.to_string(),
                 ways.to_string(),
-                format!("{ch} channels, {ways} way{}", if *ways > 1 { "s" } else { "" }),
+                format!(
+                    "{ch} channels, {ways} way{}",
+                    if *ways > 1 { "s" } else { "" }
+                ),
                 format!("{x}"),
                 format!("{g:.3}"),
                 format!("{:.4}", g / top),

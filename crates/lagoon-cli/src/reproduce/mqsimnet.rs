@@ -12,7 +12,9 @@
 //! paper's "traces not large enough to generate high traffic" implies.
 
 use super::book::{self, Fig, FigKind, Headlines, Manifest, Y};
-use super::{csv_file, finite, mean, seed_means, seeded_table, trace_files, write_json, ReproduceArgs};
+use super::{
+    csv_file, finite, mean, seed_means, seeded_table, trace_files, write_json, ReproduceArgs,
+};
 use crate::batch::{Job, Record, RunKey};
 use anyhow::{Context, Result};
 use lagoon_core::config::{DynamicMapping, RoutingKind, SsdConfig};

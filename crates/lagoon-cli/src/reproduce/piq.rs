@@ -255,7 +255,13 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     let vs = |f: fn(&Record) -> f64, reference: Scheme| {
         move |s: &str, w: &str, seed: u64| match (
             find("schemes", w, &design(s), DEFAULT_QUEUE, seed),
-            find("schemes", w, &design(&reference.to_string()), DEFAULT_QUEUE, seed),
+            find(
+                "schemes",
+                w,
+                &design(&reference.to_string()),
+                DEFAULT_QUEUE,
+                seed,
+            ),
         ) {
             (Some(r), Some(b)) if f(b) > 0.0 => f(r) / f(b),
             _ => f64::NAN,
@@ -264,7 +270,16 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     let mut m = Manifest::new("piq");
     let mut h = Headlines::default();
     let table = |file: &str, col: &str, f: &dyn Fn(&str, &str, u64) -> f64| {
-        seeded_table(&out.join(file), "scheduler", col, &names, &schemes, &seeds, 4, f)
+        seeded_table(
+            &out.join(file),
+            "scheduler",
+            col,
+            &names,
+            &schemes,
+            &seeds,
+            4,
+            f,
+        )
     };
     let bars = |svg: &str, csv: &str, col: &str, title: &str, y: &str| {
         Fig::new(svg, csv, FigKind::Bars, title, "workload", y)
@@ -364,14 +379,20 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         summary.insert(col.into(), seed_means(&avg));
     }
     // Every scheme against RWS, one table.
-    let mut w = csv_file(&out.join("schemes_vs_rws.csv"), &{
-        let mut head = vec!["scheduler".to_string()];
-        for (c, _) in &per_metric {
-            head.extend(book::ci_cols(c));
+    let mut w = csv_file(
+        &out.join("schemes_vs_rws.csv"),
+        &{
+            let mut head = vec!["scheduler".to_string()];
+            for (c, _) in &per_metric {
+                head.extend(book::ci_cols(c));
+            }
+            head.push("requests_in_conflict".into());
+            head
         }
-        head.push("requests_in_conflict".into());
-        head
-    }.iter().map(String::as_str).collect::<Vec<_>>())?;
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>(),
+    )?;
     for s in &schemes {
         let mut row = vec![s.clone()];
         for (_, avg) in &per_metric {
@@ -419,9 +440,24 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     }
     w.flush()?;
     for (svg, col, what, y) in [
-        ("fig11_read_latency_vs_queue.svg", "read_latency_us", "Fig. 11a", "mean read latency (us)"),
-        ("fig11_write_latency_vs_queue.svg", "write_latency_us", "Fig. 11b", "mean write latency (us)"),
-        ("fig11_busy_chips_vs_queue.svg", "mean_busy_chips", "Fig. 11c", "average busy chips"),
+        (
+            "fig11_read_latency_vs_queue.svg",
+            "read_latency_us",
+            "Fig. 11a",
+            "mean read latency (us)",
+        ),
+        (
+            "fig11_write_latency_vs_queue.svg",
+            "write_latency_us",
+            "Fig. 11b",
+            "mean write latency (us)",
+        ),
+        (
+            "fig11_busy_chips_vs_queue.svg",
+            "mean_busy_chips",
+            "Fig. 11c",
+            "average busy chips",
+        ),
     ] {
         m.fig(
             Fig::new(
@@ -452,7 +488,15 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         ],
     )?;
     for arch in ["baseline", "venice", "ideal"] {
-        let get = |s: &str| find("backends", &net_w.0, &format!("{arch}/{s}"), DEFAULT_QUEUE, seeds[0]);
+        let get = |s: &str| {
+            find(
+                "backends",
+                &net_w.0,
+                &format!("{arch}/{s}"),
+                DEFAULT_QUEUE,
+                seeds[0],
+            )
+        };
         let rws = get("rws");
         for s in &schemes {
             if let (Some(r), Some(b)) = (get(s), rws) {

@@ -264,8 +264,9 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
             .expect("every run is listed")
     };
     let get = |exp: &str, label: &str| -> &LifetimeReport { &results[get_i(exp, label, first)] };
-    let get_s =
-        |exp: &str, label: &str, seed: u64| -> &LifetimeReport { &results[get_i(exp, label, seed)] };
+    let get_s = |exp: &str, label: &str, seed: u64| -> &LifetimeReport {
+        &results[get_i(exp, label, seed)]
+    };
     let tb = |b: Option<u64>| b.map_or(f64::NAN, |b| b as f64 / 1e12);
     let runs_json: Vec<_> = runs
         .iter()
@@ -280,7 +281,13 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     let mut rows = Vec::new();
     for md in SuperblockMode::ALL {
         let r = get("fig14", &format!("{}|{sigma}", md.name()));
-        let mut pt = |x: f64, y: u64| rows.push(vec![md.name().to_string(), format!("{x:.6}"), y.to_string()]);
+        let mut pt = |x: f64, y: u64| {
+            rows.push(vec![
+                md.name().to_string(),
+                format!("{x:.6}"),
+                y.to_string(),
+            ])
+        };
         pt(0.0, 0);
         for p in &r.bad_curve {
             let x = p.host_bytes as f64 / 1e12;
@@ -366,10 +373,18 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         &[],
     );
     let reserv_gain = gains["reserv"].clone();
-    let (fig15, fig15b) = fig15(a, &f15, &fig15_srts, &reserv_gain, &mut m, &mut h, |pick, e| {
-        let i = get_i("fig15a", &format!("{}|{e}", pick.name()), first);
-        (&results[i], &remaps[i])
-    })?;
+    let (fig15, fig15b) = fig15(
+        a,
+        &f15,
+        &fig15_srts,
+        &reserv_gain,
+        &mut m,
+        &mut h,
+        |pick, e| {
+            let i = get_i("fig15a", &format!("{}|{e}", pick.name()), first);
+            (&results[i], &remaps[i])
+        },
+    )?;
     let fig14c = fig14c(a, &mut m, &mut h)?;
     let wall = start.elapsed().as_secs_f64();
 
@@ -381,7 +396,13 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         for md in SuperblockMode::ALL {
             let r = get("fig14", &format!("{}|{s}", md.name()));
             let g = gain(r, bs);
-            let f = |x: f64| if x.is_finite() { format!("{x:.6}") } else { String::new() };
+            let f = |x: f64| {
+                if x.is_finite() {
+                    format!("{x:.6}")
+                } else {
+                    String::new()
+                }
+            };
             rows.push(vec![
                 s.to_string(),
                 md.name().to_string(),
@@ -498,7 +519,10 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         .iter()
         .map(|md| {
             let r = get("fig14", &format!("{}|{sigma}", md.name()));
-            (md.name().to_string(), json!(tb(r.first_bad_superblock_bytes)))
+            (
+                md.name().to_string(),
+                json!(tb(r.first_bad_superblock_bytes)),
+            )
         })
         .collect();
     let summary = json!({
@@ -756,10 +780,12 @@ fn fig15b(
             row.extend(book::ci_cells(&book::stat(&perf), 4));
             row.extend(book::ci_cells(&book::stat(&metric), 4));
             rows.push(row);
-            json_rows.push(json!({"workload": t.name, "class": class, "read_percent": t.read_pct,
+            json_rows.push(
+                json!({"workload": t.name, "class": class, "read_percent": t.read_pct,
                 "rbt_pick": p.pick, "srt_entries": p.srt, "active_srt_per_controller": p.active,
                 "iops_fresh": iops(wi, 0, 0), "iops_aged": iops(wi, pi, 0),
-                "performance": perf[0], "endurance_gain": reserv_gain[0].1, "metric": metric[0]}));
+                "performance": perf[0], "endurance_gain": reserv_gain[0].1, "metric": metric[0]}),
+            );
         }
     }
     csv_rows(&out.join("fig15b_traces.csv"), &head, &rows)?;
@@ -959,12 +985,16 @@ fn fig15<'a>(
     let iops = |c: usize, p: usize, k: usize| recs[(c * npt + p) * ns + k].iops;
     let mut worst: Vec<f64> = vec![f64::NAN; ns];
     for (c, &(name, rw)) in cases.iter().enumerate() {
-        let norm = |p: usize| -> Vec<f64> { (0..ns).map(|k| iops(c, p, k) / iops(c, 0, k)).collect() };
+        let norm =
+            |p: usize| -> Vec<f64> { (0..ns).map(|k| iops(c, p, k) / iops(c, 0, k)).collect() };
         for (pi, p) in points.iter().enumerate() {
             let v = norm(pi);
             // The fresh drive starts every pick's line.
             let series: Vec<String> = if pi == 0 {
-                RbtPick::ALL.iter().map(|x| format!("{rw} {}", x.name())).collect()
+                RbtPick::ALL
+                    .iter()
+                    .map(|x| format!("{rw} {}", x.name()))
+                    .collect()
             } else {
                 vec![format!("{rw} {}", p.pick)]
             };

@@ -11,8 +11,8 @@
 //! 4x16 array) run on every seed; the other runs on the first.
 
 use super::book::{Fig, FigKind, Headlines, Manifest, Y};
-use super::{csv_file, finite, seed_means, seeded_table, trace_files, write_json};
 use super::ReproduceArgs;
+use super::{csv_file, finite, seed_means, seeded_table, trace_files, write_json};
 use crate::batch::{self, Job, Record, RunKey};
 use anyhow::{bail, Result};
 use lagoon_core::config::SsdConfig;
@@ -365,22 +365,23 @@ impl Outputs<'_> {
         };
         let mut summary = Map::new();
         let mut means_rows: Vec<[String; 8]> = Vec::new();
-        let push_means = |rows: &mut Vec<[String; 8]>, ssd: &str, replay: &str, kind: &str, m: &PerSeed| {
-            for (d, v) in m {
-                let st = super::book::stat(&v.iter().map(|x| x.1).collect::<Vec<_>>());
-                let c = super::book::ci_cells(&st, 4);
-                rows.push([
-                    ssd.into(),
-                    replay.into(),
-                    kind.into(),
-                    d.clone(),
-                    c[0].clone(),
-                    c[1].clone(),
-                    c[2].clone(),
-                    c[3].clone(),
-                ]);
-            }
-        };
+        let push_means =
+            |rows: &mut Vec<[String; 8]>, ssd: &str, replay: &str, kind: &str, m: &PerSeed| {
+                for (d, v) in m {
+                    let st = super::book::stat(&v.iter().map(|x| x.1).collect::<Vec<_>>());
+                    let c = super::book::ci_cells(&st, 4);
+                    rows.push([
+                        ssd.into(),
+                        replay.into(),
+                        kind.into(),
+                        d.clone(),
+                        c[0].clone(),
+                        c[1].clone(),
+                        c[2].clone(),
+                        c[3].clone(),
+                    ]);
+                }
+            };
         // Figures 9 and 10: per configuration, timed (every seed) and closed loop.
         let mut speedups = Map::new();
         let mut speedups_closed = Map::new();
@@ -476,7 +477,9 @@ impl Outputs<'_> {
             // Throughput headline: Venice's IOPS over Baseline's, per workload, averaged.
             let venice = vec!["venice".to_string()];
             let iops = seeded_table(
-                &self.dir.join(format!("iops_venice_over_baseline_{short}.csv")),
+                &self
+                    .dir
+                    .join(format!("iops_venice_over_baseline_{short}.csv")),
                 "design",
                 "iops_over_baseline",
                 wl,
@@ -524,7 +527,10 @@ impl Outputs<'_> {
                     &format!("fig11_cdf_{w}.svg"),
                     &file,
                     FigKind::LinesLogX,
-                    &format!("Fig. 11: latency CDF, syn:{w} stand-in (perf-optimized, seed {})", seeds[0]),
+                    &format!(
+                        "Fig. 11: latency CDF, syn:{w} stand-in (perf-optimized, seed {})",
+                        seeds[0]
+                    ),
                     "end-to-end latency (us, log)",
                     "cumulative fraction",
                 )
@@ -534,9 +540,15 @@ impl Outputs<'_> {
             );
             let id = format!("p99_{w}_venice");
             for &seed in seeds {
-                let v = self.cell("main", "perf-optimized", None, "venice", w, seed, &|r, b, _| {
-                    r.p99_latency_us / b.p99_latency_us
-                });
+                let v = self.cell(
+                    "main",
+                    "perf-optimized",
+                    None,
+                    "venice",
+                    w,
+                    seed,
+                    &|r, b, _| r.p99_latency_us / b.p99_latency_us,
+                );
                 h.add(&id, seed, v);
             }
         }
@@ -583,7 +595,13 @@ impl Outputs<'_> {
             base,
             &speedup,
         )?;
-        push_means(&mut means_rows, LIFTED, &format!("closed:{CLOSED_DEPTH}"), "arithmetic", &lifted);
+        push_means(
+            &mut means_rows,
+            LIFTED,
+            &format!("closed:{CLOSED_DEPTH}"),
+            "arithmetic",
+            &lifted,
+        );
         m.fig(bars(
             "fig09_perf32gbs_closed.svg",
             "fig09_perf32gbs_closed.csv",
@@ -641,7 +659,10 @@ impl Outputs<'_> {
             "speedup_over_baseline_closed_loop".into(),
             Value::Object(speedups_closed),
         );
-        summary.insert("speedup_over_baseline_lifted_link".into(), seed_means(&lifted));
+        summary.insert(
+            "speedup_over_baseline_lifted_link".into(),
+            seed_means(&lifted),
+        );
         summary.insert("first_try_conflict_free".into(), Value::Object(first_try));
         summary.insert("energy_vs_baseline".into(), seed_means(&energy));
         if presets {
@@ -740,7 +761,10 @@ impl Outputs<'_> {
                 .y(Y::ci("speedup_over_baseline"))
                 .reference(1.0),
             );
-            summary.insert("sensitivity_speedup_over_baseline".into(), Value::Object(sens));
+            summary.insert(
+                "sensitivity_speedup_over_baseline".into(),
+                Value::Object(sens),
+            );
         }
         // The mean speed-ups, one table.
         let mut f = csv_file(
