@@ -5,6 +5,11 @@ use lagoon_core::scenario::Scenario;
 
 pub const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces/");
 
+/// The repository's own test inputs (`tests/fixtures/`; see its generator).
+pub const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/");
+/// A 3,000-request mixed trace of the project's own making (`make_mixed_trace.py`).
+pub const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mixed.trace");
+
 pub fn trace(name: &str) -> String {
     format!("{TRACES}{name}")
 }
