@@ -21,7 +21,7 @@ use crate::engine::EventQueue;
 use crate::flash::{FlashOp, FlashTiming};
 use crate::host::piq::{ChipSet, HostScheduler, SchedulerStats, Scheme};
 use crate::host::{Flow, Replay};
-use crate::interconnect::{self, Arch, Interconnect, NetEvent, Transfer};
+use crate::interconnect::{self, Arch, IcEvent, Interconnect, Transfer};
 use crate::ssd::cache::{Admit, DataCache};
 use crate::ssd::controller::{
     Controller, ControllerStats, FcLink, Resource, Series, Timeline, CLASS_GC, CLASS_READ,
@@ -48,8 +48,6 @@ pub enum Event {
     Fetched { req: u32 },
     /// DRAM finished moving `pages` pages of a request (buffered write or cache-hit read).
     DramDone { req: u32, pages: u32 },
-    /// An interconnect transfer of a die's current operation ended.
-    TransferDone { die: u32, conflict: bool },
     /// A die's array operation (tR, tPROG, tBERS) ended.
     ArrayDone { die: u32 },
     /// The completion entry reached the host.
@@ -67,8 +65,15 @@ pub enum Event {
     FnocWake,
     /// A probe operation is injected (timing tests).
     Probe { op: u32 },
-    /// Internal to the interconnect.
-    Net(NetEvent),
+    /// The back end's report or internal event.
+    Ic(IcEvent),
+}
+
+impl From<IcEvent> for Event {
+    #[inline(always)]
+    fn from(e: IcEvent) -> Self {
+        Event::Ic(e)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -283,7 +288,7 @@ pub struct Simulator {
     ftl: Ftl,
     cmt: Option<Cmt>,
     cache: Option<DataCache>,
-    net: Box<dyn Interconnect>,
+    net: Box<dyn Interconnect<EventQueue<Event>>>,
     timing: FlashTiming,
     pcie: PcieLink,
     cfg: SsdConfig,
@@ -464,7 +469,8 @@ impl Simulator {
         let (net, mut fault) = match interconnect::build(arch, cfg, seed) {
             Ok(n) => (n, None),
             Err(e) => (
-                Box::new(interconnect::shared_bus::SharedBus::ideal(cfg)) as Box<dyn Interconnect>,
+                Box::new(interconnect::shared_bus::SharedBus::ideal(cfg))
+                    as Box<dyn Interconnect<EventQueue<Event>>>,
                 Some(e),
             ),
         };
@@ -752,12 +758,12 @@ impl Simulator {
         }
         while let Some((now, ev)) = s.q.pop() {
             match ev {
-                Event::TransferDone { die, conflict } => {
+                Event::Ic(IcEvent::TransferDone { die, conflict }) => {
                     s.on_transfer_done(now, die, conflict);
                     s.net.transfer_done(now, die, &mut s.q);
                 }
                 Event::ArrayDone { die } => s.on_array_done(now, die),
-                Event::Net(e) => s.net.on_event(now, e, &mut s.q),
+                Event::Ic(IcEvent::Net(e)) => s.net.on_event(now, e, &mut s.q),
                 Event::StageDone { die } => s.submit_command(now, die as usize),
                 Event::MoveDone { txn } => s.move_done(now, txn),
                 Event::DbufDepart { txn } => s.dbuf_depart(now, txn),
@@ -858,7 +864,7 @@ impl Simulator {
                 same_instant = 0;
             }
             same_instant += 1;
-            if let Event::Net(_) = ev {
+            if let Event::Ic(IcEvent::Net(_)) = ev {
                 // Local events happen only inside Net events: the delta is the last one's.
                 let l = self.net.local_events();
                 net_only += 1 + (l - local_seen);
@@ -873,7 +879,7 @@ impl Simulator {
                 Event::Arrival { flow } => self.on_arrival(now, flow as usize),
                 Event::Fetched { req } => self.on_fetched(now, req),
                 Event::DramDone { req, pages } => self.request_pages_done(now, req, pages),
-                Event::TransferDone { die, conflict } => {
+                Event::Ic(IcEvent::TransferDone { die, conflict }) => {
                     self.on_transfer_done(now, die, conflict);
                     self.net.transfer_done(now, die, &mut self.q);
                 }
@@ -884,7 +890,7 @@ impl Simulator {
                         break;
                     }
                 }
-                Event::Net(e) => self.net.on_event(now, e, &mut self.q),
+                Event::Ic(IcEvent::Net(e)) => self.net.on_event(now, e, &mut self.q),
                 Event::StageDone { die } => self.submit_command(now, die as usize),
                 Event::MoveDone { txn } => self.move_done(now, txn),
                 Event::DbufDepart { txn } => self.dbuf_depart(now, txn),
@@ -2842,4 +2848,15 @@ fn pop_front<T: Linked>(slab: &mut [T], l: &mut List) -> u32 {
         l.tail = NONE;
     }
     id
+}
+
+#[cfg(test)]
+mod tests {
+    /// The engine event moves as two whole words (see [`super::Event`]).
+    #[test]
+    fn the_event_is_sixteen_bytes() {
+        assert_eq!(std::mem::size_of::<super::Event>(), 16);
+        assert_eq!(std::mem::align_of::<super::Event>(), 8);
+        assert_eq!(std::mem::size_of::<crate::interconnect::IcEvent>(), 8);
+    }
 }
