@@ -118,7 +118,7 @@ pub struct Record {
     pub timeline_csv: Option<String>,
     /// Controller model counters (dSSD figures: latency breakdown, dBUF waits).
     #[serde(skip)]
-    pub controller: Option<lagoon_core::ssd::controller::ControllerStats>,
+    pub controller: Option<lagoon_core::ssd::datapath::ControllerStats>,
 }
 
 impl Record {

@@ -7,8 +7,10 @@
 //! valid-page counter equals the number of pages in it that their logical page maps to.
 
 pub mod cmt;
+pub mod gc;
 pub mod mapping;
 pub mod superblock;
+pub mod translate;
 pub mod wear;
 
 use crate::config::{

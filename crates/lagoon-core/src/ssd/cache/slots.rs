@@ -8,10 +8,10 @@
 //! buffered are served from DRAM. When every slot holds data not yet programmed, new writes
 //! wait: this is the back-pressure that makes write latency follow the flash under load.
 //!
-//! DRAM is one FIFO channel owned by the simulator (`ssd::controller::Resource`): an access
+//! DRAM is one FIFO channel owned by the data path (`ssd::datapath::Resource`): an access
 //! costs `dram_access_ns` plus bytes at `dram_mb_s`.
 
-use super::lru::IntMap;
+use crate::ssd::lru::IntMap;
 use crate::config::CacheConfig;
 
 /// Program state of a buffered page.
