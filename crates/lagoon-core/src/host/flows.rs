@@ -119,7 +119,15 @@ impl Host {
     }
 
     /// A request of flow `f` completed: what the host measures.
-    pub fn record(&mut self, f: usize, is_read: bool, conflict: bool, size: u32, e2e_ns: u64, dev_ns: u64) {
+    pub fn record(
+        &mut self,
+        f: usize,
+        is_read: bool,
+        conflict: bool,
+        size: u32,
+        e2e_ns: u64,
+        dev_ns: u64,
+    ) {
         let fl = &mut self.flows[f];
         fl.latency.record(is_read, e2e_ns, dev_ns);
         fl.completed += 1;

@@ -120,7 +120,9 @@ impl Simulator {
             cache_read_hits: hits,
             cache_write_merges: merges,
             conflicted_requests,
-            state_bytes: ssd.ftl.state_bytes() + ssd.txns.capacity() * std::mem::size_of::<crate::ssd::txn::Txn>() + ssd.hil.state_bytes(),
+            state_bytes: ssd.ftl.state_bytes()
+                + ssd.txns.capacity() * std::mem::size_of::<crate::ssd::txn::Txn>()
+                + ssd.hil.state_bytes(),
             consistency: verify.then(|| ssd.ftl.check_consistency()),
             config: ssd.cfg,
             latency,

@@ -131,7 +131,11 @@ impl<Q: DriveQueue> Ssd<Q> {
         let mut k = r.next_page;
         while k < n {
             let (lpa, mask) = self.hil.page(id, k as u64);
-            let cache = self.cache.slots.as_mut().expect("buffered write without a buffer");
+            let cache = self
+                .cache
+                .slots
+                .as_mut()
+                .expect("buffered write without a buffer");
             match WritePolicy::admit(cache, lpa, mask) {
                 Admit::Full => {
                     self.hil.wait_for_buffer(&mut self.cache.wait, id, k);

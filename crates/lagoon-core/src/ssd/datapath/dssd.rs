@@ -21,13 +21,13 @@
 //! later). With ready times that never decrease this is exactly FIFO.
 
 use super::resource::Resource;
+use super::timeline::Series;
 use super::{DataPath, DataPathEvent, DataPathModel, Model};
+use crate::config::{ControllerConfig, Design, SsdConfig};
 use crate::engine::{Slab, NONE};
+use crate::interconnect::network::{Delivery, Network};
 use crate::ssd::txn::{Txn, TxnKind};
 use crate::ssd::{DriveQueue, Ssd};
-use super::timeline::Series;
-use crate::config::{ControllerConfig, Design, SsdConfig};
-use crate::interconnect::network::{Delivery, Network};
 use crate::time::{ns, Ps};
 use serde::Serialize;
 
@@ -326,7 +326,6 @@ impl Controller {
         s
     }
 }
-
 
 impl DataPathModel for Controller {
     #[inline]

@@ -10,8 +10,8 @@ pub mod resource;
 pub mod timeline;
 
 pub use dssd::{
-    Controller, ControllerStats, CLASS_GC, CLASS_READ, CLASS_WRITE, C_BUS, C_DRAM, C_ECC,
-    C_FLASH, C_LINK, C_QUEUE,
+    Controller, ControllerStats, CLASS_GC, CLASS_READ, CLASS_WRITE, C_BUS, C_DRAM, C_ECC, C_FLASH,
+    C_LINK, C_QUEUE,
 };
 pub use resource::{check_grants, Resource};
 pub use timeline::{Series, Timeline, MAX_WINDOWS};

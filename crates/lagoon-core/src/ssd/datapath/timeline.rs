@@ -216,5 +216,4 @@ mod tests {
         );
         assert_eq!(t.requested, 10);
     }
-
 }

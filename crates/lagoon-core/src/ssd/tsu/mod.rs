@@ -212,8 +212,12 @@ fn exec_plane(remap: &Option<Arc<BlockRemap>>, ftl: &Ftl, x: &Txn) -> u32 {
         | TxnKind::GcRead
         | TxnKind::ScanRead
         | TxnKind::Erase => r.plane(g.plane_of_ppa(x.ppa), g.block_of_ppa(x.ppa)),
-        TxnKind::UserWrite | TxnKind::MapWrite => r.plane(x.plane, ftl.next_block(x.plane, Stream::User)),
-        TxnKind::GcWrite | TxnKind::Copyback => r.plane(x.plane, ftl.next_block(x.plane, Stream::Gc)),
+        TxnKind::UserWrite | TxnKind::MapWrite => {
+            r.plane(x.plane, ftl.next_block(x.plane, Stream::User))
+        }
+        TxnKind::GcWrite | TxnKind::Copyback => {
+            r.plane(x.plane, ftl.next_block(x.plane, Stream::Gc))
+        }
     }
 }
 
@@ -237,7 +241,8 @@ impl<Q: DriveQueue> Ssd<Q> {
         let die = self
             .ftl
             .geo
-            .die_of_plane(exec_plane(&self.tsu.remap, &self.ftl, &self.txns[t])) as usize;
+            .die_of_plane(exec_plane(&self.tsu.remap, &self.ftl, &self.txns[t]))
+            as usize;
         if self.tsu.record_queue_times {
             // Latency breakdown and issue order: when each transaction entered its die queue.
             let len = self.txns.len();
@@ -368,7 +373,10 @@ impl<Q: DriveQueue> Ssd<Q> {
             if remapped && self.ftl.geo.die_of_plane(exec) as usize != die {
                 // Remapped onto another die (its write frontier moved to a remapped block
                 // since it was queued): the controller sends it there.
-                debug_assert!(!self.tsu.read_offsets.enabled(), "kept only without a remap");
+                debug_assert!(
+                    !self.tsu.read_offsets.enabled(),
+                    "kept only without a remap"
+                );
                 self.tsu.queues[die][q].remove(self.txns.items(), prev, cur);
                 let to = self.ftl.geo.die_of_plane(exec);
                 self.tsu.queues[to as usize][q].push_back(self.txns.items(), cur);
@@ -433,10 +441,7 @@ impl<Q: DriveQueue> Ssd<Q> {
     /// [`ReadOffsets::partner_possible`], checked against the queue itself in debug builds.
     #[inline]
     fn read_partner_possible(&self, die: usize, q: usize, used: u32, offset: u32) -> bool {
-        let possible = self
-            .tsu
-            .read_offsets
-            .partner_possible(die, q, used, offset);
+        let possible = self.tsu.read_offsets.partner_possible(die, q, used, offset);
         debug_assert!(
             possible || {
                 let ppd = self.ftl.geo.planes_per_die;
@@ -491,8 +496,7 @@ impl<Q: DriveQueue> Ssd<Q> {
         d.txns[..picked.len()].copy_from_slice(picked);
         d.bytes = bytes;
         d.started = now;
-        if matches!(kind, TxnKind::GcRead | TxnKind::ScanRead) && self.datapath.global_copyback()
-        {
+        if matches!(kind, TxnKind::GcRead | TxnKind::ScanRead) && self.datapath.global_copyback() {
             // The GC reads take source dBUF slots; a status-scan read may share their
             // multi-plane read and takes none.
             let gc = picked
@@ -518,7 +522,10 @@ impl<Q: DriveQueue> Ssd<Q> {
         }
         if op == FlashOp::Program {
             if let Some(end) = self.datapath.stage_program(now, kind, picked, &self.txns) {
-                self.q.schedule(end, super::datapath::DataPathEvent::StageDone { die: die as u32 });
+                self.q.schedule(
+                    end,
+                    super::datapath::DataPathEvent::StageDone { die: die as u32 },
+                );
                 return;
             }
         }
@@ -672,3 +679,6 @@ impl<Q: DriveQueue> Ssd<Q> {
         self.try_dispatch(now, die);
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -228,7 +228,10 @@ mod tests {
         assert_eq!(&o[..3], &[Q_GC_READ, Q_ERASE, Q_READ]);
         // Empty queues keep user-first order among themselves.
         assert_eq!(&o[3..], &[Q_MAP_READ, Q_WRITE, Q_GC_WRITE]);
-        assert_eq!(IssueOrder.scan_order(true, &queues(heads), &queued_at), ORDER_GC_FIRST);
+        assert_eq!(
+            IssueOrder.scan_order(true, &queues(heads), &queued_at),
+            ORDER_GC_FIRST
+        );
     }
 
     #[test]
