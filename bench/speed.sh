@@ -11,10 +11,13 @@
 # `--instructions` counts instructions with callgrind instead (20 k reads; load-independent;
 # needs valgrind).
 # Usage: bench/speed.sh [--instructions] [ROUNDS]   (from the project root)
+# LAGOON_BIN=path measures that binary instead of building this checkout's (an A/B baseline).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
-L=./target/release/lagoon
+if [ -z "${LAGOON_BIN:-}" ]; then
+  cargo build --release --quiet
+fi
+L=${LAGOON_BIN:-./target/release/lagoon}
 mode=wall
 if [ "${1:-}" = "--instructions" ]; then
   mode=instructions

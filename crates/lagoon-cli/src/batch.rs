@@ -128,7 +128,7 @@ pub struct Record {
     pub timeline_csv: Option<String>,
     /// Controller model counters (dSSD figures: latency breakdown, dBUF waits).
     #[serde(skip)]
-    pub controller: Option<lagoon_core::ssd::controller::ControllerStats>,
+    pub controller: Option<lagoon_core::ssd::datapath::ControllerStats>,
     /// [`crate::provenance::config_hash`] of the drive simulated.
     #[serde(default)]
     pub config_hash: String,

@@ -441,7 +441,7 @@ fn run(a: RunArgs) -> Result<()> {
                 report.sim_time_ns / 1e9,
                 tl.window() as f64 / 1e9,
                 tl.requested as f64 / 1e9,
-                lagoon_core::ssd::controller::MAX_WINDOWS,
+                lagoon_core::ssd::datapath::MAX_WINDOWS,
             );
         }
     }

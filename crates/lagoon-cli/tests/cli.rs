@@ -1196,7 +1196,7 @@ fn timeline_over_a_long_idle_gap_widens_its_windows() {
     let csv = std::fs::read_to_string(&out).unwrap();
     let rows: Vec<&str> = csv.lines().skip(1).collect();
     assert!(
-        rows.len() <= lagoon_core::ssd::controller::MAX_WINDOWS,
+        rows.len() <= lagoon_core::ssd::datapath::MAX_WINDOWS,
         "{}",
         rows.len()
     );

@@ -19,6 +19,7 @@ pub mod scenario;
 pub mod sim;
 pub mod ssd;
 pub mod stats;
+pub mod testing;
 pub mod time;
 
 pub use lagoon_workload as workload;

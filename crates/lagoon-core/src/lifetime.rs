@@ -340,18 +340,10 @@ mod tests {
     use super::*;
     use crate::config::SuperblockMode;
 
+    /// The tiny drive with 8-page blocks, worn out after about 60 erases a block.
     fn tiny(mode: SuperblockMode) -> SsdConfig {
-        let mut c = SsdConfig {
-            name: "tiny".into(),
-            ..SsdConfig::default()
-        };
-        c.flash.channels = 2;
-        c.flash.chips_per_channel = 2;
-        c.flash.dies_per_chip = 1;
-        c.flash.planes_per_die = 2;
-        c.flash.blocks_per_plane = 64;
+        let mut c = crate::testing::tiny();
         c.flash.pages_per_block = 8;
-        c.flash.page_bytes = 4096;
         c.wear.pe_mean = 60.0;
         c.wear.pe_sigma = 9.0;
         c.wear.superblock = mode;

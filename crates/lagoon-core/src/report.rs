@@ -86,10 +86,10 @@ pub struct Report {
     pub venice: Option<VeniceReport>,
     /// System bus, DRAM, ECC and FC-to-FC link (only with `controller.enabled`; dSSD).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub controller: Option<crate::ssd::controller::ControllerStats>,
+    pub controller: Option<crate::ssd::datapath::ControllerStats>,
     /// Per-window series (`--timeline`), written as CSV, not in the JSON.
     #[serde(skip)]
-    pub timeline: Option<crate::ssd::controller::Timeline>,
+    pub timeline: Option<crate::ssd::datapath::Timeline>,
     /// The drive's flash page size (for rates of page counters), bytes.
     #[serde(skip)]
     pub config_page_bytes: u32,

@@ -160,21 +160,9 @@ fn area_scales_with_the_mesh() {
     assert_close!(a.interconnect_area_vs_baseline, 108.0 * 0.04 / 4.0);
 }
 
-/// A 2×2 drive small enough for a unit test.
+/// The tiny drive, small enough for a unit test.
 fn small() -> SsdConfig {
-    let mut c = SsdConfig {
-        name: "small".into(),
-        ..SsdConfig::default()
-    };
-    c.flash.channels = 2;
-    c.flash.chips_per_channel = 2;
-    c.flash.blocks_per_plane = 64;
-    c.flash.pages_per_block = 16;
-    c.ftl.overprovisioning = 0.2;
-    c.ftl.gc_threshold = 0.1;
-    c.cache.capacity_bytes = 64 * 4096;
-    c.validate().unwrap();
-    c
+    crate::testing::tiny()
 }
 
 fn run(cfg: &SsdConfig, arch: Arch, w: &str) -> serde_json::Value {

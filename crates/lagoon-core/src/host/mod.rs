@@ -1,6 +1,7 @@
 //! Host side: workloads as flows, each with its own NVMe queue pair, and how they are
 //! replayed (timed, optionally sped up, or closed loop with a fixed number outstanding).
 
+pub mod flows;
 pub mod piq;
 
 use lagoon_workload::{IoRequest, WorkloadError};

@@ -110,6 +110,25 @@ impl ChipSet {
     pub const MAX_CHIPS: u32 = 1024;
     pub const EMPTY: ChipSet = ChipSet([0; 16]);
 
+    /// PIQ Formula 1 on a drive of geometry `geo`: the chips holding the pages of a request
+    /// of `size` bytes at byte `offset` of the logical space that starts at page `lpa_base`,
+    /// under the static allocation (the chip of a logical page never changes: GC and wear
+    /// levelling move data within a chip only in the PIQ paper's SSD; in Lagoon a page's
+    /// plane is fixed by its LPA).
+    pub fn of_request(geo: &crate::flash::Geometry, lpa_base: u64, offset: u64, size: u32) -> Self {
+        let page = geo.page_bytes as u64;
+        let (first, last) = (offset / page, (offset + size as u64 - 1) / page);
+        let mut v = ChipSet::EMPTY;
+        let chips = geo.channels * geo.chips_per_channel;
+        for p in first
+            ..=last.min(first + chips as u64 * geo.dies_per_chip as u64 * geo.planes_per_die as u64)
+        {
+            let (plane, _) = geo.locate(lpa_base + p);
+            v.insert(geo.chip_of_die(geo.die_of_plane(plane)));
+        }
+        v
+    }
+
     pub fn insert(&mut self, chip: u32) {
         self.0[(chip / 64) as usize] |= 1 << (chip % 64);
     }

@@ -3,7 +3,7 @@
 //! Every transfer — a command, or a command with a page of data, or read data coming back —
 //! needs an FC and a path to the chip. The SSD model hands each transfer to the
 //! [`Interconnect`] when it is ready; the interconnect starts it when its FC and path are
-//! free and schedules [`crate::sim::Event::TransferDone`] when it ends. A transfer that is
+//! free and reports [`IcEvent::TransferDone`] when it ends. A transfer that is
 //! ready but has to wait for its FC or path has a *path conflict* (Venice §3.1); waiting for
 //! a busy die happens before a transfer is ready and is not one.
 //!
@@ -21,8 +21,7 @@ pub mod venice;
 pub mod venice_mesh;
 
 use crate::config::SsdConfig;
-use crate::engine::EventQueue;
-use crate::sim::Event;
+use crate::engine::Queue;
 use crate::time::Ps;
 use serde::Serialize;
 
@@ -40,19 +39,32 @@ pub struct Transfer {
     pub bytes: u32,
 }
 
-/// Events internal to an interconnect (scheduled through the shared event queue).
+/// What a back end schedules into the engine's queue: the report the SSD model handles
+/// (a transfer ended) and its own internal events, handed back to it. The engine wraps it in
+/// its event at the same call, so a back end never names the engine's event type.
+#[derive(Clone, Copy, Debug)]
+pub enum IcEvent {
+    /// A transfer of `die`'s current operation ended; `conflict`: it waited for its FC or
+    /// path (Venice §3.1).
+    TransferDone { die: u32, conflict: bool },
+    /// Internal to the back end ([`Interconnect::on_event`]).
+    Net(NetEvent),
+}
+
+/// Events internal to an interconnect (scheduled through the shared event queue). Controller
+/// numbers are 16-bit (at most 4,096 on a mesh) so that an [`IcEvent`] fits in 8 bytes.
 #[derive(Clone, Copy, Debug)]
 pub enum NetEvent {
     /// pnSSD: a controller finished its transfer.
-    ControllerFree { fc: u32 },
+    ControllerFree { fc: u16 },
     /// Venice: a controller's scout reaches its next router in reserve mode.
-    ScoutArrive { fc: u32 },
+    ScoutArrive { fc: u16 },
     /// Venice: a backtracking scout is back at the upstream router.
-    ScoutReturn { fc: u32 },
+    ScoutReturn { fc: u16 },
     /// Venice: the scout is back at its controller, with a path reserved or in cancel mode.
-    ScoutHome { fc: u32, reserved: bool },
+    ScoutHome { fc: u16, reserved: bool },
     /// Venice: a transfer over a reserved circuit ended.
-    TransferEnd { fc: u32 },
+    TransferEnd { fc: u16 },
     /// Venice with lookahead: handle the local events that are due.
     Wake,
 }
@@ -169,17 +181,9 @@ impl InterconnectStats {
     }
 }
 
-pub trait Interconnect {
+/// What every back end tells about itself, whatever queue it schedules into.
+pub trait BackEnd {
     fn name(&self) -> &'static str;
-    /// A transfer is ready at `now`: start it or queue it. Must eventually schedule
-    /// `Event::TransferDone { die, conflict }` exactly once for it.
-    fn submit(&mut self, now: Ps, t: Transfer, q: &mut EventQueue<Event>);
-    fn on_event(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>);
-    /// Called right after the simulator handled `TransferDone` for `die`. A back end whose
-    /// resource frees when the transfer ends frees it here rather than scheduling its own
-    /// event at the same instant right after `TransferDone`: the order is the same (nothing
-    /// could fall between two consecutive sequence numbers), at one event per transfer.
-    fn transfer_done(&mut self, _now: Ps, _die: u32, _q: &mut EventQueue<Event>) {}
     fn stats(&self, sim_time: Ps) -> InterconnectStats;
     /// Events the back end handled from its own heap so far (the watchdog counts them as
     /// work done without progress, like queue events).
@@ -198,30 +202,41 @@ pub trait Interconnect {
     }
 }
 
+/// A back end's data path, scheduling into a queue `Q` that takes [`IcEvent`]s.
+pub trait Interconnect<Q>: BackEnd {
+    /// A transfer is ready at `now`: start it or queue it. Must eventually schedule
+    /// [`IcEvent::TransferDone`] exactly once for it.
+    fn submit(&mut self, now: Ps, t: Transfer, q: &mut Q);
+    fn on_event(&mut self, now: Ps, ev: NetEvent, q: &mut Q);
+    /// Called right after the simulator handled `TransferDone` for `die`. A back end whose
+    /// resource frees when the transfer ends frees it here rather than scheduling its own
+    /// event at the same instant right after `TransferDone`: the order is the same (nothing
+    /// could fall between two consecutive sequence numbers), at one event per transfer.
+    fn transfer_done(&mut self, _now: Ps, _die: u32, _q: &mut Q) {}
+}
+
 /// Test helper shared by the back ends' unit tests.
 #[cfg(test)]
 pub(crate) mod testutil {
-    use super::Interconnect;
+    use super::{IcEvent, Interconnect};
     use crate::engine::EventQueue;
-    use crate::sim::Event;
     use crate::time::Ps;
 
     /// Run a back end alone until no event is left, calling `after` after each event;
     /// returns (time, die, conflict) per finished transfer.
-    pub(crate) fn drain<I: Interconnect>(
+    pub(crate) fn drain<I: Interconnect<EventQueue<IcEvent>>>(
         n: &mut I,
-        q: &mut EventQueue<Event>,
+        q: &mut EventQueue<IcEvent>,
         mut after: impl FnMut(&mut I),
     ) -> Vec<(Ps, u32, bool)> {
         let mut done = Vec::new();
         while let Some((now, ev)) = q.pop() {
             match ev {
-                Event::Net(e) => n.on_event(now, e, q),
-                Event::TransferDone { die, conflict } => {
+                IcEvent::Net(e) => n.on_event(now, e, q),
+                IcEvent::TransferDone { die, conflict } => {
                     done.push((now, die, conflict));
                     n.transfer_done(now, die, q);
                 }
-                _ => unreachable!("only interconnect events"),
             }
             after(n);
         }
@@ -316,7 +331,11 @@ impl std::fmt::Display for Arch {
 }
 
 /// The back end `arch` of drive `cfg`; an error only if `[network]` cannot be built.
-pub fn build(arch: Arch, cfg: &SsdConfig, seed: u64) -> Result<Box<dyn Interconnect>, String> {
+pub fn build<Q: Queue<IcEvent> + 'static>(
+    arch: Arch,
+    cfg: &SsdConfig,
+    seed: u64,
+) -> Result<Box<dyn Interconnect<Q>>, String> {
     Ok(match arch {
         Arch::Baseline => Box::new(shared_bus::SharedBus::baseline(cfg)),
         Arch::Ideal => Box::new(shared_bus::SharedBus::ideal(cfg)),

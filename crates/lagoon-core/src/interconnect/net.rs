@@ -18,10 +18,11 @@
 
 use super::network::topology::NONE;
 use super::network::{Delivery, NetError, Network};
-use super::{Interconnect, InterconnectStats, NetEvent, NetworkStats, Transfer};
+use super::{BackEnd, IcEvent, Interconnect, InterconnectStats, NetEvent, NetworkStats, Transfer};
 use crate::config::{ConfigError, SsdConfig};
+#[cfg(test)]
 use crate::engine::EventQueue;
-use crate::sim::Event;
+use crate::engine::Queue;
 use crate::time::Ps;
 
 /// NoSSD (Venice §3.2, Fig. 2d) as a configuration of the layer: the mesh of the flash array
@@ -180,7 +181,7 @@ impl NetSsd {
     }
 
     /// Hand the engine the deliveries of the last advance.
-    fn deliver(&mut self, q: &mut EventQueue<Event>) {
+    fn deliver<Q: Queue<IcEvent>>(&mut self, q: &mut Q) {
         for d in self.deliveries.drain(..) {
             let took = d.delivered - d.sent;
             let alone = self.net.zero_load(d.hops, d.flits);
@@ -194,7 +195,7 @@ impl NetSsd {
             }
             q.schedule(
                 d.delivered,
-                Event::TransferDone {
+                IcEvent::TransferDone {
                     die: d.tag as u32,
                     conflict,
                 },
@@ -203,61 +204,19 @@ impl NetSsd {
     }
 
     /// Keep a `Wake` in the engine's queue at or before the network's next event.
-    fn arm(&mut self, q: &mut EventQueue<Event>) {
+    fn arm<Q: Queue<IcEvent>>(&mut self, q: &mut Q) {
         if let Some(t) = self.net.next_event_time() {
             if self.wakes.first().is_none_or(|&w| t < w) {
-                q.schedule(t, Event::Net(NetEvent::Wake));
+                q.schedule(t, IcEvent::Net(NetEvent::Wake));
                 self.wakes.insert(0, t);
             }
         }
     }
 }
 
-impl Interconnect for NetSsd {
+impl BackEnd for NetSsd {
     fn name(&self) -> &'static str {
         self.name
-    }
-
-    fn submit(&mut self, now: Ps, t: Transfer, q: &mut EventQueue<Event>) {
-        let fc = self.net.chips() + self.pick_controller(t.chip);
-        // The tag carries the die; commands (and write data) go to the chip, read data back.
-        if t.commands > 0 {
-            let bytes = t.commands as u64 * self.command_bytes as u64 + t.bytes as u64;
-            self.net.send(now, fc, t.chip, bytes, t.die as u64);
-        } else {
-            self.net.send(now, t.chip, fc, t.bytes as u64, t.die as u64);
-        }
-        self.arm(q);
-    }
-
-    fn on_event(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
-        debug_assert!(matches!(ev, NetEvent::Wake), "not a net event: {ev:?}");
-        // Wakes pop in time order: this is the earliest one.
-        self.wakes.remove(0);
-        if self.error.is_some() {
-            return;
-        }
-        // Run the network at `now`, then on through its next event times while they come
-        // strictly before the engine's next event: nothing else can happen in between (a
-        // delivery's TransferDone joins the engine's queue first), so this is what a `Wake`
-        // per network time would do, without one.
-        let mut until = now;
-        loop {
-            let before = q.peek_time();
-            if let Err(e) = self.net.advance_before(until, before, &mut self.deliveries) {
-                self.error = Some(e);
-                return;
-            }
-            if self.deliveries.is_empty() {
-                break; // it ran every network event before the engine's next one
-            }
-            self.deliver(q);
-            match self.net.next_event_time() {
-                Some(t) if q.peek_time().is_none_or(|te| t < te) => until = t,
-                _ => break,
-            }
-        }
-        self.arm(q);
     }
 
     fn stats(&self, sim_time: Ps) -> InterconnectStats {
@@ -305,11 +264,58 @@ impl Interconnect for NetSsd {
     }
 }
 
+impl<Q: Queue<IcEvent>> Interconnect<Q> for NetSsd {
+    fn submit(&mut self, now: Ps, t: Transfer, q: &mut Q) {
+        let fc = self.net.chips() + self.pick_controller(t.chip);
+        // The tag carries the die; commands (and write data) go to the chip, read data back.
+        if t.commands > 0 {
+            let bytes = t.commands as u64 * self.command_bytes as u64 + t.bytes as u64;
+            self.net.send(now, fc, t.chip, bytes, t.die as u64);
+        } else {
+            self.net.send(now, t.chip, fc, t.bytes as u64, t.die as u64);
+        }
+        self.arm(q);
+    }
+
+    fn on_event(&mut self, now: Ps, ev: NetEvent, q: &mut Q) {
+        debug_assert!(matches!(ev, NetEvent::Wake), "not a net event: {ev:?}");
+        // Wakes pop in time order: this is the earliest one.
+        self.wakes.remove(0);
+        if self.error.is_some() {
+            return;
+        }
+        // Run the network at `now`, then on through its next event times while they come
+        // strictly before the engine's next event: nothing else can happen in between (a
+        // delivery's TransferDone joins the engine's queue first), so this is what a `Wake`
+        // per network time would do, without one.
+        let mut until = now;
+        loop {
+            let before = q.peek_time();
+            if let Err(e) = self.net.advance_before(until, before, &mut self.deliveries) {
+                self.error = Some(e);
+                return;
+            }
+            if self.deliveries.is_empty() {
+                break; // it ran every network event before the engine's next one
+            }
+            self.deliver(q);
+            match self.net.next_event_time() {
+                Some(t) if q.peek_time().is_none_or(|te| t < te) => until = t,
+                _ => break,
+            }
+        }
+        self.arm(q);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn drain<I: Interconnect>(n: &mut I, q: &mut EventQueue<Event>) -> Vec<(Ps, u32, bool)> {
+    fn drain<I: Interconnect<EventQueue<IcEvent>>>(
+        n: &mut I,
+        q: &mut EventQueue<IcEvent>,
+    ) -> Vec<(Ps, u32, bool)> {
         super::super::testutil::drain(n, q, |_| {})
     }
 
@@ -330,7 +336,7 @@ mod tests {
     fn a_lone_write_takes_the_zero_load_time() {
         let cfg = SsdConfig::default();
         let mut n = NetSsd::new(&cfg, 1).unwrap();
-        let mut q = EventQueue::new();
+        let mut q = EventQueue::<IcEvent>::new();
         n.submit(0, xfer(7, 1, 4096), &mut q);
         let (f, l, r) = (64_000, 1_000, 1_000);
         let want = 9 * (f + l) + 8 * r + 64 * f;
@@ -359,7 +365,7 @@ mod tests {
             (833, 833, 333)
         );
         assert_eq!((p.vcs, p.packet_flits, p.in_vc_flits), (1, 16384, 16384));
-        let mut q = EventQueue::new();
+        let mut q = EventQueue::<IcEvent>::new();
         n.submit(0, xfer(2, 1, 4096), &mut q);
         let want = 4 * (833 + 333) + 3 * 833 + 4102 * 833;
         assert_eq!(drain(&mut n, &mut q), vec![(want, 2, false)]);
@@ -383,7 +389,7 @@ mod tests {
     fn a_busy_controller_sends_the_next_transfer_to_the_nearest_free_one() {
         let cfg = SsdConfig::default();
         let mut n = NetSsd::new(&cfg, 1).unwrap();
-        let mut q = EventQueue::new();
+        let mut q = EventQueue::<IcEvent>::new();
         n.submit(0, xfer(3, 1, 4096), &mut q);
         n.submit(0, xfer(4, 1, 4096), &mut q);
         let zl = |h| n.net.zero_load(h, 65);
@@ -398,7 +404,7 @@ mod tests {
     fn transfers_sharing_a_link_conflict() {
         let cfg = SsdConfig::default();
         let mut n = NetSsd::new(&cfg, 1).unwrap();
-        let mut q = EventQueue::new();
+        let mut q = EventQueue::<IcEvent>::new();
         n.submit(0, xfer(3, 1, 4096), &mut q);
         n.submit(0, xfer(3, 1, 4096), &mut q);
         let done = drain(&mut n, &mut q);

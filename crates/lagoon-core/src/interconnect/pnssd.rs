@@ -5,10 +5,11 @@
 //! pSSD). The gain over pSSD is path choice only: still one transfer per controller.
 
 use super::shared_bus::bus_time;
-use super::{Interconnect, InterconnectStats, NetEvent, Transfer};
+use super::{BackEnd, IcEvent, Interconnect, InterconnectStats, NetEvent, Transfer};
 use crate::config::SsdConfig;
+#[cfg(test)]
 use crate::engine::EventQueue;
-use crate::sim::Event;
+use crate::engine::Queue;
 use crate::time::Ps;
 use std::collections::VecDeque;
 
@@ -45,7 +46,7 @@ impl PnSsd {
         [(chip / self.cols) as usize, (chip % self.cols) as usize]
     }
 
-    fn start(&mut self, now: Ps, fc: usize, ready: Ps, t: Transfer, q: &mut EventQueue<Event>) {
+    fn start<Q: Queue<IcEvent>>(&mut self, now: Ps, fc: usize, ready: Ps, t: Transfer, q: &mut Q) {
         let d = bus_time(&t, self.bytes_per_s);
         self.busy[fc] = Some((t.die, now > ready));
         self.busy_time[fc] += d;
@@ -56,43 +57,14 @@ impl PnSsd {
         }
         q.schedule(
             now + d,
-            Event::Net(NetEvent::ControllerFree { fc: fc as u32 }),
+            IcEvent::Net(NetEvent::ControllerFree { fc: fc as u16 }),
         );
     }
 }
 
-impl Interconnect for PnSsd {
+impl BackEnd for PnSsd {
     fn name(&self) -> &'static str {
         "pnssd"
-    }
-
-    fn submit(&mut self, now: Ps, t: Transfer, q: &mut EventQueue<Event>) {
-        match self
-            .candidates(t.chip)
-            .into_iter()
-            .find(|&fc| self.busy[fc].is_none())
-        {
-            Some(fc) => self.start(now, fc, now, t, q),
-            None => self.waiting.push_back((now, t)),
-        }
-    }
-
-    fn on_event(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
-        let NetEvent::ControllerFree { fc } = ev else {
-            unreachable!("pnSSD only frees controllers")
-        };
-        let fc = fc as usize;
-        let (die, conflict) = self.busy[fc].take().expect("a busy controller finished");
-        q.schedule(now, Event::TransferDone { die, conflict });
-        // The oldest waiting transfer this controller can serve takes it.
-        if let Some(i) = self
-            .waiting
-            .iter()
-            .position(|(_, t)| self.candidates(t.chip).contains(&fc))
-        {
-            let (ready, t) = self.waiting.remove(i).unwrap();
-            self.start(now, fc, ready, t, q);
-        }
     }
 
     fn stats(&self, sim_time: Ps) -> InterconnectStats {
@@ -103,6 +75,37 @@ impl Interconnect for PnSsd {
             self.busy_time.iter().copied(),
             sim_time,
         )
+    }
+}
+
+impl<Q: Queue<IcEvent>> Interconnect<Q> for PnSsd {
+    fn submit(&mut self, now: Ps, t: Transfer, q: &mut Q) {
+        match self
+            .candidates(t.chip)
+            .into_iter()
+            .find(|&fc| self.busy[fc].is_none())
+        {
+            Some(fc) => self.start(now, fc, now, t, q),
+            None => self.waiting.push_back((now, t)),
+        }
+    }
+
+    fn on_event(&mut self, now: Ps, ev: NetEvent, q: &mut Q) {
+        let NetEvent::ControllerFree { fc } = ev else {
+            unreachable!("pnSSD only frees controllers")
+        };
+        let fc = fc as usize;
+        let (die, conflict) = self.busy[fc].take().expect("a busy controller finished");
+        q.schedule(now, IcEvent::TransferDone { die, conflict });
+        // The oldest waiting transfer this controller can serve takes it.
+        if let Some(i) = self
+            .waiting
+            .iter()
+            .position(|(_, t)| self.candidates(t.chip).contains(&fc))
+        {
+            let (ready, t) = self.waiting.remove(i).unwrap();
+            self.start(now, fc, ready, t, q);
+        }
     }
 }
 
@@ -118,7 +121,7 @@ mod tests {
         c.flash.channel_mb_s = 1024.0; // 2x packetized: 4096 B in 2 us
         c.validate().unwrap();
         let mut p = PnSsd::new(&c);
-        let mut q = EventQueue::new();
+        let mut q = EventQueue::<IcEvent>::new();
         let t = |chip| Transfer {
             die: chip,
             chip,
@@ -132,9 +135,8 @@ mod tests {
         let mut done = Vec::new();
         while let Some((now, ev)) = q.pop() {
             match ev {
-                Event::Net(e) => p.on_event(now, e, &mut q),
-                Event::TransferDone { die, conflict } => done.push((now, die, conflict)),
-                _ => unreachable!(),
+                IcEvent::Net(e) => p.on_event(now, e, &mut q),
+                IcEvent::TransferDone { die, conflict } => done.push((now, die, conflict)),
             }
         }
         assert_eq!(

@@ -8,10 +8,9 @@
 //! `channels` buses; `ideal` (Venice §5's path-conflict-free SSD) gives every chip its own bus
 //! and FC, so no transfer ever waits.
 
-use super::{Interconnect, InterconnectStats, NetEvent, Transfer};
+use super::{BackEnd, IcEvent, Interconnect, InterconnectStats, NetEvent, Transfer};
 use crate::config::{ChannelArbitration, SsdConfig};
-use crate::engine::EventQueue;
-use crate::sim::Event;
+use crate::engine::Queue;
 use crate::time::{transfer_time, Ps};
 use std::collections::VecDeque;
 
@@ -112,7 +111,7 @@ impl SharedBus {
         bus_time(t, self.bytes_per_s)
     }
 
-    fn start(&mut self, now: Ps, ready: Ps, t: Transfer, q: &mut EventQueue<Event>) {
+    fn start<Q: Queue<IcEvent>>(&mut self, now: Ps, ready: Ps, t: Transfer, q: &mut Q) {
         let bus = (t.chip / self.chips_per_bus) as usize;
         let d = self.duration(&t);
         self.busy[bus] = true;
@@ -126,7 +125,7 @@ impl SharedBus {
         // The channel frees in `transfer_done`, right after this event is handled.
         q.schedule(
             now + d,
-            Event::TransferDone {
+            IcEvent::TransferDone {
                 die: t.die,
                 conflict,
             },
@@ -134,32 +133,9 @@ impl SharedBus {
     }
 }
 
-impl Interconnect for SharedBus {
+impl BackEnd for SharedBus {
     fn name(&self) -> &'static str {
         self.name
-    }
-
-    fn submit(&mut self, now: Ps, t: Transfer, q: &mut EventQueue<Event>) {
-        let bus = (t.chip / self.chips_per_bus) as usize;
-        if self.busy[bus] {
-            let c = self.class(&t);
-            self.waiting[bus][c].push_back((now, t));
-        } else {
-            self.start(now, now, t, q);
-        }
-    }
-
-    fn on_event(&mut self, _now: Ps, _ev: NetEvent, _q: &mut EventQueue<Event>) {
-        unreachable!("shared buses schedule no events of their own")
-    }
-
-    fn transfer_done(&mut self, now: Ps, die: u32, q: &mut EventQueue<Event>) {
-        let bus = (die / self.dies_per_chip / self.chips_per_bus) as usize;
-        self.busy[bus] = false;
-        let next = self.waiting[bus].iter_mut().find_map(|q| q.pop_front());
-        if let Some((ready, t)) = next {
-            self.start(now, ready, t, q);
-        }
     }
 
     fn stats(&self, sim_time: Ps) -> InterconnectStats {
@@ -170,5 +146,30 @@ impl Interconnect for SharedBus {
             self.busy_time.iter().copied(),
             sim_time,
         )
+    }
+}
+
+impl<Q: Queue<IcEvent>> Interconnect<Q> for SharedBus {
+    fn submit(&mut self, now: Ps, t: Transfer, q: &mut Q) {
+        let bus = (t.chip / self.chips_per_bus) as usize;
+        if self.busy[bus] {
+            let c = self.class(&t);
+            self.waiting[bus][c].push_back((now, t));
+        } else {
+            self.start(now, now, t, q);
+        }
+    }
+
+    fn on_event(&mut self, _now: Ps, _ev: NetEvent, _q: &mut Q) {
+        unreachable!("shared buses schedule no events of their own")
+    }
+
+    fn transfer_done(&mut self, now: Ps, die: u32, q: &mut Q) {
+        let bus = (die / self.dies_per_chip / self.chips_per_bus) as usize;
+        self.busy[bus] = false;
+        let next = self.waiting[bus].iter_mut().find_map(|q| q.pop_front());
+        if let Some((ready, t)) = next {
+            self.start(now, ready, t, q);
+        }
     }
 }

@@ -13,11 +13,12 @@
 //! `controllers` transfers run at once. Links are reserved whole (both directions).
 
 use super::venice_mesh::{minimal_ports, Mesh, Port, INJECT, LEFT, NO_PORT, RIGHT, UP};
-use super::{Interconnect, InterconnectStats, NetEvent, Transfer, VeniceStats};
+use super::{BackEnd, IcEvent, Interconnect, InterconnectStats, NetEvent, Transfer, VeniceStats};
 use crate::config::{ConfigError, ScoutRetry, SsdConfig};
 // Keys packed into one integer, so the hop loop orders events with one comparison.
-use crate::engine::{packed, EventQueue, Key, KeyedHeap};
-use crate::sim::Event;
+#[cfg(test)]
+use crate::engine::EventQueue;
+use crate::engine::{packed, Key, KeyedHeap, Queue};
 use crate::time::{ns, Ps};
 use std::collections::VecDeque;
 
@@ -516,7 +517,7 @@ impl Venice {
             .map(|f| f as usize)
     }
 
-    fn assign(&mut self, now: Ps, fc: usize, ready: Ps, t: Transfer, q: &mut EventQueue<Event>) {
+    fn assign<Q: Queue<IcEvent>>(&mut self, now: Ps, fc: usize, ready: Ps, t: Transfer, q: &mut Q) {
         self.chip_busy[t.chip as usize] = true;
         self.idle -= 1;
         let c = &mut self.fcs[fc];
@@ -654,7 +655,7 @@ impl Venice {
     }
 
     /// Send a fresh scout from the controller into its edge router.
-    fn launch(&mut self, now: Ps, fc: usize, q: &mut EventQueue<Event>) {
+    fn launch<Q: Queue<IcEvent>>(&mut self, now: Ps, fc: usize, q: &mut Q) {
         // OnRelease: a scout sent while no free path exists would fail (its search covers every
         // reachable free link); count it as a failed scout and wait for the next circuit release
         // instead of simulating its hops. Held circuits guarantee that release comes.
@@ -681,17 +682,17 @@ impl Venice {
         self.stats.scouts += 1;
         self.launched[fc] = now;
         self.launched_epoch[fc] = self.releases;
-        self.schedule_hop(now, NetEvent::ScoutArrive { fc: fc as u32 }, q);
+        self.schedule_hop(now, NetEvent::ScoutArrive { fc: fc as u16 }, q);
     }
 
     /// Schedule one of Venice's own events under the next key from the queue; with
     /// `lookahead` it waits in the local heap instead of the queue.
-    fn schedule(&mut self, t: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
+    fn schedule<Q: Queue<IcEvent>>(&mut self, t: Ps, ev: NetEvent, q: &mut Q) {
         let key = (t, q.reserve_seq());
         if self.lookahead {
             self.local.push(key, ev);
         } else {
-            q.schedule_keyed(key, Event::Net(ev));
+            q.schedule_keyed(key, IcEvent::Net(ev));
         }
     }
 
@@ -699,12 +700,12 @@ impl Venice {
     /// order (time never goes back and every delay is the same), so with `lookahead` a FIFO
     /// holds them sorted and the local heap keeps only the rest.
     #[inline(always)]
-    fn schedule_hop(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
+    fn schedule_hop<Q: Queue<IcEvent>>(&mut self, now: Ps, ev: NetEvent, q: &mut Q) {
         let key = (now + self.hop, q.reserve_seq());
         if self.lookahead {
             self.hops.push_back((packed(key), ev));
         } else {
-            q.schedule_keyed(key, Event::Net(ev));
+            q.schedule_keyed(key, IcEvent::Net(ev));
         }
     }
 
@@ -720,7 +721,7 @@ impl Venice {
     /// backtrack. True if the scout ejected (its return waits in the local heap, not the hop
     /// FIFO).
     #[inline(always)]
-    fn route(&mut self, now: Ps, fc: usize, arrive: bool, q: &mut EventQueue<Event>) -> bool {
+    fn route<Q: Queue<IcEvent>>(&mut self, now: Ps, fc: usize, arrive: bool, q: &mut Q) -> bool {
         // The fields apart, so the compiler keeps them in registers across the step.
         let Self {
             fcs,
@@ -758,7 +759,7 @@ impl Venice {
             self.schedule(
                 now + back,
                 NetEvent::ScoutHome {
-                    fc: fc as u32,
+                    fc: fc as u16,
                     reserved: true,
                 },
                 q,
@@ -805,13 +806,13 @@ impl Venice {
         c.router = next;
         // `p` is a mesh port, so its opposite is `p ^ 1` (see `opposite`).
         c.in_port = p ^ 1;
-        self.schedule_hop(now, NetEvent::ScoutArrive { fc: fc as u32 }, q);
+        self.schedule_hop(now, NetEvent::ScoutArrive { fc: fc as u16 }, q);
         false
     }
 
     /// Cancel mode: clear the link into this router and return upstream (or to the FC).
     #[inline(always)]
-    fn backtrack(&mut self, now: Ps, fc: usize, q: &mut EventQueue<Event>) {
+    fn backtrack<Q: Queue<IcEvent>>(&mut self, now: Ps, fc: usize, q: &mut Q) {
         self.stats.backtracks += 1;
         debug_assert!(fc < self.fcs.len());
         // SAFETY: as in `route`, `fc` is one of the `fcs`.
@@ -819,7 +820,7 @@ impl Venice {
             None => self.schedule_hop(
                 now,
                 NetEvent::ScoutHome {
-                    fc: fc as u32,
+                    fc: fc as u16,
                     reserved: false,
                 },
                 q,
@@ -830,7 +831,7 @@ impl Venice {
                 let c = unsafe { self.fcs.get_unchecked_mut(fc) };
                 c.router = h.router;
                 c.in_port = h.in_port;
-                self.schedule_hop(now, NetEvent::ScoutReturn { fc: fc as u32 }, q);
+                self.schedule_hop(now, NetEvent::ScoutReturn { fc: fc as u16 }, q);
             }
         }
     }
@@ -867,7 +868,7 @@ impl Venice {
 
     /// Re-send the scouts of controllers that were waiting for the network to change.
     /// In parking order; a controller parked again goes to the back of the new list.
-    fn wake_parked(&mut self, now: Ps, q: &mut EventQueue<Event>) {
+    fn wake_parked<Q: Queue<IcEvent>>(&mut self, now: Ps, q: &mut Q) {
         let mut list = std::mem::take(&mut self.parked_spare);
         std::mem::swap(&mut list, &mut self.parked);
         for &fc in &list {
@@ -877,7 +878,7 @@ impl Venice {
         self.parked_spare = list;
     }
 
-    fn serve_waiting(&mut self, now: Ps, q: &mut EventQueue<Event>) {
+    fn serve_waiting<Q: Queue<IcEvent>>(&mut self, now: Ps, q: &mut Q) {
         let mut i = 0;
         // No free controller: nothing can start (the scan would end at the first transfer
         // whose chip is free).
@@ -923,10 +924,10 @@ impl Venice {
     }
 
     /// Make sure a `Wake` proxy in the queue precedes the earliest local event.
-    fn arm(&mut self, q: &mut EventQueue<Event>) {
+    fn arm<Q: Queue<IcEvent>>(&mut self, q: &mut Q) {
         if let Some(k) = self.next_local() {
             if self.proxies.first().is_none_or(|&p| k < p) {
-                q.schedule_keyed(k, Event::Net(NetEvent::Wake));
+                q.schedule_keyed(k, IcEvent::Net(NetEvent::Wake));
                 self.proxies.insert(0, k);
             }
         }
@@ -938,7 +939,7 @@ impl Venice {
     /// search is tens of hops, and scouts re-sent together move in lockstep).
     /// At most `LOCAL_BUDGET` events per call, then a `Wake` proxy resumes the rest through
     /// the queue (same order), so the engine's watchdog sees a search that never ends.
-    fn run_local(&mut self, q: &mut EventQueue<Event>) {
+    fn run_local<Q: Queue<IcEvent>>(&mut self, q: &mut Q) {
         let mut budget = LOCAL_BUDGET;
         loop {
             // Hop events put nothing in the queue (their seq numbers come from it) and only
@@ -991,7 +992,7 @@ impl Venice {
     }
 
     #[inline(always)]
-    fn handle(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
+    fn handle<Q: Queue<IcEvent>>(&mut self, now: Ps, ev: NetEvent, q: &mut Q) {
         match ev {
             NetEvent::ScoutArrive { fc } => {
                 self.route(now, fc as usize, true, q);
@@ -1009,7 +1010,7 @@ impl Venice {
         }
     }
 
-    fn on_scout_home(&mut self, now: Ps, fc: usize, reserved: bool, q: &mut EventQueue<Event>) {
+    fn on_scout_home<Q: Queue<IcEvent>>(&mut self, now: Ps, fc: usize, reserved: bool, q: &mut Q) {
         if !reserved {
             // §4.2: back at the controller in cancel mode: re-send at once (or, OnRelease,
             // once a link was freed since this scout left).
@@ -1038,10 +1039,10 @@ impl Venice {
         let t = self.eq1(distance, size);
         self.fcs[fc].circuit = true;
         self.circuits += 1;
-        self.schedule(now + t, NetEvent::TransferEnd { fc: fc as u32 }, q);
+        self.schedule(now + t, NetEvent::TransferEnd { fc: fc as u16 }, q);
     }
 
-    fn on_transfer_end(&mut self, now: Ps, fc: usize, q: &mut EventQueue<Event>) {
+    fn on_transfer_end<Q: Queue<IcEvent>>(&mut self, now: Ps, fc: usize, q: &mut Q) {
         self.hops_total += self.fcs[fc].path.len() as u64;
         self.latency_total += now - self.fcs[fc].ready;
         while let Some(h) = self.fcs[fc].path.pop() {
@@ -1064,7 +1065,7 @@ impl Venice {
         }
         q.schedule(
             now,
-            Event::TransferDone {
+            IcEvent::TransferDone {
                 die: t.die,
                 conflict,
             },
@@ -1079,27 +1080,9 @@ impl Venice {
     }
 }
 
-impl Interconnect for Venice {
+impl BackEnd for Venice {
     fn name(&self) -> &'static str {
         "venice"
-    }
-
-    fn submit(&mut self, now: Ps, t: Transfer, q: &mut EventQueue<Event>) {
-        // FIFO among waiting transfers; ones whose chip is busy do not block the others.
-        self.waiting.push_back((now, t));
-        self.serve_waiting(now, q);
-        // No local run here: the caller may still schedule earlier events in this handler.
-        self.arm(q);
-    }
-
-    fn on_event(&mut self, now: Ps, ev: NetEvent, q: &mut EventQueue<Event>) {
-        if let NetEvent::Wake = ev {
-            // Proxies pop in key order, so this is the earliest outstanding one.
-            self.proxies.remove(0);
-            self.run_local(q);
-        } else {
-            self.handle(now, ev, q);
-        }
     }
 
     fn local_events(&self) -> u64 {
@@ -1171,6 +1154,26 @@ impl Interconnect for Venice {
     }
 }
 
+impl<Q: Queue<IcEvent>> Interconnect<Q> for Venice {
+    fn submit(&mut self, now: Ps, t: Transfer, q: &mut Q) {
+        // FIFO among waiting transfers; ones whose chip is busy do not block the others.
+        self.waiting.push_back((now, t));
+        self.serve_waiting(now, q);
+        // No local run here: the caller may still schedule earlier events in this handler.
+        self.arm(q);
+    }
+
+    fn on_event(&mut self, now: Ps, ev: NetEvent, q: &mut Q) {
+        if let NetEvent::Wake = ev {
+            // Proxies pop in key order, so this is the earliest outstanding one.
+            self.proxies.remove(0);
+            self.run_local(q);
+        } else {
+            self.handle(now, ev, q);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::venice_mesh::{DOWN, MESH_PORTS};
@@ -1213,7 +1216,7 @@ mod tests {
 
     /// Run the interconnect alone until no event is left, checking the reservations after
     /// every event; returns (time, die, conflict) per transfer.
-    fn drain(v: &mut Venice, q: &mut EventQueue<Event>) -> Vec<(Ps, u32, bool)> {
+    fn drain(v: &mut Venice, q: &mut EventQueue<IcEvent>) -> Vec<(Ps, u32, bool)> {
         super::super::testutil::drain(v, q, |v| v.check_reservations().unwrap())
     }
 
@@ -1229,7 +1232,7 @@ mod tests {
         hold(&mut v, 0, &[0, 1, 6]);
         hold(&mut v, 1, &[5, 6, 7, 8]);
         hold(&mut v, 2, &[10, 11, 12, 7]);
-        let mut q = EventQueue::new();
+        let mut q = EventQueue::<IcEvent>::new();
         v.submit(
             0,
             Transfer {
@@ -1244,7 +1247,7 @@ mod tests {
         assert!(v.fcs[3].active, "FC3 is the only free controller");
         // Run until FC3's scout is home with a path (its circuit is up), then inspect it.
         while let Some((now, ev)) = q.pop() {
-            if let Event::Net(e) = ev {
+            if let IcEvent::Net(e) = ev {
                 v.on_event(now, e, &mut q);
             }
             if v.fcs[3].circuit {
@@ -1295,7 +1298,7 @@ mod tests {
     fn algorithm_1_ejects_at_destination() {
         let c = config(4, 4, 4);
         let mut v = Venice::new(&c, 1).unwrap();
-        let mut q = EventQueue::new();
+        let mut q = EventQueue::<IcEvent>::new();
         // chip 4 sits on FC1's own router: distance 1 (the FC link), no mesh link reserved.
         v.submit(
             0,
@@ -1476,7 +1479,7 @@ mod tests {
                             .fill((1 << 16) | ((v.max_visits as u32 + 1) * VISIT) | 0xf);
                     }
                 }
-                let mut q = EventQueue::new();
+                let mut q = EventQueue::<IcEvent>::new();
                 for (i, &(chip, bytes)) in xfers.iter().enumerate() {
                     let t = Transfer {
                         die: i as u32,
@@ -1518,7 +1521,7 @@ mod tests {
             // after each one.
             c.network.lookahead = lookahead;
             let mut v = Venice::new(&c, seed).unwrap();
-            let mut q = EventQueue::new();
+            let mut q = EventQueue::<IcEvent>::new();
             let mut arrivals: Vec<(Ps, Transfer)> = xfers.iter().enumerate().map(|(i, &(chip, bytes, t))| {
                 (t * 100, Transfer { die: i as u32, chip: chip % (rows * cols), commands: 1, command_ps: 0, bytes })
             }).collect();
@@ -1538,9 +1541,8 @@ mod tests {
                     (Some(_), _) => {
                         let (now, ev) = q.pop().unwrap();
                         match ev {
-                            Event::Net(e) => v.on_event(now, e, &mut q),
-                            Event::TransferDone { die, .. } => done[die as usize] += 1,
-                            _ => unreachable!(),
+                            IcEvent::Net(e) => v.on_event(now, e, &mut q),
+                            IcEvent::TransferDone { die, .. } => done[die as usize] += 1,
                         }
                     }
                     _ => break,

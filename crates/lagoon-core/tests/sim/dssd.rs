@@ -12,26 +12,17 @@ use lagoon_core::ssd::ftl::Ftl;
 use lagoon_core::time::{Ps, PS_PER_NS};
 use proptest::prelude::*;
 
-/// 2 channels x 2 chips x 1 die x 2 planes, 64 blocks of 16 pages of 4 KB, ULL timing
+/// The tiny drive (2 channels x 2 chips x 1 die x 2 planes, 64 blocks of 16 pages), ULL timing
 /// (dSSD Table 1): tR 5 us, tPROG 50 us, CMD 10 ns, a 1 GB/s flash bus; system bus and DRAM
 /// 8 GB/s, DRAM access 26 ns, ECC 100 ns per page.
 fn drive(design: Design) -> SsdConfig {
-    let mut c = SsdConfig {
-        name: "dssd-tiny".into(),
-        ..SsdConfig::default()
-    };
-    c.flash.channels = 2;
-    c.flash.chips_per_channel = 2;
-    c.flash.blocks_per_plane = 64;
-    c.flash.pages_per_block = 16;
+    let mut c = lagoon_core::testing::tiny();
+    c.name = "dssd-tiny".into();
     c.flash.read_ns = 5_000.0;
     c.flash.program_ns = 50_000.0;
     c.flash.command_ns = 10.0;
     c.flash.channel_mb_s = 1000.0;
-    c.ftl.overprovisioning = 0.2;
-    c.ftl.gc_threshold = 0.1;
     c.ftl.mapping = MappingConfig::Ideal;
-    c.cache.capacity_bytes = 64 * 4096;
     c.cache.dram_mb_s = 8000.0;
     c.cache.dram_access_ns = 26.0;
     c.controller.enabled = true;

@@ -8,11 +8,11 @@
 //! buffered are served from DRAM. When every slot holds data not yet programmed, new writes
 //! wait: this is the back-pressure that makes write latency follow the flash under load.
 //!
-//! DRAM is one FIFO channel owned by the simulator (`ssd::controller::Resource`): an access
+//! DRAM is one FIFO channel owned by the data path (`ssd::datapath::Resource`): an access
 //! costs `dram_access_ns` plus bytes at `dram_mb_s`.
 
-use super::lru::IntMap;
 use crate::config::CacheConfig;
+use crate::ssd::lru::IntMap;
 
 /// Program state of a buffered page.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
@@ -132,5 +132,49 @@ impl DataCache {
 
     pub fn occupied_pages(&self) -> usize {
         self.slots.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn two_pages() -> DataCache {
+        let c = CacheConfig {
+            capacity_bytes: 2 * 4096,
+            ..CacheConfig::default()
+        };
+        DataCache::new(&c, 4096)
+    }
+
+    #[test]
+    fn a_full_buffer_pushes_back_until_a_program_frees_a_slot() {
+        let mut c = two_pages();
+        assert!(matches!(c.admit(1, 0b1), Admit::NeedsProgram));
+        assert!(matches!(c.admit(2, 0xff), Admit::NeedsProgram));
+        // A third page: no slot. A rewrite of a buffered page still merges.
+        assert!(matches!(c.admit(3, 0b1), Admit::Full));
+        assert!(!c.has_room(3) && c.has_room(1));
+        assert!(matches!(c.admit(1, 0b10), Admit::Merged));
+        assert_eq!(c.sectors(1), 0b11);
+        // Page 1's program runs and ends: its slot is free for page 3.
+        c.program_started(1);
+        assert!(!c.program_done(1));
+        assert!(c.has_room(3));
+        assert!(matches!(c.admit(3, 0b1), Admit::NeedsProgram));
+        assert_eq!((c.occupied_pages(), c.write_merges), (2, 1));
+    }
+
+    #[test]
+    fn data_written_during_a_program_needs_another() {
+        let mut c = two_pages();
+        assert!(matches!(c.admit(5, 0b1), Admit::NeedsProgram));
+        c.program_started(5);
+        // Newer data while the program runs: merged now, programmed again after it.
+        assert!(matches!(c.admit(5, 0b100), Admit::Merged));
+        assert!(c.program_done(5), "another program");
+        c.program_started(5);
+        assert!(!c.program_done(5), "then the slot is released");
+        assert_eq!(c.occupied_pages(), 0);
     }
 }

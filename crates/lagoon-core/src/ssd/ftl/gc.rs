@@ -1,0 +1,268 @@
+//! Garbage collection and static wear levelling as drive activity: when a plane starts GC
+//! (`gc_threshold`, `gc_pacing`, PaGC's whole-die start), its victim's page moves (read +
+//! program, or copyback), where a moved page goes (`gc_destination`: its own plane, or dSSD
+//! §3's global free-block selection), and the erase once the last move is done. The victim
+//! choice and the block state are the FTL's ([`super::Ftl`]).
+
+use crate::config::{GcDestination, GcMappingUpdate, GcMode, GcPacing};
+use crate::engine::NONE;
+use crate::flash::Geometry;
+use crate::ssd::ftl::{Stream, MAP_TAG};
+use crate::ssd::tsu::{Q_ERASE, Q_GC_READ, Q_GC_WRITE};
+use crate::ssd::txn::{Txn, TxnKind};
+use crate::ssd::{DriveQueue, Ssd};
+use crate::time::Ps;
+
+pub struct Gc {
+    /// Page moves of each plane's victim still to finish.
+    moves: Vec<u32>,
+    /// Each plane's victim block (NONE: no GC running).
+    victim: Vec<u32>,
+    scratch: Vec<(u32, u32)>,
+    /// Rotating start of the global destination scan.
+    rr: u32,
+}
+
+impl Gc {
+    pub fn new(g: &Geometry) -> Self {
+        Self {
+            moves: vec![0; g.planes as usize],
+            victim: vec![NONE; g.planes as usize],
+            scratch: Vec::with_capacity(g.pages_per_block as usize),
+            rr: 0,
+        }
+    }
+
+    /// A probe's lone GC move in `plane` (no victim, so no erase follows it).
+    pub(crate) fn probe_move(&mut self, plane: u32) {
+        self.moves[plane as usize] += 1 << 30;
+    }
+}
+
+impl<Q: DriveQueue> Ssd<Q> {
+    /// Start GC in `plane` if it is due; `write`: a page was just placed there (a host or
+    /// mapping write, or a GC page from another plane). With `gc_pacing = "per-write"` only
+    /// such a write starts a victim (SimpleSSD: GC is triggered inside a write and reclaims
+    /// GCReclaimBlocks = 1 block), not the erase that ends the last one, unless the plane is
+    /// below the hard threshold or too low for the next user write.
+    pub(crate) fn maybe_gc(&mut self, now: Ps, plane: u32, write: bool) {
+        if !self.ftl.gc_due(plane) {
+            return;
+        }
+        if !write
+            && self.cfg.ftl.gc_pacing == GcPacing::PerWrite
+            && !self.ftl.gc_urgent(plane)
+            && self.ftl.can_allocate(plane, Stream::User)
+        {
+            return;
+        }
+        if !self.start_plane_gc(now, plane) {
+            return;
+        }
+        if self.cfg.ftl.gc_mode == GcMode::Parallel {
+            // PaGC (dSSD §6.1, Shahidi et al. SC'16): the die's other planes collect at the
+            // same time, so their GC reads and programs can go as multi-plane operations.
+            let ppd = self.ftl.geo.planes_per_die;
+            let p0 = plane / ppd * ppd;
+            for p in p0..p0 + ppd {
+                if p != plane && !self.ftl.gc_active(p) {
+                    self.start_plane_gc(now, p);
+                }
+            }
+        }
+    }
+
+    /// Choose a victim in `plane` and queue its page moves; false if none would free space.
+    fn start_plane_gc(&mut self, now: Ps, plane: u32) -> bool {
+        let Some(victim) = self.ftl.start_gc(plane) else {
+            return false;
+        };
+        self.collect(now, plane, victim);
+        true
+    }
+
+    /// Queue the page moves of `victim` (chosen by GC or static wear levelling), then its
+    /// erase.
+    fn collect(&mut self, now: Ps, plane: u32, victim: u32) {
+        self.gc.victim[plane as usize] = victim;
+        let mut moves = std::mem::take(&mut self.gc.scratch);
+        moves.clear();
+        self.ftl
+            .for_each_valid(plane, victim, |ppa, tag| moves.push((ppa, tag)));
+        self.gc.moves[plane as usize] = moves.len() as u32;
+        let copyback = self.cfg.ftl.copyback;
+        for &(ppa, tag) in &moves {
+            let (kind, q, bytes) = if copyback {
+                (TxnKind::Copyback, Q_GC_WRITE, 0)
+            } else {
+                (TxnKind::GcRead, Q_GC_READ, self.ftl.geo.page_bytes)
+            };
+            let t = self.alloc_txn(kind, NONE, tag, ppa, plane, bytes);
+            self.enqueue(now, t, q);
+        }
+        let none = moves.is_empty();
+        self.gc.scratch = moves;
+        if none {
+            self.issue_erase(now, plane);
+        }
+    }
+
+    /// Plane a GC page from `src` is written to (`ftl.gc_destination`): its own, or (global
+    /// free-block selection, dSSD §3) the plane holding the fewest valid pages (those headed
+    /// there counted) among those with room for one more GC page short of their last free
+    /// block ([`super::Ftl::gc_room`]), scanned from a rotating start (ties to the first, so
+    /// equal planes take turns); its own if none has room. Fewest valid keeps the planes
+    /// equally full: any imbalance raises write amplification at high utilization.
+    pub(crate) fn gc_destination(&mut self, src: u32) -> u32 {
+        if self.cfg.ftl.gc_destination == GcDestination::SamePlane {
+            return src;
+        }
+        let n = self.ftl.geo.planes;
+        let start = self.gc.rr;
+        self.gc.rr = (start + 1) % n;
+        let (mut best, mut best_valid) = (src, u64::MAX);
+        for i in 0..n {
+            let p = (start + i) % n;
+            if p == src {
+                continue;
+            }
+            // Less the pages its own victim still has to move: they may land there (its own
+            // plane is their fallback) and must not find the room promised to imports.
+            let room = self
+                .ftl
+                .gc_room(p)
+                .saturating_sub(self.gc.moves[p as usize] as u64);
+            // Pages reserved there count as valid: they will be.
+            let valid = self.ftl.plane_valid(p) + self.ftl.gc_room_reserved(p);
+            if room > 0 && valid < best_valid {
+                best = p;
+                best_valid = valid;
+            }
+        }
+        // Its own plane is the victim's fallback (the last free block is kept for it).
+        if best != src && self.ftl.plane_valid(src) + self.ftl.gc_room_reserved(src) < best_valid {
+            best = src;
+        }
+        if best != src {
+            self.ftl.reserve_gc(best);
+        }
+        best
+    }
+
+    /// A GC write to another plane was allocated (or dropped): its reservation ends.
+    #[inline]
+    pub(crate) fn gc_arrived(&mut self, x: &Txn) {
+        if x.kind == TxnKind::GcWrite && x.link != NONE && x.link != x.plane {
+            self.ftl.release_gc(x.plane);
+        }
+    }
+
+    /// A GC move of a page that was overwritten since GC chose it leaves the die queue
+    /// undone (dispatch found it stale): its destination's reservations end and its victim
+    /// counts it as moved. `t` is freed here, where it always was (its slot's reuse order
+    /// is part of the run).
+    pub(crate) fn gc_move_dropped(&mut self, now: Ps, t: u32) {
+        let x = &{ self.txns[t] };
+        if x.kind == TxnKind::GcWrite && self.datapath.global_copyback() {
+            let fc = self.fc_of_plane(x.plane);
+            self.dbuf_release(now, fc, 1);
+        }
+        if x.kind == TxnKind::GcRead && x.link != NONE && x.link != x.plane {
+            // Its destination was chosen at an earlier dispatch attempt.
+            self.ftl.release_gc(x.link);
+        }
+        self.free_txn(t);
+        self.gc_arrived(x);
+        self.gc_move_done(now, x.gc_source_plane());
+    }
+
+    /// A GC program (or copyback) is about to start: the page's new place, and the mapping
+    /// update it costs (`ftl.gc_mapping_update`).
+    pub(crate) fn place_gc_page(&mut self, now: Ps, x: &Txn) -> u32 {
+        let ppa = self.ftl.relocate_to(x.lpa, x.ppa, x.plane);
+        self.gc_arrived(x);
+        if x.plane != x.gc_source_plane() {
+            // A page imported from another plane may start this plane's GC: with per-plane
+            // thresholds it takes the plane's space as a host write does.
+            self.maybe_gc(now, x.plane, true);
+        }
+        if x.lpa & MAP_TAG == 0 {
+            let lpa = x.lpa as u64;
+            match self.cfg.ftl.gc_mapping_update {
+                // MQSim Allocate_new_page_for_gc: into the CMT, dirty (a no-op without a CMT).
+                GcMappingUpdate::CmtInsert => self.cmt_insert(now, lpa, true),
+                GcMappingUpdate::CachedOnly => self.translate.mark_dirty(lpa),
+            }
+        }
+        ppa
+    }
+
+    /// A GC read finished: its page goes on to its destination as a GC program.
+    pub(crate) fn gc_read_done(&mut self, now: Ps, x: &Txn) {
+        self.flash.gc_reads += 1;
+        if let Some(tl) = &mut self.timeline {
+            let b = self.ftl.geo.page_bytes as u64;
+            tl.gc_read_bytes.add(now, b);
+        }
+        // The destination was chosen when the page left its FC (global copyback).
+        let dest = if x.link != NONE {
+            x.link
+        } else {
+            self.gc_destination(x.plane)
+        };
+        let g = self.alloc_txn(
+            TxnKind::GcWrite,
+            NONE,
+            x.lpa,
+            x.ppa,
+            dest,
+            self.ftl.geo.page_bytes,
+        );
+        self.txns[g].link = x.plane;
+        self.enqueue(now, g, Q_GC_WRITE);
+    }
+
+    /// A GC program (or copyback) finished: one move of its victim is done.
+    pub(crate) fn gc_write_done(&mut self, now: Ps, x: &Txn) {
+        self.flash.gc_writes += 1;
+        if let Some(tl) = &mut self.timeline {
+            let b = self.ftl.geo.page_bytes as u64;
+            tl.gc_bytes.add(now, b);
+        }
+        self.probe.gc_move_done(now, x.plane);
+        self.gc_move_done(now, x.gc_source_plane());
+    }
+
+    fn gc_move_done(&mut self, now: Ps, plane: u32) {
+        let m = &mut self.gc.moves[plane as usize];
+        *m -= 1;
+        if *m == 0 {
+            self.issue_erase(now, plane);
+        }
+    }
+
+    fn issue_erase(&mut self, now: Ps, plane: u32) {
+        let victim = self.gc.victim[plane as usize];
+        debug_assert_eq!(self.ftl.valid_pages(plane, victim), 0);
+        let ppa = self.ftl.geo.ppa(plane, victim, 0);
+        let t = self.alloc_txn(TxnKind::Erase, NONE, NONE, ppa, plane, 0);
+        self.enqueue(now, t, Q_ERASE);
+    }
+
+    /// A victim's erase finished: the block is free; GC or static wear levelling may go on.
+    pub(crate) fn erase_done(&mut self, now: Ps, x: &Txn) {
+        self.ftl
+            .erase_done(x.plane, self.ftl.geo.block_of_ppa(x.ppa));
+        self.gc.victim[x.plane as usize] = NONE;
+        self.maybe_gc(now, x.plane, false);
+        // MQSim checks static wear levelling after each erase (GC_and_WL_Unit_Base), while
+        // the host has requests in the drive or to come. After the last one no round starts
+        // (a MQSim run ends with its requests): at a threshold of 1 every round's moves cost
+        // erases elsewhere, so levelling would never end the run.
+        if !self.hil.idle() {
+            if let Some(victim) = self.ftl.start_static_wl(x.plane) {
+                self.collect(now, x.plane, victim);
+            }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! Flash operations injected straight into the die queues, for exact-time tests
+//! (`crate::sim::probe` runs them): no host, no mapping lookups.
+
+use super::tsu::{Q_ERASE, Q_GC_READ, Q_GC_WRITE, Q_READ, Q_WRITE};
+use super::txn::{TxnKind, PROBE};
+use super::{DriveQueue, Ssd};
+use crate::engine::NONE;
+use crate::time::Ps;
+
+/// A flash operation injected directly at the die scheduler (for timing tests).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeOp {
+    /// Read one page at a physical page address.
+    Read { ppa: u32 },
+    /// Program one logical page (full page of data).
+    Program { lpa: u32 },
+    /// Erase a block (state is not changed; only timing is measured).
+    Erase { plane: u32, block: u32 },
+    /// Move one valid logical page as GC does (read + program, or copyback), along the
+    /// configured path; completes when its program does. At most one per probe run.
+    GcMove { lpa: u32 },
+}
+
+/// A probe run's operations and what became of them.
+#[derive(Default)]
+pub struct ProbeLog {
+    pub ops: Vec<ProbeOp>,
+    /// The die the last injection queued on.
+    pub die: usize,
+    /// (probe index, completion time), in completion order.
+    pub done: Vec<(u32, Ps)>,
+    /// GC moves (probe index) in injection order, and where their pages went.
+    pub gc: Vec<u32>,
+    pub gc_dest: Vec<u32>,
+}
+
+impl ProbeLog {
+    /// A GC program finished: the oldest probe GC move, if any, is done (its page on `plane`).
+    #[inline]
+    pub fn gc_move_done(&mut self, now: Ps, plane: u32) {
+        if !self.gc.is_empty() {
+            let i = self.gc.remove(0);
+            self.done.push((i, now));
+            self.gc_dest.push(plane);
+        }
+    }
+}
+
+impl<Q: DriveQueue> Ssd<Q> {
+    /// Queue probe operation `i` on its die (dispatch is the caller's).
+    pub fn probe_inject(&mut self, now: Ps, i: usize) {
+        let page = self.ftl.geo.page_bytes;
+        let (t, q) = match self.probe.ops[i] {
+            ProbeOp::Read { ppa } => {
+                let plane = self.ftl.geo.plane_of_ppa(ppa);
+                (
+                    self.alloc_txn(TxnKind::UserRead, PROBE, 0, ppa, plane, page),
+                    Q_READ,
+                )
+            }
+            ProbeOp::Program { lpa } => {
+                let plane = self.ftl.plane_of_lpa(lpa as u64);
+                (
+                    self.alloc_txn(TxnKind::UserWrite, PROBE, lpa, NONE, plane, page),
+                    Q_WRITE,
+                )
+            }
+            ProbeOp::Erase { plane, block } => (
+                self.alloc_txn(
+                    TxnKind::Erase,
+                    PROBE,
+                    NONE,
+                    self.ftl.geo.ppa(plane, block, 0),
+                    plane,
+                    0,
+                ),
+                Q_ERASE,
+            ),
+            ProbeOp::GcMove { lpa } => {
+                // A GC move of one valid page that belongs to no victim (no erase follows):
+                // read + program (or copyback), along the configured path.
+                let ppa = self.ftl.lookup(lpa as u64);
+                let plane = self.ftl.geo.plane_of_ppa(ppa);
+                self.gc.probe_move(plane);
+                let (kind, q, bytes) = if self.cfg.ftl.copyback {
+                    (TxnKind::Copyback, Q_GC_WRITE, 0)
+                } else {
+                    (TxnKind::GcRead, Q_GC_READ, page)
+                };
+                (self.alloc_txn(kind, NONE, lpa, ppa, plane, bytes), q)
+            }
+        };
+        if !matches!(self.probe.ops[i], ProbeOp::GcMove { .. }) {
+            self.txns[t].link = i as u32;
+        } else {
+            self.probe.gc.push(i as u32);
+        }
+        self.probe.die = self.queue_on_die(now, t, q);
+    }
+
+    /// `ftl.status_scan_blocks` (WAS, dSSD §6.4 Fig. 14(c)): the first page of block `i /
+    /// planes` of plane `i % planes`, for each scanned block `i`, queued at time 0 behind
+    /// nothing, in the background (GC read) queues.
+    pub fn start_status_scan(&mut self) {
+        let (planes, page) = (self.ftl.geo.planes, self.ftl.geo.page_bytes);
+        for i in 0..self.cfg.ftl.status_scan_blocks {
+            let (plane, block) = (i % planes, i / planes);
+            let ppa = self.ftl.geo.ppa(plane, block, 0);
+            let t = self.alloc_txn(TxnKind::ScanRead, NONE, 0, ppa, plane, page);
+            self.enqueue(0, t, Q_GC_READ);
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! What moves through the drive: host requests (NVMe commands) and the page-sized flash
+//! transactions they become, with the drive's own traffic (destage, mapping, GC, scans).
+//! Both are `Copy` records in slabs ([`crate::engine::Slab`]), linked into queues through
+//! their `next` fields, so the steady state allocates nothing.
+
+use super::datapath::{CLASS_GC, CLASS_READ, CLASS_WRITE};
+use crate::engine::{Linked, NONE};
+use crate::flash::FlashOp;
+use crate::time::Ps;
+
+/// Who a transaction works for, and so which queue, flash operation and completion it has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxnKind {
+    UserRead,
+    UserWrite,
+    MapRead,
+    MapWrite,
+    /// Read of the sectors a partial-page write does not cover (read-modify-write).
+    RmwRead,
+    GcRead,
+    GcWrite,
+    Copyback,
+    Erase,
+    /// A page read for software superblock management's wear status (`ftl.status_scan_blocks`).
+    ScanRead,
+}
+
+impl TxnKind {
+    /// The flash operation a transaction of this kind runs.
+    #[inline]
+    pub fn flash_op(self) -> FlashOp {
+        match self {
+            TxnKind::UserRead
+            | TxnKind::MapRead
+            | TxnKind::RmwRead
+            | TxnKind::GcRead
+            | TxnKind::ScanRead => FlashOp::Read,
+            TxnKind::UserWrite | TxnKind::MapWrite | TxnKind::GcWrite => FlashOp::Program,
+            TxnKind::Copyback => FlashOp::Copyback,
+            TxnKind::Erase => FlashOp::Erase,
+        }
+    }
+
+    /// Whether it programs a page (its place is chosen when its die starts it).
+    #[inline]
+    pub fn writes(self) -> bool {
+        matches!(
+            self,
+            TxnKind::UserWrite | TxnKind::MapWrite | TxnKind::GcWrite | TxnKind::Copyback
+        )
+    }
+
+    /// A GC page move (its page may have been overwritten since GC chose it).
+    #[inline]
+    pub fn moves_gc_page(self) -> bool {
+        matches!(self, TxnKind::GcRead | TxnKind::GcWrite | TxnKind::Copyback)
+    }
+
+    /// Background work (GC, erases, status scans): what `tiny-tail` counts.
+    #[inline]
+    pub fn is_background(self) -> bool {
+        matches!(
+            self,
+            TxnKind::GcRead
+                | TxnKind::GcWrite
+                | TxnKind::Copyback
+                | TxnKind::Erase
+                | TxnKind::ScanRead
+        )
+    }
+
+    /// Latency breakdown class (dSSD Fig. 9): user page reads, user page programs, GC moves.
+    #[inline]
+    pub fn breakdown_class(self) -> Option<usize> {
+        match self {
+            TxnKind::UserRead => Some(CLASS_READ),
+            TxnKind::UserWrite => Some(CLASS_WRITE),
+            TxnKind::GcRead | TxnKind::GcWrite | TxnKind::Copyback => Some(CLASS_GC),
+            _ => None,
+        }
+    }
+}
+
+/// One page-sized flash transaction.
+#[derive(Clone, Copy, Debug)]
+pub struct Txn {
+    pub kind: TxnKind,
+    /// Owning request, or NONE (cache destage, mapping and GC traffic), [`PROBE`] or [`ACKED`].
+    pub req: u32,
+    /// Logical page; for GC moves the reverse-map tag; for mapping traffic the translation page.
+    pub lpa: u32,
+    /// Physical page read (reads, GC source) or written (after dispatch).
+    pub ppa: u32,
+    /// Plane the transaction executes on.
+    pub plane: u32,
+    /// Bytes moved over the interconnect for this page.
+    pub bytes: u32,
+    /// Next transaction in a die queue or waiting list.
+    pub next: u32,
+    /// RmwRead: the write it precedes. GcRead: its chosen destination plane (global copyback
+    /// with bounded dBUFs), GcWrite: its victim's plane. Probe transactions: the probe index.
+    pub link: u32,
+}
+
+impl Txn {
+    pub fn new(kind: TxnKind, req: u32, lpa: u32, ppa: u32, plane: u32, bytes: u32) -> Self {
+        Self {
+            kind,
+            req,
+            lpa,
+            ppa,
+            plane,
+            bytes,
+            next: NONE,
+            link: NONE,
+        }
+    }
+
+    /// The plane a GC move's victim is in: a GC write records it in `link` (its own `plane`
+    /// is the destination, which global free-block selection may place elsewhere).
+    #[inline]
+    pub fn gc_source_plane(&self) -> u32 {
+        if self.kind == TxnKind::GcWrite && self.link != NONE {
+            self.link
+        } else {
+            self.plane
+        }
+    }
+}
+
+impl Linked for Txn {
+    #[inline(always)]
+    fn next(&self) -> u32 {
+        self.next
+    }
+    #[inline(always)]
+    fn set_next(&mut self, n: u32) {
+        self.next = n;
+    }
+}
+
+/// `req` of transactions injected by the probe harness (`crate::sim::probe`).
+pub const PROBE: u32 = u32::MAX - 1;
+/// `req` of a user write already acknowledged to its request when its data reached the chip
+/// (`ftl.write_completion = "transfer"`); its program completes nothing more.
+pub const ACKED: u32 = u32::MAX - 2;
+
+/// One host request (an NVMe command) from its submission to its completion.
+#[derive(Clone, Copy, Debug)]
+pub struct Request {
+    pub flow: u16,
+    pub is_read: bool,
+    pub conflict: bool,
+    /// In use (not on the free list): guards against completing a request twice.
+    pub live: bool,
+    /// Host arrival, and entry into the submission queue.
+    pub arrival: Ps,
+    pub enqueued: Ps,
+    /// Byte offset in its flow's share of the logical space.
+    pub offset: u64,
+    pub size: u32,
+    /// Pages not yet done.
+    pub pending: u32,
+    /// Writes waiting for buffer space: next page to buffer.
+    pub next_page: u32,
+    /// Pages a DRAM movement in flight completes (cache hits, or a buffered write).
+    pub dram_pages: u32,
+    /// Intrusive list link (submission queue, buffer wait list, free list).
+    pub next: u32,
+}
+
+impl Linked for Request {
+    #[inline(always)]
+    fn next(&self) -> u32 {
+        self.next
+    }
+    #[inline(always)]
+    fn set_next(&mut self, n: u32) {
+        self.next = n;
+    }
+}
+
+/// Counters of flash commands.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct FlashCounters {
+    pub read_commands: u64,
+    pub program_commands: u64,
+    pub erase_commands: u64,
+    pub copyback_commands: u64,
+    pub multiplane_commands: u64,
+    pub page_reads: u64,
+    pub page_programs: u64,
+    pub mapping_reads: u64,
+    pub mapping_writes: u64,
+    pub rmw_reads: u64,
+    pub gc_reads: u64,
+    pub gc_writes: u64,
+    /// Wear-status page reads (`ftl.status_scan_blocks`; absent from reports without them).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub scan_reads: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl FlashCounters {
+    /// A command of `op` on `pages` planes started.
+    #[inline]
+    pub fn started(&mut self, op: FlashOp, pages: usize) {
+        match op {
+            FlashOp::Read => {
+                self.read_commands += 1;
+                self.page_reads += pages as u64;
+            }
+            FlashOp::Program => {
+                self.program_commands += 1;
+                self.page_programs += pages as u64;
+            }
+            FlashOp::Erase => self.erase_commands += 1,
+            FlashOp::Copyback => {
+                self.copyback_commands += 1;
+                self.page_reads += pages as u64;
+                self.page_programs += pages as u64;
+            }
+        }
+        if pages > 1 {
+            self.multiplane_commands += 1;
+        }
+    }
+}
