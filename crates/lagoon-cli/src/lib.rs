@@ -162,8 +162,17 @@ pub fn dispatch(cli: Cli) -> Result<()> {
 /// The exit status of a command's result, its error printed: 0, 2 for an error, 130 for a
 /// command stopped by Ctrl-C.
 pub fn exit_code(r: Result<()>) -> i32 {
+    let broken_pipe = |e: &anyhow::Error| {
+        e.chain().any(|c| {
+            c.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        })
+    };
     match r {
         Ok(()) => 0,
+        // `lagoon ... | head` under Python, where SIGPIPE is ignored: end quietly, as the
+        // binary (killed by SIGPIPE) does.
+        Err(e) if broken_pipe(&e) => 128 + 13,
         Err(e) if e.downcast_ref::<Interrupted>().is_some() => {
             eprintln!("{e}");
             interrupt::EXIT_INTERRUPTED

@@ -185,10 +185,26 @@ fn record_from_py(obj: &Bound<'_, PyAny>) -> Result<Record> {
 }
 
 /// Runs a batch through a Python callable: `f(specs, quiet)` returns the results in order
-/// (`lagoon._dask` sends the specs to a Dask cluster).
-pub struct PyExecutor(pub Py<PyAny>);
+/// (`lagoon._dask` sends the specs to a Dask cluster). The exception it raised last is kept,
+/// to be raised as itself (a KeyboardInterrupt stays one).
+pub struct PyExecutor {
+    f: Py<PyAny>,
+    error: std::sync::Mutex<Option<PyErr>>,
+}
 
 impl PyExecutor {
+    pub fn new(f: Py<PyAny>) -> Self {
+        Self {
+            f,
+            error: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// The exception the callable raised, if it raised one.
+    pub fn take_error(&self) -> Option<PyErr> {
+        self.error.lock().expect("no panic while holding").take()
+    }
+
     /// `f(specs, quiet)`, each of its results read by `read`; one result per spec.
     fn call<T>(
         &self,
@@ -198,10 +214,11 @@ impl PyExecutor {
     ) -> Result<Vec<T>> {
         let n = specs.len();
         Python::attach(|py| {
-            let out = self
-                .0
-                .call1(py, (specs, quiet))
-                .map_err(|e| anyhow!("{}", e.value(py)))?;
+            let out = self.f.call1(py, (specs, quiet)).map_err(|e| {
+                let msg = anyhow!("{}", e.value(py));
+                *self.error.lock().expect("no panic while holding") = Some(e);
+                msg
+            })?;
             let results = out
                 .bind(py)
                 .try_iter()
@@ -232,7 +249,7 @@ impl Executor for PyExecutor {
 
     fn describe(&self) -> String {
         Python::attach(|py| {
-            self.0
+            self.f
                 .bind(py)
                 .str()
                 .map_or("a Python executor".into(), |s| s.to_string())

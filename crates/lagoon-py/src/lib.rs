@@ -9,12 +9,14 @@ mod job;
 use anyhow::Result;
 use lagoon_cli::reproduce::ReproduceArgs;
 use lagoon_cli::RunArgs;
+use lagoon_core::cancel::Cancel;
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 // Named as `lagoon.LagoonError` (where the package exports it), so it pickles: an error on a
 // Dask worker reaches the client as itself.
@@ -28,6 +30,80 @@ create_exception!(
 /// An error as the command prints it after `error: ` (the whole cause chain on one line).
 fn err(e: anyhow::Error) -> PyErr {
     LagoonError::new_err(format!("{e:#}"))
+}
+
+/// The cancellation flag of the simulations running now in this process: Ctrl-C (seen by
+/// [`interruptible`] on the main thread) or [`cancel_all`] aborts it, and the next
+/// simulations get a fresh one.
+static CURRENT: Mutex<Option<Cancel>> = Mutex::new(None);
+
+fn current_cancel() -> Cancel {
+    CURRENT
+        .lock()
+        .expect("no panic while holding")
+        .get_or_insert_with(Cancel::new)
+        .clone()
+}
+
+/// Abort every simulation, lifetime and reproduction running in this process (what Ctrl-C
+/// does; `lagoon.sweep` calls it on KeyboardInterrupt for its worker threads).
+#[pyfunction]
+fn cancel_all() {
+    if let Some(c) = CURRENT.lock().expect("no panic while holding").take() {
+        c.abort();
+    }
+}
+
+/// How often the calling thread looks at Python's signals while Rust works.
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+
+/// `f` on a thread of its own with the GIL released, while this thread looks at Python's
+/// signals every 50 ms: a KeyboardInterrupt (or another exception from a signal handler)
+/// aborts the simulations ([`cancel_all`]), waits for `f` to stop (a simulation looks at the
+/// flag every 65,536 events) and is raised. On a thread other than Python's main one there
+/// are no signals to see and `f` runs to its end (or to [`cancel_all`]).
+fn interruptible<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
+    py.detach(|| {
+        std::thread::scope(|s| {
+            let h = s.spawn(f);
+            loop {
+                if h.is_finished() {
+                    return Ok(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+                }
+                std::thread::sleep(SIGNAL_POLL);
+                if let Err(e) = Python::attach(|py| py.check_signals()) {
+                    cancel_all();
+                    let _ = h.join();
+                    return Err(e);
+                }
+            }
+        })
+    })
+}
+
+/// The `lagoon` command (the console script of `pip install`): `argv` with the program name
+/// first; returns the exit status. Ctrl-C stops it as it stops the binary.
+#[pyfunction]
+fn cli(py: Python<'_>, argv: Vec<String>) -> PyResult<i32> {
+    use clap::Parser;
+    let parsed = match lagoon_cli::Cli::try_parse_from(&argv) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return Ok(e.exit_code());
+        }
+    };
+    let cancel = lagoon_cli::interrupt::cancel();
+    let r = interruptible(py, || lagoon_cli::dispatch(parsed));
+    match r {
+        Ok(r) => Ok(lagoon_cli::exit_code(r)),
+        Err(e) if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) => {
+            cancel.abort();
+            eprintln!("interrupted: stopped by Ctrl-C");
+            Ok(lagoon_cli::interrupt::EXIT_INTERRUPTED)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Every preset name, as `--ssd` accepts them.
@@ -69,9 +145,16 @@ fn run(
         None => a.ssd.clone().into_pyobject(py)?.into_any(),
     };
     let cfg = drive::load(&spec, overrides).map_err(err)?;
-    let sc = a.scenario(cfg).map_err(err)?;
-    let report = py.detach(|| sc.run(|_| {})).map_err(|e| err(e.into()))?;
-    let json = serde_json::to_string_pretty(&report).map_err(|e| err(e.into()))?;
+    let mut sc = a.scenario(cfg).map_err(err)?;
+    lagoon_cli::batch::check_run_budget(&sc).map_err(err)?;
+    sc.cancel = Some(current_cancel());
+    let report = interruptible(py, || sc.run(|_| {}))?.map_err(|e| err(e.into()))?;
+    lagoon_cli::invariants::ensure(&report).map_err(err)?;
+    let prov = lagoon_cli::provenance::RunProvenance::new(
+        &sc.ssd,
+        format!("lagoon.run: lagoon run {}", args.join(" ")),
+    );
+    let json = lagoon_cli::provenance::report_json(&report, &prov);
     let c = report.latency_cdf;
     Ok((json, [c.all, c.read, c.write]))
 }
@@ -81,12 +164,14 @@ fn run(
 #[pyfunction]
 fn run_job<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyAny>> {
     match job::from_wire(spec).map_err(err)? {
-        job::WireJob::Run(j) => {
-            let rec = py.detach(|| j.run()).map_err(err)?;
+        job::WireJob::Run(mut j) => {
+            j.scenario.cancel = Some(current_cancel());
+            let rec = interruptible(py, || j.run())?.map_err(err)?;
             job::record_to_py(py, &rec)
         }
-        job::WireJob::Age(j) => {
-            let aged = py.detach(|| j.run(|_| {})).map_err(err)?;
+        job::WireJob::Age(mut j) => {
+            j.cancel = Some(current_cancel());
+            let aged = interruptible(py, || j.run(|_| {}))?.map_err(err)?;
             job::aged_to_py(py, &aged)
         }
     }
@@ -94,8 +179,11 @@ fn run_job<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyAny>> {
 
 /// `lagoon reproduce PAPER`: `executor(specs)`, if given, runs a list of job specs anywhere
 /// (Dask) and returns their records in order; otherwise `jobs` local threads.
+/// With an executor (Dask) the Python calls it makes run on this thread, so Ctrl-C reaches
+/// them as a KeyboardInterrupt (they cancel their futures) and is raised here; without one,
+/// the local runs stop through [`interruptible`].
 #[pyfunction]
-#[pyo3(signature = (paper, out, quick=false, requests=None, traces=None, seed=1, notes=None, jobs=None, quiet=false, executor=None, tiny_drive=false))]
+#[pyo3(signature = (paper, out, quick=false, requests=None, traces=None, seed=1, notes=None, jobs=None, quiet=false, executor=None, tiny_drive=false, seeds=None, render_only=false))]
 #[allow(clippy::too_many_arguments)]
 fn reproduce(
     py: Python<'_>,
@@ -110,7 +198,10 @@ fn reproduce(
     quiet: bool,
     executor: Option<Py<PyAny>>,
     tiny_drive: bool,
+    seeds: Option<u64>,
+    render_only: bool,
 ) -> PyResult<()> {
+    let py_exec = executor.map(|f| Arc::new(job::PyExecutor::new(f)));
     let a = ReproduceArgs {
         paper,
         quick,
@@ -120,12 +211,26 @@ fn reproduce(
         jobs,
         notes,
         seed,
+        seeds,
+        render_only,
         quiet,
-        executor: executor.map(|f| Arc::new(job::PyExecutor(f)) as _),
+        executor: py_exec.clone().map(|e| e as _),
+        cancel: Some(current_cancel()),
+        work: None,
         tiny_drive,
     };
-    py.detach(|| lagoon_cli::reproduce::reproduce(a))
-        .map_err(err)
+    let r = match &py_exec {
+        Some(_) => py.detach(|| lagoon_cli::reproduce::reproduce(a)),
+        None => interruptible(py, || lagoon_cli::reproduce::reproduce(a))?,
+    };
+    r.map_err(|e| {
+        // An exception raised in the executor (a KeyboardInterrupt in the Dask wait) is
+        // raised as itself.
+        py_exec
+            .as_ref()
+            .and_then(|x| x.take_error())
+            .unwrap_or_else(|| err(e))
+    })
 }
 
 /// `lagoon import mqsim`: the TOML, the `--workload` arguments and the parameters not
@@ -138,7 +243,10 @@ fn import_mqsim<'py>(
     workload_xml: Option<PathBuf>,
     out: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let imp = import(&ssd_xml, workload_xml.as_deref(), out.as_deref()).map_err(err)?;
+    let imp = interruptible(py, || {
+        import(&ssd_xml, workload_xml.as_deref(), out.as_deref())
+    })?
+    .map_err(err)?;
     Ok(pythonize::pythonize(py, &imp)?)
 }
 
@@ -164,5 +272,7 @@ fn _lagoon(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_job, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce, m)?)?;
     m.add_function(wrap_pyfunction!(import_mqsim, m)?)?;
+    m.add_function(wrap_pyfunction!(cancel_all, m)?)?;
+    m.add_function(wrap_pyfunction!(cli, m)?)?;
     Ok(())
 }

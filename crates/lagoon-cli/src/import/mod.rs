@@ -26,26 +26,34 @@ pub enum ImportCommand {
 pub fn import(cmd: ImportCommand) -> Result<()> {
     match cmd {
         ImportCommand::Mqsim { ssd, workload, out } => {
+            if let Some(d) = &out {
+                if crate::out::is_stdout(d) {
+                    anyhow::bail!("--out names a directory for the TOML and runs.txt; leave it out to print the TOML");
+                }
+                if d.exists() && !d.is_dir() {
+                    anyhow::bail!("--out {}: exists and is not a directory", d.display());
+                }
+            }
             let imp = mqsim::import(&ssd, workload.as_deref())?;
             match out {
                 Some(dir) => {
                     let cfg = imp.write(&dir)?;
-                    println!(
+                    crate::outln!(
                         "{}: {} MQSim parameters not modelled (listed at its top)",
                         cfg.display(),
                         imp.not_modelled.len()
-                    );
+                    )?;
                     for c in imp.commands(&cfg) {
-                        println!("{c}");
+                        crate::outln!("{c}")?;
                     }
                 }
                 None => {
-                    print!("{}", imp.toml);
+                    crate::out!("{}", imp.toml)?;
                     let cmds = imp.commands(&PathBuf::from(format!("{}.toml", imp.name)));
                     if !cmds.is_empty() {
-                        println!("\n# Runs (MQSim IO scenarios):");
+                        crate::outln!("\n# Runs (MQSim IO scenarios):")?;
                         for c in cmds {
-                            println!("#   {c}");
+                            crate::outln!("#   {c}")?;
                         }
                     }
                 }

@@ -59,14 +59,32 @@ impl Params {
         Some(self.values[i].1.clone())
     }
 
+    /// A number: not NaN or infinite, an integer within i64 (what TOML holds), and of `T`.
     fn num<T: std::str::FromStr>(&mut self, name: &str) -> Result<Option<T>> {
-        match self.take(name) {
-            None => Ok(None),
-            Some(v) => v
-                .parse()
-                .map(Some)
-                .map_err(|_| anyhow!("{}: {name} = '{v}' is not a number", self.section)),
+        let Some(v) = self.take(name) else {
+            return Ok(None);
+        };
+        if let Ok(x) = v.parse::<f64>() {
+            if !x.is_finite() {
+                bail!("{}: {name} = '{v}' is not a finite number", self.section);
+            }
         }
+        if let Ok(i) = v.parse::<i128>() {
+            if i > i64::MAX as i128 || i < i64::MIN as i128 {
+                bail!(
+                    "{}: {name} = '{v}' is out of range (integers are at most {})",
+                    self.section,
+                    i64::MAX
+                );
+            }
+        }
+        v.parse().map(Some).map_err(|_| {
+            anyhow!(
+                "{}: {name} = '{v}' is not a number of its type ({})",
+                self.section,
+                std::any::type_name::<T>()
+            )
+        })
     }
 
     fn flag(&mut self, name: &str) -> Result<Option<bool>> {
@@ -109,8 +127,66 @@ impl Toml {
     }
 }
 
+/// An integer as TOML; values `num` let through fit, anything larger is kept at i64's
+/// largest for the configuration's range check to refuse by name.
 fn int(v: u64) -> toml::Value {
-    toml::Value::Integer(v as i64)
+    toml::Value::Integer(i64::try_from(v).unwrap_or(i64::MAX))
+}
+
+/// Deepest element nesting an MQSim file may have (they nest three or four levels).
+pub const MAX_XML_DEPTH: usize = 64;
+
+/// Refuse XML nested deeper than [`MAX_XML_DEPTH`] before parsing it, so a hostile file
+/// cannot exhaust the stack; comments, CDATA, processing instructions and quoted attribute
+/// values are skipped.
+fn check_depth(text: &str, path: &Path) -> Result<()> {
+    let b = text.as_bytes();
+    let (mut i, mut depth, mut line) = (0usize, 0usize, 1usize);
+    let skip_to = |i: usize, end: &str| -> usize {
+        text[i..].find(end).map_or(b.len(), |k| i + k + end.len())
+    };
+    while i < b.len() {
+        match b[i] {
+            b'\n' => {
+                line += 1;
+                i += 1;
+            }
+            b'<' if text[i..].starts_with("<!--") => i = skip_to(i, "-->"),
+            b'<' if text[i..].starts_with("<![CDATA[") => i = skip_to(i, "]]>"),
+            b'<' if text[i..].starts_with("<?") => i = skip_to(i, "?>"),
+            b'<' if text[i..].starts_with("<!") => i = skip_to(i, ">"),
+            b'<' if text[i..].starts_with("</") => {
+                depth = depth.saturating_sub(1);
+                i = skip_to(i, ">");
+            }
+            b'<' => {
+                // An opening tag: to its end, past quoted values; `/>` closes it at once.
+                let mut j = i + 1;
+                let mut quote = None;
+                while j < b.len() {
+                    match (quote, b[j]) {
+                        (None, b'"' | b'\'') => quote = Some(b[j]),
+                        (Some(q), c) if c == q => quote = None,
+                        (None, b'>') => break,
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                if !(j > i + 1 && b[j - 1] == b'/') {
+                    depth += 1;
+                    if depth > MAX_XML_DEPTH {
+                        bail!(
+                            "{}: line {line}: elements nested more than {MAX_XML_DEPTH} deep; not an MQSim file",
+                            path.display()
+                        );
+                    }
+                }
+                i = j + 1;
+            }
+            _ => i += 1,
+        }
+    }
+    Ok(())
 }
 fn float(v: f64) -> toml::Value {
     toml::Value::Float(v)
@@ -243,6 +319,7 @@ fn parse<'a>(
     root: &str,
     what: &str,
 ) -> Result<roxmltree::Document<'a>> {
+    check_depth(text, path)?;
     let doc =
         roxmltree::Document::parse(text).with_context(|| format!("{}: not XML", path.display()))?;
     let found = doc.root_element().tag_name().name();
@@ -783,19 +860,32 @@ fn synthetic(p: &mut Params, nm: &mut NotModelled) -> Result<String> {
     if let Some(r) = p.num::<f64>("Read_Percentage")? {
         spec.push(format!("read={r}"));
     }
+    // Sizes and alignments in sectors, at most 2^31 of them (1 TiB): beyond, no syn: size.
+    const MAX_SECTORS: u64 = 1 << 31;
+    let section = p.section.clone();
+    let sectors = |name: &str, v: u64| -> Result<u64> {
+        if v > MAX_SECTORS {
+            bail!("{section}: {name} = {v} sectors is more than {MAX_SECTORS} (1 TiB)");
+        }
+        Ok(v * SECTOR)
+    };
     let avg = p.num::<u64>("Average_Request_Size")?.unwrap_or(8);
+    sectors("Average_Request_Size", avg)?;
     let var = p.num::<f64>("Variance_Request_Size")?.unwrap_or(0.0);
+    if var < 0.0 {
+        bail!("{}: Variance_Request_Size = {var} is negative", p.section);
+    }
     match p.take("Request_Size_Distribution").as_deref() {
         None | Some("FIXED") => spec.push(format!("size={}", avg * SECTOR)),
         Some("NORMAL") => {
             // MQSim draws Normal(avg, var) sectors; the uniform with the same mean and
             // standard deviation (half-width sqrt(3) sigma) stands in for it.
-            let half = (3f64.sqrt() * var).round() as u64;
+            let half = (3f64.sqrt() * var).round().min(MAX_SECTORS as f64) as u64;
             let lo = avg.saturating_sub(half).max(1);
             spec.push(format!(
                 "size=uniform:{}-{}",
                 lo * SECTOR,
-                (avg + half) * SECTOR
+                sectors("Average_Request_Size + its spread", avg + half)?
             ));
             nm.add(
                 "Request_Size_Distribution",
@@ -825,7 +915,11 @@ fn synthetic(p: &mut Params, nm: &mut NotModelled) -> Result<String> {
     let unit = p.num::<u64>("Address_Alignment_Unit")?.unwrap_or(8);
     spec.push(format!(
         "align={}",
-        if aligned { unit * SECTOR } else { SECTOR }
+        if aligned {
+            sectors("Address_Alignment_Unit", unit)?
+        } else {
+            SECTOR
+        }
     ));
     let qd = p.num::<u32>("Average_No_of_Reqs_in_Queue")?;
     let bandwidth = p.num::<f64>("Bandwidth")?;
@@ -890,11 +984,10 @@ impl Import {
     pub fn write(&self, dir: &Path) -> Result<PathBuf> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let cfg = dir.join(format!("{}.toml", self.name));
-        std::fs::write(&cfg, &self.toml)
-            .with_context(|| format!("cannot write {}", cfg.display()))?;
+        crate::out::write(&cfg, "--out", self.toml.as_bytes())?;
         let runs: String = self.commands(&cfg).into_iter().map(|c| c + "\n").collect();
         let p = dir.join("runs.txt");
-        std::fs::write(&p, runs).with_context(|| format!("cannot write {}", p.display()))?;
+        crate::out::write(&p, "--out", runs.as_bytes())?;
         Ok(cfg)
     }
 

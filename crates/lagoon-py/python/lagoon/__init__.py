@@ -9,7 +9,7 @@ paper's evaluation (the same files as `lagoon reproduce`), `import_mqsim` an MQS
 configuration, and `lagoon.plot` draws the usual figures from a sweep.
 """
 
-from ._lagoon import LagoonError, presets
+from ._lagoon import LagoonError, cancel_all, presets
 from .core import Result, config, import_mqsim, run
 from .reproduce import reproduce
 from .sweep import sweep
@@ -17,6 +17,7 @@ from .sweep import sweep
 __all__ = [
     "LagoonError",
     "Result",
+    "cancel_all",
     "config",
     "import_mqsim",
     "plot",

@@ -35,14 +35,19 @@ class Progress:
 
 
 def gather(client, fn, items, what: str, progress: bool) -> list:
-    """fn(item) for every item on the cluster; results in item order."""
+    """fn(item) for every item on the cluster; results in item order. Ctrl-C (or any error
+    while waiting) cancels every future not yet finished before it is raised."""
     from distributed import as_completed
 
     futures = client.map(fn, items, pure=False)
     bar = Progress(len(futures), what, progress)
-    for _ in as_completed(futures):
-        bar.step()
-    return client.gather(futures)
+    try:
+        for _ in as_completed(futures):
+            bar.step()
+        return client.gather(futures)
+    except BaseException:
+        client.cancel(futures)
+        raise
 
 
 def _run_job(spec: str):

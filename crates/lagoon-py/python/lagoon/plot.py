@@ -5,6 +5,8 @@ dotted metrics such as `iops`, `latency_ns.mean`, `latency_ns.p99`)."""
 
 from __future__ import annotations
 
+import re
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -80,15 +82,25 @@ def latency_cdf(results: dict, cls: str = "all", title: str | None = None):
     return fig
 
 
+def _number(v) -> float:
+    """A load cell as a number: itself, or the last number in its text ("closed:16" -> 16,
+    "qd:8" -> 8), so loads sort as numbers, never as text ("16" < "8")."""
+    if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
+        return float(v)
+    found = re.findall(r"[-+]?\d*\.?\d+(?:[eE][-+]?\d+)?", str(v))
+    return float(found[-1]) if found else float("nan")
+
+
 def latency_vs_load(df: pd.DataFrame, load: str, latency: str = "latency_ns.mean",
                     hue: str = "arch", load_label: str | None = None, title: str | None = None):
-    """Latency against offered load (a parameter column such as a queue depth or a gap),
-    one line per `hue` value."""
+    """Latency against offered load (a parameter column such as a queue depth, a gap or a
+    replay such as "closed:16"), one line per `hue` value, points in numeric load order."""
     ok = df[df["error"].isna()] if "error" in df else df
     fig, ax = plt.subplots(figsize=(6, 4))
     for name, g in ok.groupby(hue, sort=False):
-        g = g.sort_values(load)
-        ax.plot(g[load], _scale(latency, g[latency]), marker="o", label=str(name))
+        x = g[load].map(_number)
+        order = x.sort_values(kind="stable").index
+        ax.plot(x[order], _scale(latency, g.loc[order, latency]), marker="o", label=str(name))
     ax.set_xlabel(load_label or load)
     ax.set_ylabel(_label(latency))
     ax.set_ylim(bottom=0)

@@ -27,22 +27,30 @@ def reproduce(
     requests: int | None = None,
     traces=None,
     seed: int = 1,
+    seeds: int | None = None,
     notes=None,
     jobs: int | None = None,
     progress: bool = True,
+    render_only: bool = False,
 ) -> str:
     """`lagoon reproduce PAPER` ("venice", "piq", "mqsimnet", "dssd", ...): every run, the
     CSV/JSON data, SVG figures and summary in `out` (default results/PAPER), the same files
     as the command writes. With a client (dask.distributed Client or scheduler address) the
     runs are spread over its workers; without, `jobs` local threads (default every core).
+    `seeds` seeds per headline cell (default 5, 2 with quick); `render_only` redraws the
+    figures and summary of the results in `out` without simulating. Ctrl-C stops the runs
+    (a cluster's pending futures are cancelled) and leaves `out` as it was.
     Returns the output directory."""
     out = os.fspath(out) if out is not None else f"results/{paper}"
     requests, jobs = _whole("requests", requests, 1), _whole("jobs", jobs, 1)
     seed = _whole("seed", seed, 0)
+    seeds = _whole("seeds", seeds, 1)
+    if seeds is not None and seeds > 100:
+        raise ValueError(f"seeds must be in 1..100, got {seeds}")
     executor = None if client is None else _dask.Executor(_dask.client_of(client), progress)
     path = lambda p: None if p is None else os.fspath(p)  # noqa: E731
     _lagoon.reproduce(
         paper, out, quick, requests, path(traces), seed, path(notes), jobs,
-        not progress, executor,
+        not progress, executor, False, seeds, bool(render_only),
     )
     return out

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pandas as pd
 
-from . import _dask
+from . import _dask, _lagoon
 from ._lagoon import LagoonError
 from .core import flatten, run
 
@@ -68,8 +68,16 @@ def sweep(grid, client=None, progress: bool = True) -> pd.DataFrame:
             bar.step()
             return row
 
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1)
+        try:
             rows = list(pool.map(one, pts))
+        except BaseException:
+            # Ctrl-C: the runs in the worker threads stop at their next look at the flag,
+            # the ones not started never start.
+            _lagoon.cancel_all()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown()
     else:
         rows = _dask.gather(_dask.client_of(client), run_point, pts, "sweep", progress)
     columns = list(dict.fromkeys(k for p in pts for k in p))

@@ -1,0 +1,5 @@
+"""`python -m lagoon ...`: the `lagoon` command."""
+
+from .cli import main
+
+main()
