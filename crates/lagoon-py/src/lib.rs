@@ -29,7 +29,9 @@ create_exception!(
 
 /// An error as the command prints it after `error: ` (the whole cause chain on one line).
 fn err(e: anyhow::Error) -> PyErr {
-    LagoonError::new_err(format!("{e:#}"))
+    // One line, as the command prints it (TOML's errors end their key on a line of its own).
+    let text = format!("{e:#}");
+    LagoonError::new_err(text.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 /// The cancellation flag of the simulations running now in this process: Ctrl-C (seen by
@@ -63,6 +65,15 @@ const SIGNAL_POLL: Duration = Duration::from_millis(50);
 /// flag every 65,536 events) and is raised. On a thread other than Python's main one there
 /// are no signals to see and `f` runs to its end (or to [`cancel_all`]).
 fn interruptible<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
+    interruptible_with(py, None, f)
+}
+
+/// [`interruptible`], aborting `also` too (the `lagoon` command's own flag).
+fn interruptible_with<T: Send>(
+    py: Python<'_>,
+    also: Option<&Cancel>,
+    f: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
     py.detach(|| {
         std::thread::scope(|s| {
             let h = s.spawn(f);
@@ -73,6 +84,9 @@ fn interruptible<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyRes
                 std::thread::sleep(SIGNAL_POLL);
                 if let Err(e) = Python::attach(|py| py.check_signals()) {
                     cancel_all();
+                    if let Some(c) = also {
+                        c.abort();
+                    }
                     let _ = h.join();
                     return Err(e);
                 }
@@ -94,11 +108,10 @@ fn cli(py: Python<'_>, argv: Vec<String>) -> PyResult<i32> {
         }
     };
     let cancel = lagoon_cli::interrupt::cancel();
-    let r = interruptible(py, || lagoon_cli::dispatch(parsed));
+    let r = interruptible_with(py, Some(&cancel), || lagoon_cli::dispatch(parsed));
     match r {
         Ok(r) => Ok(lagoon_cli::exit_code(r)),
         Err(e) if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) => {
-            cancel.abort();
             eprintln!("interrupted: stopped by Ctrl-C");
             Ok(lagoon_cli::interrupt::EXIT_INTERRUPTED)
         }
