@@ -260,10 +260,13 @@ fn compare_runs_every_drive_and_design() {
     );
     let head: Vec<&str> = lines[1].split_whitespace().collect();
     assert_eq!(head[..3], ["ssd", "design", "exec"], "{two}");
+    // The rows, then the legend (speedup:, conflict-free:, maybe a note:).
     let rows: Vec<Vec<&str>> = lines[2..]
         .iter()
+        .take_while(|l| l.starts_with("  "))
         .map(|l| l.split_whitespace().collect())
         .collect();
+    assert!(two.contains("\nconflict-free: requests none of whose flash transfers waited"), "{two}");
     let pairs: Vec<(&str, &str)> = rows.iter().map(|r| (r[0], r[1])).collect();
     assert_eq!(
         pairs,
@@ -286,10 +289,12 @@ fn compare_runs_every_drive_and_design() {
     let (code, one, err) = args(&["perf-optimized"], &[]);
     assert_eq!(code, 0, "{err}");
     let one: Vec<&str> = one.lines().collect();
-    assert_eq!(one.len(), 4, "{one:?}");
+    // Heading, column heads, two rows, the two lines of the legend.
+    assert_eq!(one.len(), 6, "{one:?}");
+    assert!(one[4].starts_with("speedup: ") && one[5].starts_with("conflict-free: "));
     assert_eq!(one[0], format!("perf-optimized (8x8), workload {wl}"));
     assert!(one[1].starts_with("  design "), "{}", one[1]);
-    for (single, row) in one[2..].iter().zip(&rows[..2]) {
+    for (single, row) in one[2..4].iter().zip(&rows[..2]) {
         let fields: Vec<&str> = single.split_whitespace().collect();
         assert_eq!(fields, row[1..], "{single}");
     }
@@ -398,55 +403,59 @@ fn compare_names_a_bad_ssd_once() {
 }
 
 fn csv_rows(path: &std::path::Path) -> Vec<Vec<String>> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text.lines()
-        .skip(1)
-        .map(|l| l.split(',').map(String::from).collect())
+    let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    r.records()
+        .map(|x| x.unwrap().iter().map(String::from).collect())
         .collect()
 }
 
-/// `lagoon reproduce venice` (tiny runs): every figure's data file holds exactly one row per
-/// design × workload, every figure is drawn, and summary.json has the documented keys.
+/// `lagoon reproduce venice` (tiny runs, two seeds): every figure's data file holds one row
+/// per design × workload plus a per-design average, with intervals over the seeds; every
+/// figure is drawn; headlines.json holds every headline of the paper's file with an interval
+/// and a verdict by the rule; the summary re-renders identically from the files and says
+/// nothing about notes when none were given.
 #[test]
 fn reproduce_venice_writes_every_figure() {
-    let dir = std::env::temp_dir().join(format!("lagoon-repro-{}", std::process::id()));
-    let d = dir.to_str().unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("lagoon-repro-venice-")
+        .tempdir()
+        .unwrap();
+    let out = dir.path().join("out");
+    let d = out.to_str().unwrap();
     let (code, _, err) = lagoon(&[
-        "reproduce",
-        "venice",
-        "--quick",
-        "--requests",
-        "150",
-        "--out",
-        d,
-        "--quiet",
+        "reproduce", "venice", "--quick", "--requests", "150", "--out", d, "--quiet",
     ]);
     assert_eq!(code, 0, "{err}");
-    let designs = ["baseline", "pssd", "pnssd", "nossd", "venice", "ideal"];
     let workloads = 19;
-    for (file, n_designs, n_workloads) in [
-        ("fig09_perf_timed.csv", 5, workloads),
-        ("fig09_perf_closed.csv", 5, workloads),
-        ("fig09_cost_timed.csv", 5, workloads),
-        ("fig09_cost_closed.csv", 5, workloads),
-        ("fig10_perf.csv", 6, workloads),
-        ("fig10_cost.csv", 6, workloads),
-        ("fig11_p99.csv", 6, workloads),
-        ("fig12_mixes.csv", 5, 6),
-        ("fig13_conflicts.csv", 6, workloads),
-        ("fig14_energy.csv", 5, workloads),
-        ("fig15_sensitivity.csv", 4 * 3, workloads),
+    for (file, n_designs, n_rows_per_design) in [
+        ("fig09_perf_timed.csv", 5, workloads + 1),
+        ("fig09_perf_closed.csv", 5, workloads + 1),
+        ("fig09_cost_timed.csv", 5, workloads + 1),
+        ("fig09_cost_closed.csv", 5, workloads + 1),
+        ("fig10_perf.csv", 6, workloads + 1),
+        ("fig10_cost.csv", 6, workloads + 1),
+        ("fig11_p99.csv", 6, workloads + 1),
+        ("fig12_mixes.csv", 5, 6 + 1),
+        ("fig13_conflicts.csv", 6, workloads + 1),
+        ("fig14_energy.csv", 5, workloads + 1),
+        ("fig15_sensitivity.csv", 4, 3),
     ] {
-        let rows = csv_rows(&dir.join(file));
-        assert_eq!(rows.len(), n_designs * n_workloads, "{file}");
-        let mut seen: Vec<String> = rows.iter().map(|r| r[..r.len() - 1].join("/")).collect();
+        let rows = csv_rows(&out.join(file));
+        assert_eq!(rows.len(), n_designs * n_rows_per_design, "{file}");
+        let mut seen: Vec<String> = rows.iter().map(|r| r[..2].join("/")).collect();
         seen.sort();
         seen.dedup();
-        assert_eq!(
-            seen.len(),
-            rows.len(),
-            "{file}: a design x workload row repeats"
-        );
+        assert_eq!(seen.len(), rows.len(), "{file}: a row repeats");
+    }
+    // The timed runs have two seeds: every cell has n = 2 and an interval around its mean.
+    for r in csv_rows(&out.join("fig09_perf_timed.csv")) {
+        let v: Vec<f64> = r[2..5].iter().map(|x| x.parse().unwrap()).collect();
+        assert_eq!(r[5], "2", "{r:?}");
+        assert!(v[1] <= v[0] && v[0] <= v[2], "{r:?}");
+    }
+    // The closed-loop runs have one seed: no interval.
+    for r in csv_rows(&out.join("fig09_perf_closed.csv")) {
+        assert_eq!((r[3].as_str(), r[4].as_str(), r[5].as_str()), ("", "", "1"), "{r:?}");
     }
     for f in [
         "fig09_perf_timed.svg",
@@ -462,36 +471,184 @@ fn reproduce_venice_writes_every_figure() {
         "fig15_sensitivity.svg",
         "venice_links_closed.svg",
     ] {
-        let s = std::fs::read_to_string(dir.join(f)).unwrap();
+        let s = std::fs::read_to_string(out.join(f)).unwrap();
         assert!(s.starts_with("<svg") && s.contains("</svg>"), "{f}");
     }
-    let runs = csv_rows(&dir.join("runs.csv"));
-    // timed + closed on 2 drives, the lifted-link reading, mixes, sensitivity
-    assert_eq!(runs.len(), 2 * 19 * 6 * 2 + 19 * 6 + 6 * 6 + 2 * 19 * 5);
+    assert!(
+        std::fs::read_to_string(out.join("fig09_perf_timed.svg"))
+            .unwrap()
+            .contains(r#"class="ci""#),
+        "the timed speed-ups draw their intervals"
+    );
+    let runs = csv_rows(&out.join("runs.csv"));
+    // Two seeds on the timed runs of both drives, the mixes and the 4x16 array; one on the
+    // closed-loop, lifted-link and 16x4 runs.
+    assert_eq!(
+        runs.len(),
+        2 * (2 * 19 * 6) + 2 * 19 * 6 + 19 * 6 + 2 * 6 * 6 + 2 * 19 * 5 + 19 * 5
+    );
+    // Every run carries its seed and the hash of the drive it simulated.
+    assert!(runs.iter().all(|r| r[1] == "1" || r[1] == "2"));
+    assert!(runs.iter().all(|r| r.last().unwrap().starts_with("fnv1a64:")));
+    let h = headlines(&out);
+    let paper = lagoon_cli::reproduce::book::paper("venice").unwrap();
+    let ids: Vec<&str> = paper
+        .numbers
+        .iter()
+        .filter(|n| n.headline)
+        .map(|n| n.id.as_str())
+        .collect();
+    assert_eq!(
+        h["headlines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["id"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ids
+    );
+    assert_rule_holds(&h, 2);
+    assert_eq!(h["provenance"]["seeds"], serde_json::json!([1, 2]));
+    assert!(h["provenance"]["configs"]["perf-optimized"]
+        .as_str()
+        .unwrap()
+        .starts_with("fnv1a64:"));
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(!md.to_lowercase().contains("notes"), "{md}");
+    assert_numbers_come_from_the_files(&out);
+    assert_render_only_reproduces(&out, "venice", None);
     let s: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
-    for d in &designs[1..] {
-        assert!(
-            s["speedup_over_baseline"]["perf-optimized"][d].is_number(),
-            "{d}"
-        );
-        assert!(
-            s["speedup_over_baseline"]["cost-optimized"][d].is_number(),
-            "{d}"
-        );
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    for d in ["pssd", "pnssd", "nossd", "venice", "ideal"] {
+        assert!(s["speedup_over_baseline"]["perf-optimized"][d].is_number(), "{d}");
+        assert!(s["speedup_over_baseline"]["cost-optimized"][d].is_number(), "{d}");
         assert!(s["energy_vs_baseline"][d].is_number(), "{d}");
         assert!(s["speedup_over_baseline_lifted_link"][d].is_number(), "{d}");
     }
-    for d in designs {
+    for d in ["baseline", "pssd", "pnssd", "nossd", "venice", "ideal"] {
         let f = s["first_try_conflict_free"][d].as_f64().unwrap();
         assert!((0.0..=1.0).contains(&f), "{d}: {f}");
     }
-    let md = std::fs::read_to_string(dir.join("summary.md")).unwrap();
-    assert!(md.contains("| speed-up over Baseline, perf-optimized, venice | 2.65 |"));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
-/// The same experiment on a directory of the user's traces.
+/// headlines.json of a reproduction's directory.
+fn headlines(dir: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("headlines.json")).unwrap()).unwrap()
+}
+
+/// Every measured headline has `seeds` values, a 95 % interval around its mean, and the
+/// verdict and outside-interval flag the rule gives from its numbers (recomputed here from the
+/// rule's definition, not from the code that wrote them).
+fn assert_rule_holds(h: &serde_json::Value, seeds: u64) {
+    for x in h["headlines"].as_array().unwrap() {
+        if x["verdict"] == "not-measured" {
+            assert!(x["lagoon"].is_null(), "{x}");
+            continue;
+        }
+        let l = &x["lagoon"];
+        let (m, n) = (l["mean"].as_f64().unwrap(), l["n"].as_u64().unwrap());
+        assert_eq!(n, seeds, "{x}");
+        // One seed has no interval: the value itself stands for it.
+        let ci: Vec<f64> = match l["ci95"].as_array() {
+            Some(a) => a.iter().map(|v| v.as_f64().unwrap()).collect(),
+            None => {
+                assert_eq!(seeds, 1, "{x}");
+                vec![m, m]
+            }
+        };
+        assert!(ci[0] <= m && m <= ci[1], "{x}");
+        let p = x["paper"]["value"].as_f64().unwrap();
+        let ok = match x["paper"]["kind"].as_str().unwrap() {
+            "ratio" => {
+                let (el, ep) = (m - 1.0, p - 1.0);
+                el.signum() == ep.signum() && el != 0.0 && (el - ep).abs() <= 0.25 * ep.abs()
+            }
+            "rate" => ((1.0 - m) - (1.0 - p)).abs() <= 0.25 * (1.0 - p),
+            _ => (m - p).abs() <= 0.25 * p.abs(),
+        };
+        assert_eq!(
+            x["verdict"],
+            if ok { "reproduced" } else { "not-reproduced" },
+            "{x}"
+        );
+        assert_eq!(x["outside_ci"], !(ci[0] <= p && p <= ci[1]), "{x}");
+    }
+}
+
+/// Every number with a decimal point in summary.md is one of the directory's files' numbers
+/// (a CSV cell or a JSON number) as written or rounded to the decimals shown.
+fn assert_numbers_come_from_the_files(dir: &std::path::Path) {
+    let mut known: Vec<f64> = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let ext = p.extension().and_then(|x| x.to_str()).unwrap_or("");
+        if ext != "csv" && ext != "json" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).unwrap();
+        for tok in text.split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == 'e')) {
+            if let Ok(v) = tok.parse::<f64>() {
+                known.push(v);
+                known.push(100.0 * v); // rates shown as percentages
+            }
+        }
+    }
+    let md = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    // Quotes and commit hashes are not measurements.
+    for tok in md.split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-')) {
+        let Some((_, frac)) = tok.split_once('.') else {
+            continue;
+        };
+        let Ok(v) = tok.parse::<f64>() else { continue };
+        let d = frac.len() as i32;
+        let found = known
+            .iter()
+            .any(|k| ((k * 10f64.powi(d)).round() - v * 10f64.powi(d)).abs() < 0.5 + 1e-6);
+        assert!(found, "{}: {tok} in summary.md is in none of its files", dir.display());
+    }
+}
+
+/// `lagoon reproduce PAPER --render-only` on a copy of `dir` writes every figure and the
+/// summary byte for byte as they are.
+fn assert_render_only_reproduces(dir: &std::path::Path, paper: &str, notes: Option<&str>) {
+    let copy = tempfile::Builder::new()
+        .prefix("lagoon-render-")
+        .tempdir()
+        .unwrap();
+    let to = copy.path().join("r");
+    std::fs::create_dir_all(&to).unwrap();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let ext = p.extension().and_then(|x| x.to_str()).unwrap_or("");
+        // The rendered files are removed first, so they must all be drawn again.
+        if ext != "svg" && p.file_name().unwrap() != "summary.md" {
+            std::fs::copy(&p, to.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let mut args = vec!["reproduce", paper, "--render-only", "--out", to.to_str().unwrap()];
+    if let Some(n) = notes {
+        args.extend(["--notes", n]);
+    }
+    let (code, verdict, err) = lagoon(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(verdict.contains("published headline numbers reproduced"), "{verdict}");
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap();
+        let (a, b) = (std::fs::read(&p).unwrap(), std::fs::read(to.join(name)));
+        assert!(
+            b.as_ref().is_ok_and(|b| *b == a),
+            "{}: re-rendered {} differs or is missing",
+            dir.display(),
+            name.to_string_lossy()
+        );
+    }
+    let errs = lagoon_cli::reproduce::book::check_headlines(dir).unwrap();
+    assert!(errs.is_empty(), "{errs:?}");
+}
+
+/// The same experiment on a directory of the user's traces: the headlines the traces cannot
+/// measure (mixes, sensitivity) are listed as not measured.
 #[test]
 fn reproduce_venice_on_trace_files() {
     let dir = std::env::temp_dir().join(format!("lagoon-repro-traces-{}", std::process::id()));
@@ -514,22 +671,38 @@ fn reproduce_venice_on_trace_files() {
         "venice",
         "--traces",
         traces.to_str().unwrap(),
+        "--seeds",
+        "2",
         "--out",
         out.to_str().unwrap(),
         "--quiet",
     ]);
     assert_eq!(code, 0, "{err}");
     let rows = csv_rows(&out.join("fig09_perf_timed.csv"));
-    assert_eq!(rows.len(), 5);
-    assert!(rows.iter().all(|r| r[0] == "tiny"));
+    assert_eq!(rows.len(), 5 * 2);
+    assert_eq!(rows.iter().filter(|r| r[0] == "tiny").count(), 5);
+    let h = headlines(&out);
+    let verdict = |id: &str| {
+        h["headlines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["id"] == id)
+            .unwrap()["verdict"]
+            .clone()
+    };
+    assert_eq!(verdict("mixes_venice"), "not-measured");
+    assert_eq!(verdict("sensitivity_4x16_venice"), "not-measured");
+    assert_rule_holds(&h, 2);
     let (code, _, err) = lagoon(&["reproduce", "nopaper", "--quiet"]);
     assert_eq!(code, 2);
     assert!(err.contains("unknown paper 'nopaper'"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// `lagoon reproduce piq` on a directory of traces: one row per scheduler × workload in every
-/// figure's data file, the queue sweep 1..512, and the per-scheme averages in summary.json.
+/// `lagoon reproduce piq` on a directory of traces: one row per scheduler × workload (and an
+/// average per scheduler) in every figure's data file, the queue sweep 1..512, the headlines
+/// with intervals over two seeds and the per-scheme averages in summary.json.
 #[test]
 fn reproduce_piq_writes_every_figure() {
     let (dir, out) = reproduce_on_tiny_trace("piq", "200", |i| i % 3 % 2);
@@ -541,7 +714,7 @@ fn reproduce_piq_writes_every_figure() {
         "fig10_write_wait.csv",
         "fig12_chip_utilization.csv",
     ] {
-        assert_eq!(csv_rows(&out.join(f)).len(), 5 * workloads, "{f}");
+        assert_eq!(csv_rows(&out.join(f)).len(), 5 * (workloads + 1), "{f}");
     }
     assert_eq!(csv_rows(&out.join("fig11_queue_length.csv")).len(), 5 * 10);
     assert_eq!(csv_rows(&out.join("backends.csv")).len(), 3 * 5);
@@ -557,12 +730,13 @@ fn reproduce_piq_writes_every_figure() {
         for k in [
             "read_latency_vs_rws",
             "write_latency_vs_rws",
-            "chip_utilization_vs_rws",
+            "busy_chips_vs_rws",
         ] {
-            assert!(s[scheme][k].is_number(), "{scheme}.{k}");
+            assert!(s[k][scheme].is_number(), "{scheme}.{k}");
         }
     }
-    assert_eq!(s["rws"]["read_latency_vs_rws"], 1.0);
+    // RWS against itself, every seed and workload.
+    assert_eq!(s["read_latency_vs_rws"]["rws"], 1.0);
     // One slot: one request in the device at a time, whatever the order, so PIQ keeps as many
     // chips busy as RWS (latencies may differ with the order).
     for w in s["piq_by_slots"]["1"].as_object().unwrap().values() {
@@ -571,6 +745,11 @@ fn reproduce_piq_writes_every_figure() {
             "{w}"
         );
     }
+    let h = headlines(&out);
+    assert_eq!(h["headlines"].as_array().unwrap().len(), 5);
+    assert_rule_holds(&h, 2);
+    // The headline runs model SSDsim's device (5 requests inside, writes done at transfer).
+    assert_eq!(s["headline_device"], "5 slots, out-of-order dies, writes done at transfer (SSDsim)");
     for f in [
         "fig08_read_latency.svg",
         "fig11_read_latency_vs_queue.svg",
@@ -585,6 +764,7 @@ fn reproduce_piq_writes_every_figure() {
             "{f}"
         );
     }
+    assert_render_only_reproduces(&out, "piq", None);
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -693,7 +873,20 @@ fn demo_runs_every_back_end() {
             .count();
         assert_eq!(rows, 2, "{d} in both tables:\n{out}");
     }
-    assert!(out.contains("Venice trails Baseline on this load"), "{out}");
+    // The columns are explained where they are printed; the note about Venice follows the
+    // numbers (printed only when Venice's IOPS are below Baseline's).
+    assert!(out.contains("\nconflict-free: requests none of whose flash transfers waited"));
+    let iops = |d: &str| -> f64 {
+        out.lines()
+            .filter(|l| l.trim_start().starts_with(&format!("{d} ")))
+            .map(|l| l.split_whitespace().nth(3).unwrap().parse::<f64>().unwrap())
+            .sum()
+    };
+    assert_eq!(
+        out.contains("Venice trails Baseline here"),
+        iops("venice") < iops("baseline"),
+        "{out}"
+    );
 }
 
 /// `run --heatmap`: one coloured line per mesh link (112 on 8x8) and a box per controller; a
@@ -808,10 +1001,26 @@ fn an_empty_workload_is_an_error() {
     let (code, _, err) = lagoon(&["run", "--workload", "syn:count=0"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("no request to simulate"), "{err}");
+    // An empty trace says so (issue 32: it said "cannot detect the format"), with or without
+    // --format, in `run` and in `trace`.
     let empty = tmp("comments.trace", "# nothing\n\n");
-    let (code, _, err) = lagoon(&["run", "--workload", &empty, "--format", "mqsim"]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("no requests"), "{err}");
+    for args in [
+        vec!["run", "--workload", &empty, "--format", "mqsim"],
+        vec!["run", "--workload", &empty],
+        vec!["trace", "stats", &empty],
+        vec!["trace", "convert", &empty, "--to", "msr"],
+    ] {
+        let (code, _, err) = lagoon(&args);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains("the trace is empty (no request lines, only blank lines and comments)"),
+            "{args:?}: {err}"
+        );
+    }
+    let zero = tmp("zero.trace", "");
+    let (code, _, err) = lagoon(&["trace", "stats", &zero]);
+    assert_eq!(code, 2);
+    assert!(err.contains("the trace is empty (no request lines, 0 bytes)"), "{err}");
 }
 
 /// Odd flags and files from the robustness attack (issue 9): each is one line on stderr, exit
@@ -957,24 +1166,28 @@ fn reproduce_mqsimnet_writes_every_figure() {
     let (dir, out) = reproduce_on_tiny_trace("mqsimnet", "300", |i| i % 2);
     let workloads = 8 + 1; // the stand-ins and the trace
     assert_eq!(
-        csv_rows(&out.join("fig03_mapping.csv")).len(),
-        3 * workloads
+        csv_rows(&out.join("fig03a_throughput.csv")).len(),
+        3 * (workloads + 1)
     );
     let t2 = csv_rows(&out.join("table2_network_latency.csv"));
-    assert_eq!(t2.len(), workloads);
+    assert_eq!(t2.len(), workloads + 1);
     assert_eq!(t2[0][0], "hm_0");
-    assert_eq!(
-        (t2[0][3].as_str(), t2[0][4].as_str()),
-        ("17625.76", "17350.71")
-    );
+    // The paper's column holds the paper's file's values, for the names it has.
+    let paper = lagoon_cli::reproduce::book::paper("mqsimnet").unwrap();
+    let num = |s: &str| s.parse::<f64>().unwrap();
+    assert_eq!(num(&t2[0][9]), paper.value("table2_hm_0_dor"));
+    assert_eq!(num(&t2[0][10]), paper.value("table2_hm_0_duato"));
+    assert_eq!(t2[8][9], "", "the trace has no paper value");
     let s: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     for m in ["static", "chip", "die"] {
-        assert!(s["mapping_speedup"][m].as_f64().unwrap() > 0.0, "{m}");
+        assert!(s["fig03_speedup_mean"][m].as_f64().unwrap() > 0.0, "{m}");
     }
     for r in ["dor", "duato"] {
         assert!(s["network_latency_ns"][r].as_f64().unwrap() > 0.0, "{r}");
     }
+    let h = headlines(&out);
+    assert_rule_holds(&h, 2);
     for f in [
         "fig03a_throughput.svg",
         "fig03d_speedup_no_write_cache.svg",
@@ -987,6 +1200,7 @@ fn reproduce_mqsimnet_writes_every_figure() {
             "{f}"
         );
     }
+    assert_render_only_reproduces(&out, "mqsimnet", None);
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -1019,6 +1233,8 @@ fn reproduce_on_tiny_trace(
         traces.to_str().unwrap(),
         "--requests",
         requests,
+        "--seeds",
+        "2",
         "--out",
         out.to_str().unwrap(),
         "--quiet",
@@ -1066,7 +1282,7 @@ fn reproduce_tiny(
 fn reproduce_dssd_writes_figures_and_summary() {
     let (out, s) = reproduce_tiny(
         "dssd",
-        &["--requests", "200"],
+        &["--requests", "200", "--seeds", "2"],
         &[
             "fig02_32k_timeline.csv",
             "fig02_4k_io_bandwidth.svg",
@@ -1104,35 +1320,61 @@ fn reproduce_dssd_writes_figures_and_summary() {
         assert!(s["io_improvement"][d].as_f64().unwrap() > 0.0, "{d}");
         assert!(s["gc_improvement"][d].as_f64().unwrap() > 0.0, "{d}");
         for k in ["io_improvement_steady", "gc_improvement_steady"] {
-            assert!(s["fig07"][k][d].as_f64().unwrap() > 0.0, "{k} {d}");
+            assert!(s[k][d].as_f64().unwrap() > 0.0, "{k} {d}");
         }
     }
-    // The steady state is a second reading of Fig. 7a's four published ratios.
-    let steady = s["comparisons"]
+    assert!(s["p99_reduction_vs_baseline"]["dssd_f"].as_f64().unwrap() > 0.0);
+    // Every published number gets a verdict by the rule; the steady state is a second
+    // reading of Fig. 7(a)'s four ratios.
+    let h = headlines(out.path());
+    let ids: Vec<&str> = h["headlines"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|c| {
-            c["what"]
-                .as_str()
-                .unwrap()
-                .ends_with("(high, steady state)")
-        })
-        .count();
-    assert_eq!(steady, 4);
-    assert!(s["p99_reduction_vs_baseline"]["dssd_f"].as_f64().unwrap() > 0.0);
-    assert_eq!(s["paper"]["io_improvement"]["dssd"], 1.427);
-    for c in s["comparisons"].as_array().unwrap() {
-        let (p, l) = (
-            c["paper"].as_f64().unwrap(),
-            c["lagoon"].as_f64().unwrap_or(f64::NAN),
-        );
-        // More than 25 % away, or not a number.
-        let far = !matches!(
-            (l / p - 1.0).abs().partial_cmp(&0.25),
-            Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
-        );
-        assert_eq!(far, !c["reason"].as_str().unwrap().is_empty(), "{c}");
+        .map(|x| x["id"].as_str().unwrap())
+        .collect();
+    let paper = lagoon_cli::reproduce::book::paper("dssd").unwrap();
+    for n in paper.numbers.iter().filter(|n| n.headline) {
+        assert!(ids.contains(&n.id.as_str()), "{}", n.id);
+    }
+    for id in ["io_dssd", "gc_dssd", "io_bw", "gc_bw"] {
+        assert!(ids.contains(&format!("{id}@steady").as_str()), "{id}@steady");
+    }
+    assert_rule_holds(&h, 2);
+    // Fig. 9: a stage of a class with no page and no time is an empty cell (missing), never
+    // a zero drawn as a bar.
+    for r in csv_rows(&out.path().join("fig09_latency_breakdown.csv")) {
+        if r[3] == "0" {
+            for c in &r[4..] {
+                assert_ne!(c, "0.000", "{r:?}");
+            }
+        }
+    }
+    assert_render_only_reproduces(out.path(), "dssd", None);
+}
+
+/// Found by issue 31's seeds: on the tests' tiny drive, a Fig. 15(b) window over a RESERV
+/// drive aged with the `newest` RBT pick stalls (the watchdog: "1 die queues hold
+/// transactions") for seeds 5 and 6. A core issue (block-remapped timed windows), kept here
+/// as a reproducer; `reproduce superblocks` reports the stall as an error naming the run.
+#[test]
+#[ignore = "core stall in a block-remapped window (reported; not in lagoon-cli)"]
+fn superblocks_windows_on_every_seed_of_the_tiny_drive() {
+    for seed in ["5", "6"] {
+        let dir = tempfile::tempdir().unwrap();
+        let (code, _, err) = lagoon(&[
+            "reproduce",
+            "superblocks",
+            "--tiny-drive",
+            "--seeds",
+            "1",
+            "--seed",
+            seed,
+            "--out",
+            dir.path().to_str().unwrap(),
+            "--quiet",
+        ]);
+        assert_eq!(code, 0, "seed {seed}: {err}");
     }
 }
 
@@ -1329,12 +1571,15 @@ fn lifetime_bad_wear_input_is_one_clear_error() {
 /// drive of few, small blocks: the figure code is the same).
 #[test]
 fn reproduce_superblocks_writes_figures_and_summary() {
-    let (_, s) = reproduce_tiny(
+    // One seed: other seeds stall a Fig. 15(b) window on this tiny drive (the ignored test
+    // below, a core issue).
+    let (dir, s) = reproduce_tiny(
         "superblocks",
-        &[],
+        &["--seeds", "1"],
         &[
             "fig14a_bad_superblocks.csv",
             "fig14a_bad_superblocks.svg",
+            "fig14a_lifetimes.csv",
             "fig14b_gain_vs_sigma.svg",
             "fig14c_was_latency.csv",
             "fig14c_was_latency_ull.svg",
@@ -1347,8 +1592,13 @@ fn reproduce_superblocks_writes_figures_and_summary() {
             "fig16a_gain_vs_srt.svg",
             "fig16b_active_srt.svg",
             "summary.md",
+            "headlines.json",
         ],
     );
+    let h = headlines(dir.path());
+    assert_eq!(h["headlines"].as_array().unwrap().len(), 7);
+    assert_rule_holds(&h, 1);
+    assert_render_only_reproduces(dir.path(), "superblocks", None);
     for m in ["baseline", "recycled", "reserv"] {
         assert!(
             s["first_bad_superblock_tb"][m].as_f64().unwrap() > 0.0,
@@ -1358,8 +1608,6 @@ fn reproduce_superblocks_writes_figures_and_summary() {
     for m in ["recycled", "reserv"] {
         assert!(s["endurance_gain"][m].as_f64().is_some(), "{m}");
     }
-    assert_eq!(s["paper"]["endurance_gain"]["reserv"], 0.35);
-    assert!(s["reasons"].as_array().unwrap().len() >= 4);
     // Fig. 14(c): per drive and workload, the unscanned run is the reference (1.0) of its
     // scans; every ratio is its latency over that one's; a scan moves its pages' bytes.
     let c = s["fig14c"].as_array().unwrap();
