@@ -352,6 +352,7 @@ fn compare_runs_every_drive_and_design() {
     let names: Vec<&str> = out
         .lines()
         .skip(2)
+        .take_while(|l| l.starts_with("  "))
         .map(|l| l.split_whitespace().next().unwrap())
         .collect();
     assert_eq!(names, [&*small, other], "{out}");
