@@ -4,7 +4,6 @@
 //! not here.
 
 use anyhow::{anyhow, Result};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lagoon_core::config::SsdConfig;
 use lagoon_core::lifetime::{self, LifetimeReport, LifetimeSpec};
 use lagoon_core::report::Report;
@@ -306,18 +305,13 @@ pub fn reshape(ssd: &mut SsdConfig, spec: &str) -> Result<()> {
 /// batch with its label.
 pub fn run_all(jobs: Vec<Job>, threads: usize, quiet: bool) -> Result<Vec<Record>> {
     let n = jobs.len();
-    let pb = if quiet {
-        ProgressBar::hidden()
-    } else {
-        let pb = ProgressBar::with_draw_target(Some(n as u64), ProgressDrawTarget::stderr());
-        pb.set_style(
-            ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs (eta {eta}) {msg}",
-            )
-            .expect("valid template"),
-        );
-        pb
-    };
+    let pb = crate::progress::Progress::new(
+        quiet,
+        Some(n as u64),
+        "runs",
+        "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {unit} (eta {eta}) {msg}",
+        "",
+    );
     let walls: Mutex<Vec<f64>> = Mutex::new(vec![0.0; n]);
     let out = in_pool(n, threads, |i| {
         let job = &jobs[i];

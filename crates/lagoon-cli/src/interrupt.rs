@@ -66,6 +66,11 @@ pub fn install() {
     unsafe {
         let handler: extern "C" fn(libc::c_int) = on_sigint;
         libc::signal(libc::SIGINT, handler as libc::sighandler_t);
+        // A parent may hand down SIGINT blocked (the mask survives exec): unblock it.
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGINT);
+        libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
     }
 }
 

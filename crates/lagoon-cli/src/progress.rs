@@ -8,8 +8,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// Seconds between two plain progress lines.
-pub const PLAIN_EVERY: Duration = Duration::from_secs(10);
+/// Seconds between two plain progress lines: 10, or `LAGOON_PROGRESS_EVERY_S` (0 to 3600).
+pub fn plain_every() -> Duration {
+    std::env::var("LAGOON_PROGRESS_EVERY_S")
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| (0.0..=3600.0).contains(s))
+        .map_or(Duration::from_secs(10), Duration::from_secs_f64)
+}
 
 pub struct Progress {
     bar: ProgressBar,
@@ -17,6 +23,7 @@ pub struct Progress {
 }
 
 struct Plain {
+    every: Duration,
     unit: String,
     what: String,
     start: Instant,
@@ -29,7 +36,7 @@ impl Plain {
     fn maybe_print(&self) {
         let now = Instant::now();
         let mut last = self.last.lock().expect("no panic while holding");
-        if now.duration_since(*last) < PLAIN_EVERY {
+        if now.duration_since(*last) < self.every {
             return;
         }
         *last = now;
@@ -65,6 +72,7 @@ impl Progress {
             return Progress {
                 bar: ProgressBar::hidden(),
                 plain: Some(Plain {
+                    every: plain_every(),
                     unit: unit.into(),
                     what: if what.is_empty() {
                         String::new()

@@ -117,6 +117,9 @@ pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("results/{}", a.paper)));
     a.out = Some(out.clone());
+    if a.cancel.is_none() {
+        a.cancel = Some(crate::interrupt::cancel());
+    }
     // Everything the user named is checked before the first simulation.
     let notes = a.notes.as_deref().map(read_notes).transpose()?;
     if a.render_only {

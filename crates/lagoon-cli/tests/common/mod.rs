@@ -2,6 +2,7 @@
 
 use std::process::Command;
 
+#[allow(dead_code)]
 pub const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces/");
 
 /// Run `lagoon args...`: exit code, stdout, stderr (with the default model-state limit,
