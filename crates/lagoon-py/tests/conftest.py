@@ -12,6 +12,14 @@ ROOT = Path(__file__).resolve().parents[3]
 LAGOON = ROOT / "target" / "release" / "lagoon"
 WALL_CLOCK = ("wall_time_s", "events_per_s", "requests_per_wall_s")
 
+
+def strip(report: dict) -> dict:
+    """A report without what differs between equal runs: wall-clock fields, and provenance
+    (its command line names the caller)."""
+    for k in (*WALL_CLOCK, "provenance"):
+        report.pop(k, None)
+    return report
+
 # Before the cluster starts, so its worker processes resolve ../shared the same way.
 os.chdir(ROOT)
 

@@ -549,9 +549,8 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     m.method("Fig. 14(c): one status read per scanned block at the start of a window of random page-sized I/O, closed loop at queue depth 64, on the conventional (Baseline) controller of each Table 1 drive with the write cache off and a sequential precondition (no GC).");
     m.method(format!("Fig. 15: RESERV drives aged (P/E limits scaled by {AGE_PE_SCALE}, same shape) until their SRTs hold the entries asked for, then timed windows of random page I/O (a) and of the ten MSR stand-ins of Venice Table 2 (b), closed loop at queue depth 64, dSSD design, write cache off. Fig. 15(b)'s metric: (1 + RESERV's endurance gain of the same seed) x IOPS aged / IOPS fresh."));
     m.method(format!(
-        "{} lifetimes and the timed windows in {wall:.0} s; {:.1} M page programs per second per thread.",
-        runs.len(),
-        rate / 1e6
+        "{} lifetimes (every one's report in runs.json), then the timed windows.",
+        runs.len()
     ));
     let ran = super::Ran {
         recs: Vec::new(),
