@@ -368,8 +368,8 @@ pub fn flow_lines(report: &Report) -> String {
         return String::new();
     }
     let us = |v: f64| v / 1e3;
-    let mut s = format!(
-        "flows            requests       IOPS   mean us    p99 us  read us  write us  conflicts  workload\n"
+    let mut s = String::from(
+        "flows            requests       IOPS   mean us    p99 us  read us  write us  conflicts  workload\n",
     );
     for (i, f) in report.flows.iter().enumerate() {
         s.push_str(&format!(

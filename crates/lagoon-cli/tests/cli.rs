@@ -266,7 +266,10 @@ fn compare_runs_every_drive_and_design() {
         .take_while(|l| l.starts_with("  "))
         .map(|l| l.split_whitespace().collect())
         .collect();
-    assert!(two.contains("\nconflict-free: requests none of whose flash transfers waited"), "{two}");
+    assert!(
+        two.contains("\nconflict-free: requests none of whose flash transfers waited"),
+        "{two}"
+    );
     let pairs: Vec<(&str, &str)> = rows.iter().map(|r| (r[0], r[1])).collect();
     assert_eq!(
         pairs,
@@ -424,7 +427,14 @@ fn reproduce_venice_writes_every_figure() {
     let out = dir.path().join("out");
     let d = out.to_str().unwrap();
     let (code, _, err) = lagoon(&[
-        "reproduce", "venice", "--quick", "--requests", "150", "--out", d, "--quiet",
+        "reproduce",
+        "venice",
+        "--quick",
+        "--requests",
+        "150",
+        "--out",
+        d,
+        "--quiet",
     ]);
     assert_eq!(code, 0, "{err}");
     let workloads = 19;
@@ -456,7 +466,11 @@ fn reproduce_venice_writes_every_figure() {
     }
     // The closed-loop runs have one seed: no interval.
     for r in csv_rows(&out.join("fig09_perf_closed.csv")) {
-        assert_eq!((r[3].as_str(), r[4].as_str(), r[5].as_str()), ("", "", "1"), "{r:?}");
+        assert_eq!(
+            (r[3].as_str(), r[4].as_str(), r[5].as_str()),
+            ("", "", "1"),
+            "{r:?}"
+        );
     }
     for f in [
         "fig09_perf_timed.svg",
@@ -490,7 +504,9 @@ fn reproduce_venice_writes_every_figure() {
     );
     // Every run carries its seed and the hash of the drive it simulated.
     assert!(runs.iter().all(|r| r[1] == "1" || r[1] == "2"));
-    assert!(runs.iter().all(|r| r.last().unwrap().starts_with("fnv1a64:")));
+    assert!(runs
+        .iter()
+        .all(|r| r.last().unwrap().starts_with("fnv1a64:")));
     let h = headlines(&out);
     let paper = lagoon_cli::reproduce::book::paper("venice").unwrap();
     let ids: Vec<&str> = paper
@@ -521,8 +537,14 @@ fn reproduce_venice_writes_every_figure() {
     let s: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     for d in ["pssd", "pnssd", "nossd", "venice", "ideal"] {
-        assert!(s["speedup_over_baseline"]["perf-optimized"][d].is_number(), "{d}");
-        assert!(s["speedup_over_baseline"]["cost-optimized"][d].is_number(), "{d}");
+        assert!(
+            s["speedup_over_baseline"]["perf-optimized"][d].is_number(),
+            "{d}"
+        );
+        assert!(
+            s["speedup_over_baseline"]["cost-optimized"][d].is_number(),
+            "{d}"
+        );
         assert!(s["energy_vs_baseline"][d].is_number(), "{d}");
         assert!(s["speedup_over_baseline_lifted_link"][d].is_number(), "{d}");
     }
@@ -605,7 +627,11 @@ fn assert_numbers_come_from_the_files(dir: &std::path::Path) {
         let found = known
             .iter()
             .any(|k| ((k * 10f64.powi(d)).round() - v * 10f64.powi(d)).abs() < 0.5 + 1e-6);
-        assert!(found, "{}: {tok} in summary.md is in none of its files", dir.display());
+        assert!(
+            found,
+            "{}: {tok} in summary.md is in none of its files",
+            dir.display()
+        );
     }
 }
 
@@ -626,13 +652,22 @@ fn assert_render_only_reproduces(dir: &std::path::Path, paper: &str, notes: Opti
             std::fs::copy(&p, to.join(p.file_name().unwrap())).unwrap();
         }
     }
-    let mut args = vec!["reproduce", paper, "--render-only", "--out", to.to_str().unwrap()];
+    let mut args = vec![
+        "reproduce",
+        paper,
+        "--render-only",
+        "--out",
+        to.to_str().unwrap(),
+    ];
     if let Some(n) = notes {
         args.extend(["--notes", n]);
     }
     let (code, verdict, err) = lagoon(&args);
     assert_eq!(code, 0, "{err}");
-    assert!(verdict.contains("published headline numbers reproduced"), "{verdict}");
+    assert!(
+        verdict.contains("published headline numbers reproduced"),
+        "{verdict}"
+    );
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();
         let name = p.file_name().unwrap();
@@ -750,7 +785,10 @@ fn reproduce_piq_writes_every_figure() {
     assert_eq!(h["headlines"].as_array().unwrap().len(), 5);
     assert_rule_holds(&h, 2);
     // The headline runs model SSDsim's device (5 requests inside, writes done at transfer).
-    assert_eq!(s["headline_device"], "5 slots, out-of-order dies, writes done at transfer (SSDsim)");
+    assert_eq!(
+        s["headline_device"],
+        "5 slots, out-of-order dies, writes done at transfer (SSDsim)"
+    );
     for f in [
         "fig08_read_latency.svg",
         "fig11_read_latency_vs_queue.svg",
@@ -1021,7 +1059,10 @@ fn an_empty_workload_is_an_error() {
     let zero = tmp("zero.trace", "");
     let (code, _, err) = lagoon(&["trace", "stats", &zero]);
     assert_eq!(code, 2);
-    assert!(err.contains("the trace is empty (no request lines, 0 bytes)"), "{err}");
+    assert!(
+        err.contains("the trace is empty (no request lines, 0 bytes)"),
+        "{err}"
+    );
 }
 
 /// Odd flags and files from the robustness attack (issue 9): each is one line on stderr, exit
@@ -1339,7 +1380,10 @@ fn reproduce_dssd_writes_figures_and_summary() {
         assert!(ids.contains(&n.id.as_str()), "{}", n.id);
     }
     for id in ["io_dssd", "gc_dssd", "io_bw", "gc_bw"] {
-        assert!(ids.contains(&format!("{id}@steady").as_str()), "{id}@steady");
+        assert!(
+            ids.contains(&format!("{id}@steady").as_str()),
+            "{id}@steady"
+        );
     }
     assert_rule_holds(&h, 2);
     // Fig. 9: a stage of a class with no page and no time is an empty cell (missing), never

@@ -109,7 +109,6 @@ fn value(rng: &mut Rng, range: &Range) -> (String, bool) {
                 ]
                 .into_iter()
                 .flatten()
-                .filter(|s| s != "-1" || true)
                 .collect();
                 let s = rng.pick(&v).clone();
                 // max + 1 beyond i64 cannot be written in TOML: then it is not "out of range"
@@ -147,7 +146,11 @@ fn value(rng: &mut Rng, range: &Range) -> (String, bool) {
                 (s, false)
             } else {
                 let hi = max.min(1e6).max(min);
-                let lo = if open_min { min + (hi - min) * 1e-3 } else { min };
+                let lo = if open_min {
+                    min + (hi - min) * 1e-3
+                } else {
+                    min
+                };
                 let v = match rng.below(3) {
                     0 => lo,
                     1 => hi,
@@ -219,7 +222,9 @@ fn network_configurations() {
             Ok(Ok(c)) => c,
         };
         if !all_in_range {
-            t.fail(format!("case {case}: a value outside its range was accepted\n{text}"));
+            t.fail(format!(
+                "case {case}: a value outside its range was accepted\n{text}"
+            ));
             continue;
         }
         let (cancel, done) = watchdog(Duration::from_secs(30));
@@ -241,9 +246,10 @@ fn network_configurations() {
         let _ = done.send(());
         match r {
             Err(_) => t.fail(format!("case {case}: panic running\n{text}")),
-            Ok(_) if cancel.is_set() => {
-                t.fail(format!("case {case}: no end in {:?}\n{text}", start.elapsed()))
-            }
+            Ok(_) if cancel.is_set() => t.fail(format!(
+                "case {case}: no end in {:?}\n{text}",
+                start.elapsed()
+            )),
             Ok(Err(e)) => {
                 if e.to_string().trim().is_empty() {
                     t.fail(format!("case {case}: an error without a message\n{text}"));
@@ -290,7 +296,10 @@ fn net_points() {
             min_packets: *rng.pick(&[1, 100, 1_000]),
             converge: *rng.pick(&[0.01, 0.05, 0.5]),
         };
-        let what = format!("{pattern} load {load:e} {w:?} packet_flits {} vcs {}", cfg.network.packet_flits, cfg.network.vcs);
+        let what = format!(
+            "{pattern} load {load:e} {w:?} packet_flits {} vcs {}",
+            cfg.network.packet_flits, cfg.network.vcs
+        );
         let (cancel, done) = watchdog(Duration::from_secs(60));
         let r = catch_unwind(AssertUnwindSafe(|| {
             run_point(&cfg, pattern, load, w, rng.next() % 100, Some(&cancel))
@@ -311,14 +320,17 @@ fn net_points() {
                 let cells = 64.0 * (p.samples as u64 * w.sample_cycles) as f64;
                 let mut bad = Vec::new();
                 if p.unmeasured.is_none() {
-                    if p.accepted_load > p.generated_load + p.backlog_flits_start as f64 / cells + 1e-9 {
+                    if p.accepted_load
+                        > p.generated_load + p.backlog_flits_start as f64 / cells + 1e-9
+                    {
                         bad.push("accepted > generated + backlog at the start");
                     }
                     if p.packets_measured < w.min_packets {
                         bad.push("fewer packets than the minimum");
                     }
                     let l = p.latency_cycles;
-                    if !(l.p50 <= l.p99 && l.p99 <= l.max) || !(l.mean <= l.max + 1e-9) {
+                    let ordered = l.p50 <= l.p99 && l.p99 <= l.max && l.mean <= l.max + 1e-9;
+                    if !ordered {
                         bad.push("latency percentiles out of order");
                     }
                 } else if p.saturated || p.accepted_load != 0.0 {
@@ -370,7 +382,10 @@ fn lifetimes() {
         }
         let in_range = set.values().all(|x| x.1);
         let mode = *rng.pick(&["static", "recycled", "reserv"]);
-        set.insert("superblock".into(), (format!("superblock = \"{mode}\""), true));
+        set.insert(
+            "superblock".into(),
+            (format!("superblock = \"{mode}\""), true),
+        );
         let lines: Vec<String> = set.values().map(|x| x.0.clone()).collect();
         text.push_str(&lines.join("\n"));
         text.push('\n');
@@ -387,7 +402,9 @@ fn lifetimes() {
             Ok(Ok(c)) => c,
         };
         if !in_range {
-            t.fail(format!("case {case}: a value outside its range was accepted\n{text}"));
+            t.fail(format!(
+                "case {case}: a value outside its range was accepted\n{text}"
+            ));
             continue;
         }
         let spec = LifetimeSpec {
@@ -416,13 +433,20 @@ fn lifetimes() {
             }
             Ok(Ok((r, _))) => {
                 let mut bad = Vec::new();
-                if r.bad_curve.windows(2).any(|w| w[0].host_bytes > w[1].host_bytes || w[0].bad_superblocks >= w[1].bad_superblocks) {
+                if r.bad_curve.windows(2).any(|w| {
+                    w[0].host_bytes > w[1].host_bytes
+                        || w[0].bad_superblocks >= w[1].bad_superblocks
+                }) {
                     bad.push("bad-superblock curve not increasing");
                 }
-                if r.first_bad_superblock_bytes.is_some_and(|b| b > r.host_bytes_written) {
+                if r.first_bad_superblock_bytes
+                    .is_some_and(|b| b > r.host_bytes_written)
+                {
                     bad.push("first bad superblock after the end");
                 }
-                if !(r.min_erases as f64 <= r.mean_erases + 1e-9 && r.mean_erases <= r.max_erases as f64 + 1e-9) {
+                if !(r.min_erases as f64 <= r.mean_erases + 1e-9
+                    && r.mean_erases <= r.max_erases as f64 + 1e-9)
+                {
                     bad.push("erases min <= mean <= max fails");
                 }
                 if r.bad_curve.len() as u32 > r.superblocks {
@@ -448,7 +472,10 @@ fn mqsim_imports() {
     if !surface_on("mqsim") {
         return;
     }
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/validation/mqsim/");
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/validation/mqsim/"
+    );
     let (Ok(cfg), Ok(wl)) = (
         std::fs::read_to_string(format!("{dir}ssdconfig-perf-optimized.xml")),
         std::fs::read_to_string(format!("{dir}workload-tpcc.xml")),
@@ -460,8 +487,24 @@ fn mqsim_imports() {
     let mut rng = Rng(seed.wrapping_mul(0xd6e8_feb8_6659_fd93) | 1);
     let tmp = tempfile::tempdir().unwrap();
     let hostile = [
-        "NaN", "nan", "inf", "-inf", "1e309", "99999999999999999999", "18446744073709551615",
-        "9223372036854775808", "-1", "0", "1e-300", "", " ", "x", "TRUE", "0x10", "1.5", "-0",
+        "NaN",
+        "nan",
+        "inf",
+        "-inf",
+        "1e309",
+        "99999999999999999999",
+        "18446744073709551615",
+        "9223372036854775808",
+        "-1",
+        "0",
+        "1e-300",
+        "",
+        " ",
+        "x",
+        "TRUE",
+        "0x10",
+        "1.5",
+        "-0",
     ];
     let mut t = Tally::default();
     for case in 0..cases {
@@ -479,7 +522,9 @@ fn mqsim_imports() {
                     continue;
                 }
                 let close = format!("</{tag}>");
-                let Some(end) = s[i..].find(&close) else { continue };
+                let Some(end) = s[i..].find(&close) else {
+                    continue;
+                };
                 let inner = &s[i + gt + 1..i + end];
                 if inner.contains('<') {
                     continue;
@@ -489,8 +534,18 @@ fn mqsim_imports() {
                     1 => String::new(),
                     _ => rng.pick(&hostile).to_string(),
                 };
-                if ["NaN", "nan", "inf", "-inf", "1e309", "99999999999999999999",
-                    "18446744073709551615", "9223372036854775808"]
+                // Only numbers planted where a number was (a path is text: "NaN" is a name).
+                if inner.trim().parse::<f64>().is_ok()
+                    && [
+                        "NaN",
+                        "nan",
+                        "inf",
+                        "-inf",
+                        "1e309",
+                        "99999999999999999999",
+                        "18446744073709551615",
+                        "9223372036854775808",
+                    ]
                     .contains(&v.as_str())
                 {
                     non_finite.push(tag.clone());
@@ -499,7 +554,13 @@ fn mqsim_imports() {
             }
             if rng.below(10) == 0 {
                 let cut = rng.below(s.len());
-                s.truncate(s.char_indices().map(|c| c.0).take_while(|&c| c <= cut).last().unwrap_or(0));
+                s.truncate(
+                    s.char_indices()
+                        .map(|c| c.0)
+                        .take_while(|&c| c <= cut)
+                        .last()
+                        .unwrap_or(0),
+                );
             }
             (s, non_finite)
         };
@@ -524,11 +585,14 @@ fn mqsim_imports() {
                 // A non-finite or out-of-range number imports only on a parameter the
                 // importer lists as not modelled (kept as text, never used as a number).
                 let listed = |tag: &String| imp.not_modelled.iter().any(|(p, _, _)| p == tag);
-                let used: Vec<&String> = bad_c.iter().chain(&bad_w).filter(|t| !listed(t)).collect();
+                let used: Vec<&String> =
+                    bad_c.iter().chain(&bad_w).filter(|t| !listed(t)).collect();
                 if used.is_empty() {
                     t.ok += 1;
                 } else {
-                    t.fail(format!("case {case}: {used:?} imported with a non-finite or out-of-range value"));
+                    t.fail(format!(
+                        "case {case}: {used:?} imported with a non-finite or out-of-range value"
+                    ));
                 }
             }
         }

@@ -21,7 +21,11 @@ fn assert_error(r: (i32, String, String), needle: &str) {
 fn assert_fast_error(args: &[&str], needle: &str) {
     let t = Instant::now();
     assert_error(lagoon(args), needle);
-    assert!(t.elapsed() < Duration::from_secs(5), "{args:?} took {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "{args:?} took {:?}",
+        t.elapsed()
+    );
 }
 
 #[test]
@@ -47,17 +51,19 @@ fn mqsim_numbers_out_of_range_or_nan_are_named() {
     let set = |v: &str| {
         let start = cfg.find("<Flash_Channel_Count>").unwrap();
         let end = cfg.find("</Flash_Channel_Count>").unwrap();
-        format!(
-            "{}<Flash_Channel_Count>{v}{}",
-            &cfg[..start],
-            &cfg[end..]
-        )
+        format!("{}<Flash_Channel_Count>{v}{}", &cfg[..start], &cfg[end..])
     };
     for (v, needle) in [
-        ("99999999999999999999", "Flash_Channel_Count = '99999999999999999999' is out of range"),
+        (
+            "99999999999999999999",
+            "Flash_Channel_Count = '99999999999999999999' is out of range",
+        ),
         ("NaN", "Flash_Channel_Count = 'NaN' is not a finite number"),
         ("inf", "Flash_Channel_Count = 'inf' is not a finite number"),
-        ("-3", "Flash_Channel_Count = '-3' is not a number of its type"),
+        (
+            "-3",
+            "Flash_Channel_Count = '-3' is not a number of its type",
+        ),
     ] {
         let f = tmp("ssdconfig.xml", &set(v));
         assert_error(lagoon(&["import", "mqsim", &f]), needle);
@@ -112,12 +118,26 @@ fn every_output_path_is_checked_before_the_first_simulation() {
         "has no per-link mesh utilization",
     );
     assert_fast_error(
-        &["run", "--arch", "venice", "--workload", LONG, "--heatmap", m],
+        &[
+            "run",
+            "--arch",
+            "venice",
+            "--workload",
+            LONG,
+            "--heatmap",
+            m,
+        ],
         "does not exist",
     );
     // A directory where a file is asked for.
     assert_fast_error(
-        &["run", "--workload", LONG, "--json", d.path().to_str().unwrap()],
+        &[
+            "run",
+            "--workload",
+            LONG,
+            "--json",
+            d.path().to_str().unwrap(),
+        ],
         "is a directory",
     );
     // Two outputs on standard output.
@@ -128,15 +148,36 @@ fn every_output_path_is_checked_before_the_first_simulation() {
     // reproduce: --out, --notes and --traces before any run.
     let notes = tmp("big.md", &"x".repeat((1 << 20) + 1));
     assert_fast_error(
-        &["reproduce", "venice", "--notes", &notes, "--out", d.path().join("o").to_str().unwrap()],
+        &[
+            "reproduce",
+            "venice",
+            "--notes",
+            &notes,
+            "--out",
+            d.path().join("o").to_str().unwrap(),
+        ],
         "more than the 1048576 a notes file may have",
     );
     assert_fast_error(
-        &["reproduce", "venice", "--notes", m, "--out", d.path().join("o").to_str().unwrap()],
+        &[
+            "reproduce",
+            "venice",
+            "--notes",
+            m,
+            "--out",
+            d.path().join("o").to_str().unwrap(),
+        ],
         "--notes",
     );
     assert_fast_error(
-        &["reproduce", "piq", "--traces", m, "--out", d.path().join("o").to_str().unwrap()],
+        &[
+            "reproduce",
+            "piq",
+            "--traces",
+            m,
+            "--out",
+            d.path().join("o").to_str().unwrap(),
+        ],
         "no such directory",
     );
     let other = d.path().join("mine");
@@ -148,13 +189,16 @@ fn every_output_path_is_checked_before_the_first_simulation() {
     );
     assert_eq!(std::fs::read(other.join("thesis.tex")).unwrap(), b"keep me");
     assert_fast_error(
-        &["reproduce", "venice", "--render-only", "--out", other.to_str().unwrap()],
+        &[
+            "reproduce",
+            "venice",
+            "--render-only",
+            "--out",
+            other.to_str().unwrap(),
+        ],
         "holds no reproduction",
     );
-    assert_fast_error(
-        &["net", "--load", "0.1", "--plot", m],
-        "does not exist",
-    );
+    assert_fast_error(&["net", "--load", "0.1", "--plot", m], "does not exist");
     assert_fast_error(
         &["lifetime", "--curve", m, "--pe-mean", "5000"],
         "does not exist",
@@ -186,7 +230,10 @@ fn negative_numbers_as_flag_values_are_named() {
 fn flows_count_in_the_memory_budget() {
     let mut args = vec!["run".to_string()];
     for _ in 0..200 {
-        args.extend(["--workload".into(), "syn:read=100,size=4k,count=1".to_string()]);
+        args.extend([
+            "--workload".into(),
+            "syn:read=100,size=4k,count=1".to_string(),
+        ]);
     }
     let a: Vec<&str> = args.iter().map(String::as_str).collect();
     let (code, _, err) = lagoon_env(&a, &[("LAGOON_MAX_STATE_GB", "0.1")]);
@@ -207,8 +254,14 @@ fn standard_output_wherever_a_path_is_taken() {
         "-",
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.starts_with("class,latency_ns,cumulative_fraction\n"), "{out}");
-    assert!(!out.contains("Lagoon run:"), "the summary stays off standard output");
+    assert!(
+        out.starts_with("class,latency_ns,cumulative_fraction\n"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("Lagoon run:"),
+        "the summary stays off standard output"
+    );
     let trace = tmp("t.trace", "0 0 0 8 1\n10 0 8 8 0\n");
     let (code, out, _) = lagoon(&["trace", "convert", &trace, "--to", "msr", "-o", "-"]);
     assert_eq!(code, 0);
@@ -235,20 +288,30 @@ fn the_text_report_has_a_line_per_flow() {
         .skip(1)
         .collect();
     assert_eq!(flows.len(), 2, "{out}");
-    assert!(flows[0].contains(" 400 ") && flows[1].contains(" 200 "), "{out}");
+    assert!(
+        flows[0].contains(" 400 ") && flows[1].contains(" 200 "),
+        "{out}"
+    );
 }
 
 /// Off a terminal, progress is plain lines (every LAGOON_PROGRESS_EVERY_S seconds).
 #[test]
 fn progress_off_a_terminal_is_plain_lines() {
     let (code, _, err) = lagoon_env(
-        &["run", "--workload", "syn:read=100,size=4k,arrival=qd:16,count=200000"],
+        &[
+            "run",
+            "--workload",
+            "syn:read=100,size=4k,arrival=qd:16,count=200000",
+        ],
         &[("LAGOON_PROGRESS_EVERY_S", "0")],
     );
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = err.lines().filter(|l| l.ends_with(" requests")).collect();
     assert!(!lines.is_empty(), "{err}");
-    assert!(lines[0].starts_with('[') && lines[0].contains(" s] "), "{err}");
+    assert!(
+        lines[0].starts_with('[') && lines[0].contains(" s] "),
+        "{err}"
+    );
 }
 
 /// `lagoon net --load 1e-15` reported accepted 0.32 and saturated, `--load 0.01` measured 28
@@ -260,13 +323,22 @@ fn net_loads_too_light_to_measure_are_flagged() {
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     for p in v["points"].as_array().unwrap() {
-        assert!(p["unmeasured"].as_str().unwrap().starts_with("too light to measure"), "{p}");
+        assert!(
+            p["unmeasured"]
+                .as_str()
+                .unwrap()
+                .starts_with("too light to measure"),
+            "{p}"
+        );
         assert_eq!(p["saturated"], false);
         assert_eq!(p["accepted_load"], 0.0);
     }
     let (code, out, _) = lagoon(&["net", "--load", "0.01"]);
     assert_eq!(code, 0);
-    assert!(out.contains("too light to measure") && !out.contains("saturated  "), "{out}");
+    assert!(
+        out.contains("too light to measure") && !out.contains("saturated  "),
+        "{out}"
+    );
 }
 
 /// Accepted never exceeds generated by more than the backlog at the start of sampling (flit
@@ -312,7 +384,11 @@ fn ctrl_c_stops_within_a_second_and_leaves_nothing_half_written() {
                 Ok(())
             });
         }
-        let child = c.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+        let child = c
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
         std::thread::sleep(wait);
         let t = Instant::now();
         unsafe {
@@ -328,9 +404,15 @@ fn ctrl_c_stops_within_a_second_and_leaves_nothing_half_written() {
             .arg(&json),
         Duration::from_millis(1500),
     );
-    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(took < Duration::from_secs(1), "{took:?}");
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["provenance"]["interrupted"], true);
     assert!(v["requests"].as_u64().unwrap() < 50_000_000);
     // A reproduction over a previous one: stopped, the previous files stay, no temporary.
@@ -344,9 +426,17 @@ fn ctrl_c_stops_within_a_second_and_leaves_nothing_half_written() {
             .arg(&results),
         Duration::from_millis(1500),
     );
-    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(took < Duration::from_secs(1), "{took:?}");
-    assert_eq!(std::fs::read(results.join("summary.md")).unwrap(), b"previous");
+    assert_eq!(
+        std::fs::read(results.join("summary.md")).unwrap(),
+        b"previous"
+    );
     let left: Vec<_> = std::fs::read_dir(d.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -74,7 +74,9 @@ fn walk(
                     bail!(
                         "{path}: key {} is a {}, not a string",
                         k.repr().map_or("?".into(), |r| r.to_string()),
-                        k.get_type().name().map_or("?".to_string(), |n| n.to_string())
+                        k.get_type()
+                            .name()
+                            .map_or("?".to_string(), |n| n.to_string())
                     );
                 };
                 let sub = if path.is_empty() {
@@ -109,9 +111,12 @@ pub fn load(spec: &Bound<'_, PyAny>, overrides: Option<&Bound<'_, PyDict>>) -> R
     let cfg = if let Ok(s) = spec.cast::<PyString>() {
         SsdConfig::load(&s.to_string())?
     } else if spec.is_instance_of::<PyDict>() {
-        let table = match to_toml(spec, "")
-            .map_err(|e| anyhow!("configuration dict: {}", e.to_string().trim_start_matches(": ")))?
-        {
+        let table = match to_toml(spec, "").map_err(|e| {
+            anyhow!(
+                "configuration dict: {}",
+                e.to_string().trim_start_matches(": ")
+            )
+        })? {
             toml::Value::Table(t) => t,
             _ => unreachable!("a dict walks to a table"),
         };

@@ -1190,12 +1190,10 @@ pub fn replaceable(dir: &Path) -> Result<bool> {
     if !dir.is_dir() {
         return Ok(false);
     }
-    let mut empty = true;
-    for e in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
-        let _ = e?;
-        empty = false;
-        break;
-    }
+    let empty = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .next()
+        .is_none();
     Ok(empty
         || dir.join("summary.md").exists()
             && (dir.join("runs.csv").exists() || dir.join("runs.json").exists())

@@ -350,9 +350,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     m.method("I/O performance is host bandwidth over the run; GC performance is GC page reads and programs (as page moves) per second over the same time (GC while I/O runs).");
     m.method(format!("Fig. 7a, the headline: DRAM-hit writes (write cache on, no more bytes than it holds: {} MB), 128 KB at QD {DEPTH} (the paper's high case). Reading `steady`: {STEADY_CACHE_FILLS} write caches of writes through the cache. DRAM miss: write cache off, {n} 4 KB writes or the same bytes in larger ones.", sz.hit_bytes / 1_000_000));
     m.method("Fig. 8-10, 12, 13 use DRAM-hit writes; Fig. 11 the `syn:` stand-ins of three MSR traces (the paper's traces are not in ../shared).");
-    m.method(format!(
-        "Seeds: Fig. 7, 8 and 11 run on every seed; the others on the first."
-    ));
+    m.method("Seeds: Fig. 7, 8 and 11 run on every seed; the others on the first.");
     let prov = a.provenance(
         "the synthetic request streams (for the sequential writes of Fig. 7-10, 12 and 13 a seed changes no request; for Fig. 11's stand-ins, arrivals, sizes and addresses) and the simulator's own random draws",
         &[DRIVE],
@@ -631,11 +629,14 @@ fn fig08(r: &Results, out: &std::path::Path, m: &mut Manifest, h: &mut Headlines
                 row.extend(book::ci_cells(&io, 4));
                 row.extend(book::ci_cells(&gc, 4));
                 rows.push(row);
-                let id = match (level, d, s) {
-                    ("low", "baseline", x) if x == 2.0 => Some("fig8_low_bus2"),
-                    ("high", "baseline", x) if x == 1.5 => Some("fig8_high_bus15"),
-                    ("high", "dssd_f", x) if x == 1.5 => Some("fig8_high_dssd15"),
-                    _ => None,
+                let id = if (level, d, s) == ("low", "baseline", 2.0) {
+                    Some("fig8_low_bus2")
+                } else if (level, d, s) == ("high", "baseline", 1.5) {
+                    Some("fig8_high_bus15")
+                } else if (level, d, s) == ("high", "dssd_f", 1.5) {
+                    Some("fig8_high_dssd15")
+                } else {
+                    None
                 };
                 if let Some(id) = id {
                     for (k, v) in [("io", &io_v), ("gc", &gc_v)] {

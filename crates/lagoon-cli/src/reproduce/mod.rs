@@ -116,6 +116,9 @@ pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("results/{}", a.paper)));
+    if crate::out::is_stdout(&out) {
+        bail!("--out names the directory the reproduction writes; - (standard output) is not one");
+    }
     a.out = Some(out.clone());
     if a.cancel.is_none() {
         a.cancel = Some(crate::interrupt::cancel());
