@@ -485,6 +485,26 @@ pub fn default_threads() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jobs_are_capped_by_memory() {
+        assert_eq!(jobs_for_memory(0, 8), 8);
+        assert_eq!(jobs_for_memory(1, 3), 3);
+        if let Some(avail) = available_memory() {
+            // Runs that each need all the memory there is: one at a time.
+            assert_eq!(jobs_for_memory(avail, 8), 1);
+            assert_eq!(jobs_for_memory(avail / 3, 8), 2);
+        }
+        // A flow counts in a run's state.
+        let cfg = SsdConfig::load("perf-optimized").unwrap();
+        let one = Scenario::new("p", cfg.clone(), lagoon_core::interconnect::Arch::Baseline, vec!["syn:count=1".into()]);
+        let mix = Scenario::new("p", cfg, lagoon_core::interconnect::Arch::Baseline, vec!["syn:mix1".into()]);
+        assert_eq!(
+            run_state_bytes(&mix).unwrap() - run_state_bytes(&one).unwrap(),
+            (flows(&mix).unwrap() - 1) * FLOW_STATE_BYTES
+        );
+        assert!(flows(&mix).unwrap() > 1);
+    }
     use lagoon_core::interconnect::Arch;
 
     /// Runs jobs on one thread and remembers the order they were handed out in.

@@ -617,7 +617,11 @@ fn assert_numbers_come_from_the_files(dir: &std::path::Path) {
         }
     }
     let md = std::fs::read_to_string(dir.join("summary.md")).unwrap();
-    // Quotes and commit hashes are not measurements.
+    // The notes (given with --notes) are text written by hand, not rendered from the files.
+    let md = md
+        .split("\n## Notes (written by hand")
+        .next()
+        .unwrap_or_default();
     for tok in md.split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-')) {
         let Some((_, frac)) = tok.split_once('.') else {
             continue;
@@ -681,6 +685,99 @@ fn assert_render_only_reproduces(dir: &std::path::Path, paper: &str, notes: Opti
     }
     let errs = lagoon_cli::reproduce::book::check_headlines(dir).unwrap();
     assert!(errs.is_empty(), "{errs:?}");
+}
+
+/// The committed reproductions (docs/results/*/headlines.json): each re-renders byte for byte
+/// from its files (with its notes.md), its headlines agree with its per-seed values and the
+/// rule, every number of its summary is in its files, and the README's verdict lines are the
+/// ones its headlines.json gives (scripts/readme-verdicts writes them).
+#[test]
+fn committed_results_re_render_and_the_readme_agrees() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut dirs: Vec<_> = std::fs::read_dir(root.join("docs/results"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("headlines.json").is_file())
+        .collect();
+    dirs.sort();
+    assert!(!dirs.is_empty(), "no committed reproduction with a headlines.json");
+    let mut lines = Vec::new();
+    for dir in &dirs {
+        let h = headlines(dir);
+        let paper = h["paper"].as_str().unwrap().to_string();
+        let notes = dir.join("notes.md");
+        let notes = notes.is_file().then(|| notes.to_str().unwrap().to_string());
+        assert_render_only_reproduces(dir, &paper, notes.as_deref());
+        assert_numbers_come_from_the_files(dir);
+        let n = h["provenance"]["seeds"].as_array().unwrap().len() as u64;
+        assert_rule_holds(&h, n);
+        let name = dir.file_name().unwrap().to_string_lossy();
+        let parsed = lagoon_cli::reproduce::book::read_headlines(dir).unwrap();
+        lines.push(format!(
+            "- {}",
+            lagoon_cli::reproduce::book::verdict_line(&parsed, &format!("docs/results/{name}"))
+        ));
+    }
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let block = readme
+        .split("<!-- verdicts:begin -->\n")
+        .nth(1)
+        .and_then(|s| s.split("<!-- verdicts:end -->").next())
+        .expect("README has the verdicts block");
+    assert_eq!(block, lines.join("\n") + "\n", "run scripts/readme-verdicts");
+}
+
+/// Every time claim of the README is CPU seconds, the figure docs/BENCHMARKS.md's "Command
+/// times" table gives for that very command; `--help` makes none.
+#[test]
+fn every_time_claim_is_cpu_seconds_from_the_benchmarks() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let bench = std::fs::read_to_string(root.join("docs/BENCHMARKS.md")).unwrap();
+    let mut claims = 0;
+    for line in readme.lines().filter(|l| l.starts_with("lagoon ")) {
+        let (cmd, comment) = line.split_once(" #").unwrap_or((line, ""));
+        let cmd = cmd.trim();
+        // A number of seconds, minutes or hours anywhere but as CPU seconds is a claim the
+        // table cannot check.
+        let words: Vec<&str> = comment
+            .split(|c: char| c.is_whitespace() || "(),;".contains(c))
+            .filter(|w| !w.is_empty())
+            .collect();
+        for (i, w) in words.iter().enumerate() {
+            let next = words.get(i + 1).copied().unwrap_or("");
+            let number = w.trim_start_matches('~').replace(',', "").parse::<f64>().is_ok();
+            if number && ["s", "min", "minutes", "h", "hours", "seconds"].contains(&next) {
+                panic!("README: a time that is not CPU-s: {line}");
+            }
+            if number && next == "CPU-s" {
+                claims += 1;
+                let row = format!("| `{cmd}` | {} |", w.trim_start_matches('~'));
+                assert!(
+                    bench.lines().any(|b| b.starts_with(&row)),
+                    "README: {line}\nBENCHMARKS.md has no row starting {row}"
+                );
+            }
+        }
+    }
+    assert!(claims >= 5, "{claims} CPU-s claims in the README");
+    for args in [
+        &["reproduce", "--help"][..],
+        &["lifetime", "--help"],
+        &["net", "--help"],
+        &["--help"],
+    ] {
+        let (_, out, _) = lagoon(args);
+        for w in out.split_whitespace().collect::<Vec<_>>().windows(2) {
+            let number = w[0].trim_start_matches(['~', '(']).parse::<f64>().is_ok();
+            assert!(
+                !(number && ["s", "s)", "min", "minutes", "seconds"].contains(&w[1])),
+                "{args:?} --help claims a time: {} {}",
+                w[0],
+                w[1]
+            );
+        }
+    }
 }
 
 /// The same experiment on a directory of the user's traces: the headlines the traces cannot

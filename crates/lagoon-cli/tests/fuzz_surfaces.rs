@@ -333,8 +333,10 @@ fn net_points() {
                     if !ordered {
                         bad.push("latency percentiles out of order");
                     }
-                } else if p.saturated || p.accepted_load != 0.0 {
+                } else if p.saturated || p.accepted_load != 0.0 || p.generated_load != 0.0 {
                     bad.push("an unmeasured point with numbers");
+                } else if p.packets_measured >= w.min_packets {
+                    bad.push("flagged unmeasured with enough packets");
                 }
                 if bad.is_empty() {
                     t.ok += 1;

@@ -535,6 +535,32 @@ pub fn run_point(
         p99: pick(0.99),
         max: pick(1.0),
     };
+    // Fewer packets than asked for (the draw fell short of the expected count): flagged as
+    // unmeasured, as a load too light to sample.
+    if !interrupted && packets_in < w.min_packets {
+        return Ok(LoadPoint {
+            offered_load: load,
+            generated_load: 0.0,
+            accepted_load: 0.0,
+            latency_cycles: Latency::default(),
+            hops_mean: 0.0,
+            saturated: false,
+            converged: false,
+            unmeasured: Some(format!(
+                "too light to measure: {packets_in} packets created in {k} samples of {} \
+                 cycles, fewer than the {} needed; give more --max-samples or longer \
+                 --sample-cycles",
+                w.sample_cycles, w.min_packets
+            )),
+            samples: k as u32,
+            packets_measured: packets_in,
+            packets_unfinished: 0,
+            backlog_flits_start: backlog_start,
+            backlog_flits_end: backlog_end,
+            cycle_ns,
+            events: net.events(),
+        });
+    }
     // Saturated: the backlog grew by more than the created flits' sampling error, or
     // measured packets never arrived.
     let sampling_error = 3.0 * (packets_in as f64).sqrt() * pf as f64;
