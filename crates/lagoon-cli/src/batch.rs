@@ -497,8 +497,18 @@ mod tests {
         }
         // A flow counts in a run's state.
         let cfg = SsdConfig::load("perf-optimized").unwrap();
-        let one = Scenario::new("p", cfg.clone(), lagoon_core::interconnect::Arch::Baseline, vec!["syn:count=1".into()]);
-        let mix = Scenario::new("p", cfg, lagoon_core::interconnect::Arch::Baseline, vec!["syn:mix1".into()]);
+        let one = Scenario::new(
+            "p",
+            cfg.clone(),
+            lagoon_core::interconnect::Arch::Baseline,
+            vec!["syn:count=1".into()],
+        );
+        let mix = Scenario::new(
+            "p",
+            cfg,
+            lagoon_core::interconnect::Arch::Baseline,
+            vec!["syn:mix1".into()],
+        );
         assert_eq!(
             run_state_bytes(&mix).unwrap() - run_state_bytes(&one).unwrap(),
             (flows(&mix).unwrap() - 1) * FLOW_STATE_BYTES

@@ -536,14 +536,13 @@ pub fn bars_with(
                 esc(sname)
             );
             if let Some((l, h)) = ci {
-                let (cx, ya, yb) = (x + bar_w / 2.0, y_of(l.max(floor)), y_of(h));
-                let _ = writeln!(
-                    s,
-                    r##"<path class="ci" d="M{cx:.1},{ya:.1} L{cx:.1},{yb:.1} M{:.1},{ya:.1} L{:.1},{ya:.1} M{:.1},{yb:.1} L{:.1},{yb:.1}" stroke="#000" stroke-width="1"/>"##,
-                    cx - 2.5,
-                    cx + 2.5,
-                    cx - 2.5,
-                    cx + 2.5
+                whisker(
+                    &mut s,
+                    x + bar_w / 2.0,
+                    y_of(l.max(floor)),
+                    y_of(h),
+                    2.5,
+                    "#000",
                 );
             }
         }
@@ -575,6 +574,18 @@ pub fn bars_with(
     }
     s.push_str("</svg>\n");
     s
+}
+
+/// An interval as a vertical line from `ya` to `yb` at `cx` with caps `half` wide.
+fn whisker(s: &mut String, cx: f64, ya: f64, yb: f64, half: f64, colour: &str) {
+    let _ = writeln!(
+        s,
+        r#"<path class="ci" d="M{cx:.1},{ya:.1} L{cx:.1},{yb:.1} M{:.1},{ya:.1} L{:.1},{ya:.1} M{:.1},{yb:.1} L{:.1},{yb:.1}" stroke="{colour}" stroke-width="1"/>"#,
+        cx - half,
+        cx + half,
+        cx - half,
+        cx + half
+    );
 }
 
 /// Named series of (x, y) points, as [`lines`] draws them.
@@ -743,15 +754,7 @@ pub fn lines_with(
         );
         for &(i, &(x, _)) in &kept {
             if let Some((l, h)) = ci(k, i) {
-                let (cx, ya, yb) = (px(x), py(l.max(floor)), py(h));
-                let _ = writeln!(
-                    s,
-                    r#"<path class="ci" d="M{cx:.1},{ya:.1} L{cx:.1},{yb:.1} M{:.1},{ya:.1} L{:.1},{ya:.1} M{:.1},{yb:.1} L{:.1},{yb:.1}" stroke="{c}" stroke-width="1"/>"#,
-                    cx - 3.0,
-                    cx + 3.0,
-                    cx - 3.0,
-                    cx + 3.0
-                );
+                whisker(&mut s, px(x), py(l.max(floor)), py(h), 3.0, c);
             }
         }
         let every = kept.len().div_ceil(10).max(1);

@@ -700,7 +700,10 @@ fn committed_results_re_render_and_the_readme_agrees() {
         .filter(|p| p.join("headlines.json").is_file())
         .collect();
     dirs.sort();
-    assert!(!dirs.is_empty(), "no committed reproduction with a headlines.json");
+    assert!(
+        !dirs.is_empty(),
+        "no committed reproduction with a headlines.json"
+    );
     let mut lines = Vec::new();
     for dir in &dirs {
         let h = headlines(dir);
@@ -724,7 +727,11 @@ fn committed_results_re_render_and_the_readme_agrees() {
         .nth(1)
         .and_then(|s| s.split("<!-- verdicts:end -->").next())
         .expect("README has the verdicts block");
-    assert_eq!(block, lines.join("\n") + "\n", "run scripts/readme-verdicts");
+    assert_eq!(
+        block,
+        lines.join("\n") + "\n",
+        "run scripts/readme-verdicts"
+    );
 }
 
 /// Every time claim of the README is CPU seconds, the figure docs/BENCHMARKS.md's "Command
@@ -746,7 +753,11 @@ fn every_time_claim_is_cpu_seconds_from_the_benchmarks() {
             .collect();
         for (i, w) in words.iter().enumerate() {
             let next = words.get(i + 1).copied().unwrap_or("");
-            let number = w.trim_start_matches('~').replace(',', "").parse::<f64>().is_ok();
+            let number = w
+                .trim_start_matches('~')
+                .replace(',', "")
+                .parse::<f64>()
+                .is_ok();
             if number && ["s", "min", "minutes", "h", "hours", "seconds"].contains(&next) {
                 panic!("README: a time that is not CPU-s: {line}");
             }

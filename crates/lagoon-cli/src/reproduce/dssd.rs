@@ -24,7 +24,7 @@
 //! reads and programs (as page moves) per second over the same time (GC while I/O runs).
 
 use super::book::{self, Fig, FigKind, Headlines, Manifest, Y};
-use super::{csv_file, mean, write, write_json, ReproduceArgs};
+use super::{csv_rows, mean, write, write_json, ReproduceArgs};
 use crate::batch::{Job, Record, RunKey};
 use anyhow::Result;
 use lagoon_core::config::{Design, GcMode, SsdConfig, TopologyKind};
@@ -395,16 +395,6 @@ impl Results<'_> {
     }
 }
 
-/// A CSV from its header and rows of cells.
-fn write_csv_rows(p: &std::path::Path, head: &[String], rows: &[Vec<String>]) -> Result<()> {
-    let mut w = csv_file(p, &head.iter().map(String::as_str).collect::<Vec<_>>())?;
-    for r in rows {
-        w.write_record(r)?;
-    }
-    w.flush()?;
-    Ok(())
-}
-
 fn fig02(r: &Results, out: &std::path::Path, m: &mut Manifest) -> Result<()> {
     for size in ["4k", "32k"] {
         let Some(csv) = r
@@ -577,7 +567,7 @@ fn fig07(
         summary.insert(key.0, Value::Object(io_m));
         summary.insert(key.1, Value::Object(gc_m));
     }
-    write_csv_rows(&out.join("fig07_configurations.csv"), &head, &rows)?;
+    csv_rows(&out.join("fig07_configurations.csv"), &head, &rows)?;
     // Fig. 7b: bus utilization of dSSD_f over Baseline's, DRAM hit and miss (128 KB).
     for (regime, id) in [("hit", "bus_dssd_f_hit"), ("miss", "bus_dssd_f_miss")] {
         let (_, v) = r.over_seeds(|s| {
@@ -669,7 +659,7 @@ fn fig08(r: &Results, out: &std::path::Path, m: &mut Manifest, h: &mut Headlines
             .filter("level", level),
         );
     }
-    write_csv_rows(&out.join("fig08_onchip_bandwidth.csv"), &head, &rows)
+    csv_rows(&out.join("fig08_onchip_bandwidth.csv"), &head, &rows)
 }
 
 const COMPONENTS: [&str; 6] = ["queue", "flash", "ecc", "system_bus", "dram", "fc_link"];
@@ -743,7 +733,7 @@ fn fig09(r: &Results, out: &std::path::Path, m: &mut Manifest) -> Result<()> {
             m.fig(f);
         }
     }
-    write_csv_rows(&out.join("fig09_latency_breakdown.csv"), &head, &rows)
+    csv_rows(&out.join("fig09_latency_breakdown.csv"), &head, &rows)
 }
 
 /// Fig. 10: DRAM-hit writes with GC (Fig. 7's DRAM-hit 128 KB runs).
@@ -766,7 +756,7 @@ fn fig10(r: &Results, out: &std::path::Path, m: &mut Manifest, h: &mut Headlines
         row.push(format!("{:.4}", r.bus("fig07", &l(d.name()), r.first())));
         rows.push(row);
     }
-    write_csv_rows(&out.join("fig10_dram_hit.csv"), &head, &rows)?;
+    csv_rows(&out.join("fig10_dram_hit.csv"), &head, &rows)?;
     for (d, id) in [
         ("bw", "fig10_p99_bw_over_dssd_f"),
         ("dssd_b", "fig10_p99_dssd_b_over_dssd_f"),
@@ -835,7 +825,7 @@ fn fig11(
             rows.push(row);
         }
     }
-    write_csv_rows(&out.join("fig11_p99.csv"), &head, &rows)?;
+    csv_rows(&out.join("fig11_p99.csv"), &head, &rows)?;
     let (st, v) = r.over_seeds(|x| {
         let ratios: Vec<f64> = STAND_INS
             .iter()
@@ -909,7 +899,7 @@ fn fig12(
             ]);
         }
     }
-    write_csv_rows(&out.join("fig12_router_bandwidth.csv"), &head, &rows)?;
+    csv_rows(&out.join("fig12_router_bandwidth.csv"), &head, &rows)?;
     for (file, title, col, v) in [
         (
             "fig12a_channels.svg",
@@ -984,7 +974,7 @@ fn fig13(r: &Results, out: &std::path::Path, m: &mut Manifest) -> Result<()> {
             ]);
         }
     }
-    write_csv_rows(&out.join("fig13_topology_buffers.csv"), &head, &rows)?;
+    csv_rows(&out.join("fig13_topology_buffers.csv"), &head, &rows)?;
     m.fig(
         Fig::new(
             "fig13a_topology.svg",

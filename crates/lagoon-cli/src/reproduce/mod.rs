@@ -357,6 +357,29 @@ pub(crate) fn csv_file(p: &Path, header: &[&str]) -> Result<csv::Writer<std::fs:
     Ok(w)
 }
 
+/// A CSV file whose header is `lead`, then `value` with its interval's columns
+/// ([`book::ci_cols`]).
+pub(crate) fn ci_csv_file(
+    p: &Path,
+    lead: &[&str],
+    value: &str,
+) -> Result<csv::Writer<std::fs::File>> {
+    let cols = book::ci_cols(value);
+    let mut head: Vec<&str> = lead.to_vec();
+    head.extend(cols.iter().map(String::as_str));
+    csv_file(p, &head)
+}
+
+/// A CSV from its header and rows of cells.
+pub(crate) fn csv_rows(p: &Path, head: &[String], rows: &[Vec<String>]) -> Result<()> {
+    let mut w = csv_file(p, &head.iter().map(String::as_str).collect::<Vec<_>>())?;
+    for r in rows {
+        w.write_record(r)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
 /// Every record as CSV (one row per run).
 pub fn write_csv(p: &Path, recs: &[Record]) -> Result<()> {
     let mut w = csv_file(
@@ -457,10 +480,7 @@ pub(crate) fn seeded_table(
     digits: usize,
     f: impl Fn(&str, &str, u64) -> f64,
 ) -> Result<BTreeMap<String, Vec<(u64, f64)>>> {
-    let cols = book::ci_cols(value_col);
-    let mut head = vec!["workload", series_col];
-    head.extend(cols.iter().map(String::as_str));
-    let mut w = csv_file(p, &head)?;
+    let mut w = ci_csv_file(p, &["workload", series_col], value_col)?;
     let mut averages = BTreeMap::new();
     for s in series {
         for wl in workloads {

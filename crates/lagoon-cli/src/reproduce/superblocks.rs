@@ -25,7 +25,7 @@
 //! first.
 
 use super::book::{self, Fig, FigKind, Headlines, Manifest, Stat, Y};
-use super::{csv_file, write_json, ReproduceArgs};
+use super::{csv_rows, write_json, ReproduceArgs};
 use crate::batch::AgeJob;
 use anyhow::{Context, Result};
 use lagoon_core::config::{RbtPick, SsdConfig, SuperblockMode};
@@ -52,16 +52,6 @@ type PerSeed = Vec<(u64, f64)>;
 
 fn stat_of(v: &PerSeed) -> Stat {
     book::stat(&v.iter().map(|x| x.1).collect::<Vec<_>>())
-}
-
-/// A CSV from its header and rows.
-fn csv_rows(p: &std::path::Path, head: &[String], rows: &[Vec<String>]) -> Result<()> {
-    let mut w = csv_file(p, &head.iter().map(String::as_str).collect::<Vec<_>>())?;
-    for r in rows {
-        w.write_record(r)?;
-    }
-    w.flush()?;
-    Ok(())
 }
 
 fn strings(v: &[&str]) -> Vec<String> {

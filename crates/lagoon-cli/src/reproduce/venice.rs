@@ -12,7 +12,7 @@
 
 use super::book::{Fig, FigKind, Headlines, Manifest, Y};
 use super::ReproduceArgs;
-use super::{csv_file, finite, seed_means, seeded_table, trace_files, write_json};
+use super::{ci_csv_file, csv_file, finite, seed_means, seeded_table, trace_files, write_json};
 use crate::batch::{self, Job, Record, RunKey};
 use anyhow::{bail, Result};
 use lagoon_core::config::SsdConfig;
@@ -703,16 +703,10 @@ impl Outputs<'_> {
                 .insert("mixes".into(), seed_means(&mx));
             // Figure 15: sensitivity, the mean over workloads per array shape.
             let sens_designs = designs(&SENSITIVITY_DESIGNS[1..]);
-            let mut f = csv_file(
+            let mut f = ci_csv_file(
                 &self.dir.join("fig15_sensitivity.csv"),
-                &[
-                    "mesh",
-                    "design",
-                    "speedup_over_baseline",
-                    "speedup_over_baseline_ci95_lo",
-                    "speedup_over_baseline_ci95_hi",
-                    "speedup_over_baseline_n",
-                ],
+                &["mesh", "design"],
+                "speedup_over_baseline",
             )?;
             let mut sens = Map::new();
             for mesh in SENSITIVITY {
@@ -767,18 +761,10 @@ impl Outputs<'_> {
             );
         }
         // The mean speed-ups, one table.
-        let mut f = csv_file(
+        let mut f = ci_csv_file(
             &self.dir.join("speedup_means.csv"),
-            &[
-                "ssd",
-                "replay",
-                "mean",
-                "design",
-                "speedup_over_baseline",
-                "speedup_over_baseline_ci95_lo",
-                "speedup_over_baseline_ci95_hi",
-                "speedup_over_baseline_n",
-            ],
+            &["ssd", "replay", "mean", "design"],
+            "speedup_over_baseline",
         )?;
         for r in &means_rows {
             f.write_record(r)?;

@@ -244,6 +244,27 @@ const MEASURED_LIMIT: u64 = 1 << 27;
 /// created while draining) in the low bits.
 const PERIOD_BITS: u32 = 16;
 
+/// A point not measured, and why: every measured number zero.
+fn flagged(load: f64, why: String, cycle_ns: f64) -> LoadPoint {
+    LoadPoint {
+        offered_load: load,
+        generated_load: 0.0,
+        accepted_load: 0.0,
+        latency_cycles: Latency::default(),
+        hops_mean: 0.0,
+        saturated: false,
+        converged: false,
+        unmeasured: Some(why),
+        samples: 0,
+        packets_measured: 0,
+        packets_unfinished: 0,
+        backlog_flits_start: 0,
+        backlog_flits_end: 0,
+        cycle_ns,
+        events: 0,
+    }
+}
+
 /// The time of creation `c` of a packet, a sample period: 0 warm-up, k sample k, and
 /// `max + 1` for every creation after the last possible sample.
 fn period_of(c: u64, w: &Windows) -> u64 {
@@ -336,28 +357,16 @@ pub fn run_point(
     if most < w.min_packets as f64 {
         // Too light to measure in the longest sampling allowed: say so, simulate nothing.
         let need = (w.min_packets as f64 / (n as f64 * p.max(f64::MIN_POSITIVE))).ceil();
-        return Ok(LoadPoint {
-            offered_load: load,
-            generated_load: 0.0,
-            accepted_load: 0.0,
-            latency_cycles: Latency::default(),
-            hops_mean: 0.0,
-            saturated: false,
-            converged: false,
-            unmeasured: Some(format!(
+        return Ok(flagged(
+            load,
+            format!(
                 "too light to measure: about {most:.3} packets in {} samples of {} cycles \
                  ({n} endpoints, {pf} flits a packet), fewer than the {} needed; give \
                  --sample-cycles x --max-samples of at least {need:.3e} cycles",
                 w.max_samples, w.sample_cycles, w.min_packets
-            )),
-            samples: 0,
-            packets_measured: 0,
-            packets_unfinished: 0,
-            backlog_flits_start: 0,
-            backlog_flits_end: 0,
+            ),
             cycle_ns,
-            events: 0,
-        });
+        ));
     }
     let backlog_limit = (BACKLOG_TOTAL / n.max(1)).clamp(1 << 10, 1 << 20);
     // Next creation cycle of each endpoint: a Bernoulli process is a geometric gap, drawn
@@ -539,26 +548,21 @@ pub fn run_point(
     // unmeasured, as a load too light to sample.
     if !interrupted && packets_in < w.min_packets {
         return Ok(LoadPoint {
-            offered_load: load,
-            generated_load: 0.0,
-            accepted_load: 0.0,
-            latency_cycles: Latency::default(),
-            hops_mean: 0.0,
-            saturated: false,
-            converged: false,
-            unmeasured: Some(format!(
-                "too light to measure: {packets_in} packets created in {k} samples of {} \
-                 cycles, fewer than the {} needed; give more --max-samples or longer \
-                 --sample-cycles",
-                w.sample_cycles, w.min_packets
-            )),
             samples: k as u32,
             packets_measured: packets_in,
-            packets_unfinished: 0,
             backlog_flits_start: backlog_start,
             backlog_flits_end: backlog_end,
-            cycle_ns,
             events: net.events(),
+            ..flagged(
+                load,
+                format!(
+                    "too light to measure: {packets_in} packets created in {k} samples of {} \
+                     cycles, fewer than the {} needed; give more --max-samples or longer \
+                     --sample-cycles",
+                    w.sample_cycles, w.min_packets
+                ),
+                cycle_ns,
+            )
         });
     }
     // Saturated: the backlog grew by more than the created flits' sampling error, or
