@@ -466,7 +466,9 @@ pub fn bars_with(
     let w = (LEFT + RIGHT + group_w * groups.len() as f64)
         .max(560.0)
         .max(9.5 * title.chars().count() as f64 + 40.0);
-    let h = TOP + HEIGHT + BOTTOM + 20.0;
+    // A line under the x label says what the whiskers are.
+    let note_h = if st.intervals.is_some() { 16.0 } else { 0.0 };
+    let h = TOP + HEIGHT + BOTTOM + 20.0 + note_h;
     let mut vals: Vec<f64> = series
         .iter()
         .flat_map(|(_, v)| v.iter().copied())
@@ -562,14 +564,14 @@ pub fn bars_with(
             w - RIGHT
         );
     }
-    frame(&mut s, w, h - 8.0, x_label);
+    frame(&mut s, w, h - 8.0 - note_h, x_label);
     legend(&mut s, &names, LEFT, 46.0, false);
     if st.intervals.is_some() {
         let _ = writeln!(
             s,
             r##"<text x="{:.1}" y="{:.1}" text-anchor="end" font-size="10" fill="#444">whiskers: 95 % interval over seeds</text>"##,
             w - RIGHT,
-            h - 8.0
+            h - 6.0
         );
     }
     s.push_str("</svg>\n");
