@@ -508,6 +508,22 @@ fn mqsim_imports() {
         "1.5",
         "-0",
     ];
+    // The parameters whose values are numbers in the shared files (a path stays text, and
+    // "NaN" there is a name).
+    let numeric: std::collections::HashSet<String> = [&cfg, &wl]
+        .iter()
+        .flat_map(|text| {
+            text.split('<')
+                .filter_map(|piece| {
+                    let (tag, rest) = piece.split_once('>')?;
+                    (!tag.starts_with('/')
+                        && !tag.contains(' ')
+                        && rest.trim().parse::<f64>().is_ok())
+                    .then(|| tag.to_string())
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
     let mut t = Tally::default();
     for case in 0..cases {
         t.cases += 1;
@@ -536,8 +552,8 @@ fn mqsim_imports() {
                     1 => String::new(),
                     _ => rng.pick(&hostile).to_string(),
                 };
-                // Only numbers planted where a number was (a path is text: "NaN" is a name).
-                if inner.trim().parse::<f64>().is_ok()
+                // Only numbers planted where a number is (a path is text: "NaN" is a name).
+                if numeric.contains(&tag)
                     && [
                         "NaN",
                         "nan",

@@ -76,19 +76,28 @@ fn interruptible_with<T: Send>(
 ) -> PyResult<T> {
     py.detach(|| {
         std::thread::scope(|s| {
-            let h = s.spawn(f);
+            // The worker says when it is done, so a short run returns at once rather than at
+            // the next look at the signals.
+            let (tx, rx) = std::sync::mpsc::channel::<()>();
+            let h = s.spawn(move || {
+                let r = f();
+                let _ = tx.send(());
+                r
+            });
             loop {
-                if h.is_finished() {
-                    return Ok(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
-                }
-                std::thread::sleep(SIGNAL_POLL);
-                if let Err(e) = Python::attach(|py| py.check_signals()) {
-                    cancel_all();
-                    if let Some(c) = also {
-                        c.abort();
+                match rx.recv_timeout(SIGNAL_POLL) {
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                        if let Err(e) = Python::attach(|py| py.check_signals()) {
+                            cancel_all();
+                            if let Some(c) = also {
+                                c.abort();
+                            }
+                            let _ = h.join();
+                            return Err(e);
+                        }
                     }
-                    let _ = h.join();
-                    return Err(e);
+                    // Done, or the worker panicked (its sender dropped): join it.
+                    _ => return Ok(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))),
                 }
             }
         })
