@@ -3,6 +3,7 @@
 mod common;
 mod dssd;
 mod golden;
+mod live;
 mod network;
 mod properties;
 mod robustness;
