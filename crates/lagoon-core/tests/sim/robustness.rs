@@ -356,8 +356,12 @@ fn a_cancelled_run_stops_at_the_next_look() {
     use lagoon_core::cancel::Cancel;
     let cfg = lagoon_core::config::SsdConfig::load("perf-optimized").unwrap();
     let w = "syn:read=100,size=4k,arrival=qd:32,count=1000000";
-    let mut s =
-        lagoon_core::scenario::Scenario::new("perf-optimized", cfg, Arch::Baseline, vec![w.into()]);
+    let mut s = lagoon_core::scenario::Scenario::new(
+        "perf-optimized",
+        cfg,
+        Arch::Baseline,
+        vec![w.into()],
+    );
     let c = Cancel::new();
     s.cancel = Some(c.clone());
     c.abort();
@@ -365,10 +369,7 @@ fn a_cancelled_run_stops_at_the_next_look() {
         Err(lagoon_core::scenario::ScenarioError::Sim(SimError::Cancelled { time_ns })) => {
             assert!(time_ns > 0.0)
         }
-        other => panic!(
-            "expected a cancelled run, got {:?}",
-            other.map(|r| r.requests)
-        ),
+        other => panic!("expected a cancelled run, got {:?}", other.map(|r| r.requests)),
     }
     let c = Cancel::new();
     s.cancel = Some(c.clone());
