@@ -134,10 +134,9 @@ pub enum GcPolicy {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, tag = "type", rename_all = "lowercase")]
 pub enum MappingConfig {
-    /// The whole table always in controller DRAM: translation never touches flash.
+    /// `type = "ideal"` (doc in `PARAMS`).
     Ideal,
-    /// Demand-based cached mapping table (DFTL / MQSim CMT): a miss reads the translation
-    /// page from flash; evicting a dirty entry writes its translation page back.
+    /// `type = "demand"`, a cached mapping table (doc in `PARAMS`).
     Demand { cmt_bytes: u64, entry_bytes: u32 },
 }
 

@@ -472,4 +472,35 @@ mod tests {
         assert!(schema::words_of::<SuperblockMode>().contains(&"baseline"));
         assert!(schema::words_of::<SuperblockMode>().contains(&"static"));
     }
+
+    /// The `name()` some word enums carry for reports and flags is the word a file takes.
+    #[test]
+    fn enum_names_are_their_words() {
+        fn word<T: serde::Serialize>(v: T) -> String {
+            toml::Value::try_from(v)
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_string()
+        }
+        for &v in TopologyKind::ALL {
+            assert_eq!(word(v), v.name());
+        }
+        for &v in RoutingKind::ALL {
+            assert_eq!(word(v), v.name());
+        }
+        for &v in Switching::ALL {
+            assert_eq!(word(v), v.name());
+        }
+        for v in Design::ALL {
+            assert_eq!(word(v), v.name());
+        }
+        for v in RbtPick::ALL {
+            assert_eq!(word(v), v.name());
+        }
+        // `baseline` is an alias: the figures' name for static superblocks.
+        for v in SuperblockMode::ALL {
+            assert!(schema::words_of::<SuperblockMode>().contains(&v.name()));
+        }
+    }
 }
