@@ -1,4 +1,4 @@
-//! [`section!`]: one declaration per key, from which a section's struct, its `Default`, its
+//! `section!`: one declaration per key, from which a section's struct, its `Default`, its
 //! schema (range checks, `lagoon config --keys`, docs/CONFIG.md) all come.
 
 /// Declares a configuration section: a serde struct that refuses unknown keys (and a section

@@ -2,7 +2,7 @@
 //! anything but a table), presets shipped as TOML files (`presets/*.toml`), and the checks
 //! that name the offending key.
 //!
-//! Every key is declared once, with its type, unit, range, default and doc, by [`section!`]
+//! Every key is declared once, with its type, unit, range, default and doc, by `section!`
 //! (`declare.rs`) in the file of its section (`host.rs`, `flash.rs`, `ftl.rs`, `cache.rs`,
 //! `precondition.rs`, `network.rs`, `energy.rs`, `controller.rs` for `[controller]` and
 //! `[fnoc]`, `wear.rs`); `Default`, the range checks ([`schema`]), `lagoon config --keys` and
@@ -10,8 +10,6 @@
 //! across keys are in [`rules`], one function each. Every field has a documented unit in its
 //! name. Defaults are the `perf-optimized` preset (Venice Table 1) so a user file only lists
 //! what it changes.
-//!
-//! [`section!`]: declare::section
 
 use std::path::Path;
 

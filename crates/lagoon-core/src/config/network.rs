@@ -1,7 +1,7 @@
 //! `[network]`: the networked back ends' mesh (pnSSD, NoSSD, Venice) and the general network
 //! layer ([`crate::interconnect::network`], issue 11; MQSimNet §III, Table I): which topology,
 //! routing function and switching mode, and how big the topology is. The router keys it
-//! shares with `[fnoc]` are declared once, in [`router!`].
+//! shares with `[fnoc]` are declared once, in `router!`.
 //!
 //! Topology × routing × switching are orthogonal keys. Which routing functions a topology
 //! provides, and how many virtual-channel (VC) classes each needs to be deadlock-free, is the
@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 /// The nine router keys `[network]` and `[fnoc]` share: doc, type, unit and range declared
 /// once here; a section takes one with its own default as `router::vcs = 2;` in its
-/// [`section!`], and doc lines above that (the default's source) are added to these.
+/// `section!`, and doc lines above that (the default's source) are added to these.
 macro_rules! router {
     (topology [$($doc:tt)*] $default:expr; $($cont:tt)*) => {
         $crate::config::declare::section!(@shared [

@@ -1,6 +1,6 @@
 //! The configuration's schema: what each key holds (number, word, flag, text, list or table),
 //! its unit, its valid range and its doc, declared once per key with its default by
-//! [`section!`](super::declare::section). Validation, `lagoon config --keys`, the fuzzer and
+//! `section!` (`declare.rs`). Validation, `lagoon config --keys`, the fuzzer and
 //! `docs/CONFIG.md` all read it from here.
 //!
 //! Ranges are wide enough for every published drive and narrow enough that no product of
@@ -124,9 +124,7 @@ pub enum Field<'a> {
 }
 
 /// How a field's Rust type appears in the schema. Implemented for the numbers, `bool`,
-/// `String`, lists, every word enum ([`word_keys!`]) and every section ([`section!`]).
-///
-/// [`section!`]: super::declare::section
+/// `String`, lists, every word enum (`word_keys!`) and every section (`section!`).
 pub trait KeyType: Serialize + Sized {
     const KIND: Kind;
 
@@ -245,7 +243,7 @@ where
     d.deserialize_map(Only(name, std::marker::PhantomData))
 }
 
-/// One key of a section `S`, as [`section!`](super::declare::section) declares it.
+/// One key of a section `S`, as `section!` declares it.
 pub struct Param<S> {
     pub name: &'static str,
     /// The doc comment's lines.
