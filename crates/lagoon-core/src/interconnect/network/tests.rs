@@ -49,7 +49,7 @@ fn run(net: &mut Network, msgs: &[(Ps, u32, u32, u32)]) -> Result<Vec<Delivery>,
     }
     while let Some(t) = net.next_event_time() {
         net.advance(t, &mut out)?;
-        if let Err(e) = net.audit_credits() {
+        if let Err(e) = net.audit_credits().and_then(|()| net.check_circuits()) {
             panic!("{e}");
         }
     }
