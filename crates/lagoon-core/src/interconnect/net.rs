@@ -112,6 +112,9 @@ pub fn nossd_layer(cfg: &SsdConfig) -> Result<SsdConfig, ConfigError> {
 }
 
 /// The network layer under an SSD, in its switching mode.
+// Built once and kept behind the engine's `Box<dyn Interconnect>`: boxing a variant would only
+// add a load per call.
+#[allow(clippy::large_enum_variant)]
 pub enum NetSsd {
     /// Packet switching or probe-set-up circuits: transfers as messages.
     Messages(Messages),
@@ -431,6 +434,23 @@ mod tests {
             command_ps: 0,
             bytes,
         }
+    }
+
+    /// The layer's switching mode picks how transfers cross it: `--arch venice` and
+    /// `--arch net` with `routing = venice` both get the scouts, NoSSD and packet or probe
+    /// networks the messages.
+    #[test]
+    fn the_switching_mode_picks_the_back_end() {
+        use crate::config::{RoutingKind, Switching};
+        let mut cfg = SsdConfig::default();
+        let names = |n: &NetSsd| (matches!(n, NetSsd::Scouts(_)), n.name());
+        assert_eq!(names(&NetSsd::new(&cfg, 1).unwrap()), (false, "net"));
+        assert_eq!(names(&NetSsd::nossd(&cfg, 1).unwrap()), (false, "nossd"));
+        assert_eq!(names(&NetSsd::venice(&cfg, 1).unwrap()), (true, "venice"));
+        cfg.network.switching = Switching::Circuit;
+        assert_eq!(names(&NetSsd::new(&cfg, 1).unwrap()), (false, "net"));
+        cfg.network.routing = RoutingKind::Venice;
+        assert_eq!(names(&NetSsd::new(&cfg, 1).unwrap()), (true, "venice"));
     }
 
     /// MQSimNet's router on an 8 × 8 mesh (defaults: 1-byte links at 1 ns, 64 B flits, one

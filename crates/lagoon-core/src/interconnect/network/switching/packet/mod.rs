@@ -1,7 +1,7 @@
 //! Packet switching (store-and-forward, virtual cut-through, wormhole) through the routers
 //! of [`super::super::router`]: the rules a packet's head obeys at each stage, and the
 //! stages themselves (an input VC's routing, VC allocation and crossbar here; an output
-//! port's link and an endpoint's injection in [`link`]).
+//! port's link and an endpoint's injection in `link.rs`).
 //!
 //! * **Switching.** Wormhole: a flit advances into any free slot. Virtual cut-through: a
 //!   packet's head advances only into a buffer with room for the whole packet. Store-and-forward:

@@ -14,7 +14,7 @@
 //!
 //! A switching mode of the network layer (`routing = venice` with `switching = circuit`,
 //! [`super::Mode::Scout`]), beside the probes of [`super::circuit`]. Both keep their links in
-//! the shared [`Reservations`] table (here a slot per link, [`link_slot`]); the port choice is
+//! the shared [`Reservations`] table (here a slot per link, `link_slot`); the port choice is
 //! the layer's routing [`crate::interconnect::network::routing::venice`], on the layer's mesh
 //! ([`Mesh`]). What stays this mode's own, because it is Venice's and results depend on it:
 //! the timing (a scout hop is a router delay and the scout's flits, its return and the
@@ -23,8 +23,8 @@
 //! `scout_retry = on-release` once a circuit was released), and the random draws (a 16-bit
 //! LFSR per router). It also keeps views of the free links that the table does not need:
 //! each router's free ports as a 4-bit mask (what Algorithm 1 reads) and the free links as
-//! router bits for the reachability searches ([`reach`]); and it schedules into the engine's
-//! queue, or with lookahead a heap of its own ([`local`]), not the layer's [`Network`]'s.
+//! router bits for the reachability searches (`reach.rs`); and it schedules into the engine's
+//! queue, or with lookahead a heap of its own (`local.rs`), not the layer's [`Network`]'s.
 //!
 //! [`Network`]: crate::interconnect::network::Network
 
@@ -74,8 +74,8 @@ struct Node {
     xy: (u32, u32),
 }
 
-/// Where a mesh link's reservation is kept: by its lower router and direction (`2 r` for
-/// the link to `r`'s Right neighbour, `2 r + 1` for the one Up), so a hop finds it by
+/// A mesh link's slot in the reservation table: by its lower router and direction (`2 r`
+/// for the link to `r`'s Right neighbour, `2 r + 1` for the one Up), so a hop finds it by
 /// arithmetic; the layer's link ids map onto these for the counters.
 #[inline(always)]
 fn link_slot(r: u32, p: Port, next: u32) -> usize {
@@ -103,6 +103,8 @@ struct Controller {
     circuit: bool,
 }
 
+/// Venice's flash controllers, their scouts and circuits on a 2D mesh: an SSD back end
+/// ([`crate::interconnect::net::NetSsd`] in this mode).
 pub struct Scouts {
     mesh: Mesh,
     cycle: Ps,
