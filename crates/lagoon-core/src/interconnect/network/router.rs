@@ -30,9 +30,8 @@
 //!   then round robin to the next VC that has a flit and a credit (so a stalled packet never
 //!   holds a link another VC could use). A flit sent at `t`
 //!   is in the next input buffer at `t + f + L` and can leave it `R` later.
-//! * **Switching.** Wormhole: a flit advances into any free slot. Virtual cut-through: a
-//!   packet's head advances only into a buffer with room for the whole packet. Store-and-forward:
-//!   also, a router forwards a packet only once all of it is in its input buffer.
+//! * **Switching.** Wormhole, virtual cut-through or store-and-forward decide when a head may
+//!   advance.
 //!
 //! This file holds the routers' state ([`Fabric`]: buffers, VC ownership, links, the servers
 //! to run); how flits move through it under each packet switching mode is
