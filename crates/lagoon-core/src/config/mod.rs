@@ -224,7 +224,7 @@ impl SsdConfig {
         // Block record + free-list slot; plane allocator; die queues and state;
         // a translation-directory word per translation page; the L2P map's chunk table (a
         // pointer per chunk); router and link tables.
-        let chunks = self.physical_pages() >> crate::ssd::ftl::mapping::CHUNK_BITS;
+        let chunks = self.physical_pages() >> schema::L2P_CHUNK_BITS;
         blocks * (32 + 4)
             + planes * 64
             + dies * 256

@@ -272,7 +272,8 @@ word_keys!(
 
 impl RoutingKind {
     /// Whether the layer's packet and probe engine runs this function (`lagoon net`, the
-    /// router model); `venice` is instead the scout protocol of the Venice back end.
+    /// router model); `venice` sets up circuits with the layer's scout switching
+    /// (`network/switching/scout`), which only the SSD back end runs.
     pub fn routes_packets(self) -> bool {
         self != RoutingKind::Venice
     }

@@ -402,6 +402,11 @@ impl SsdConfig {
 /// per-router tables would not fit a laptop, before anything is allocated.
 pub const MODEL_STATE_LIMIT_BYTES: u64 = 4 << 30;
 
+/// Entries per chunk of the FTL's logical-to-physical map, as a power of two
+/// (`crate::ssd::ftl::mapping` explains the size): the up-front estimate counts a pointer per
+/// chunk.
+pub const L2P_CHUNK_BITS: u32 = 8;
+
 /// The environment variable that moves the limit, in GB (10^9 bytes), for a machine with
 /// more memory: read by configuration checks, the timed run's memory guard and lifetime mode.
 pub const STATE_LIMIT_ENV: &str = "LAGOON_MAX_STATE_GB";

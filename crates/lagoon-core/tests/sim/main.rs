@@ -3,6 +3,7 @@
 mod common;
 mod dssd;
 mod golden;
+mod layout;
 mod live;
 mod network;
 mod properties;
