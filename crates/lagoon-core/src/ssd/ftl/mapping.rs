@@ -29,7 +29,9 @@ impl L2pMap {
     pub fn new(logical_pages: u64) -> Self {
         let n = (logical_pages as usize).div_ceil(CHUNK);
         Self {
-            chunks: (0..n).map(|_| None).collect(),
+            // Zeroed memory (`None` is a null pointer): the table's pages are not touched
+            // until a chunk of theirs is written.
+            chunks: vec![None; n],
             materialized: 0,
         }
     }

@@ -307,7 +307,7 @@ impl<Q: DriveQueue> Ssd<Q> {
             }
             let p = self.scan_queue(now, die, q, &mut dropped);
             if p.n > 0 {
-                self.start_op(now, die, &p.txns[..p.n]);
+                self.start_op(now, die, &p);
                 return;
             }
         }
@@ -459,9 +459,10 @@ impl<Q: DriveQueue> Ssd<Q> {
         possible
     }
 
-    /// Start the die's operation on `picked`: writes get their physical page now, when the
-    /// die is ready to program it.
-    fn start_op(&mut self, now: Ps, die: usize, picked: &[u32]) {
+    /// Start the die's operation on `p`: writes get their physical page now, when the die is
+    /// ready to program it.
+    fn start_op(&mut self, now: Ps, die: usize, p: &Picked) {
+        let picked = &p.txns[..p.n];
         let kind = self.txns[picked[0]].kind;
         let op = kind.flash_op();
         self.tsu.dies[die].phase = Phase::Command;
@@ -493,7 +494,8 @@ impl<Q: DriveQueue> Ssd<Q> {
         d.phase = Phase::Command;
         d.op = op;
         d.n = picked.len() as u8;
-        d.txns[..picked.len()].copy_from_slice(picked);
+        // The whole array (unused slots hold NONE): a fixed-size copy, not a call.
+        d.txns = p.txns;
         d.bytes = bytes;
         d.started = now;
         if matches!(kind, TxnKind::GcRead | TxnKind::ScanRead) && self.datapath.global_copyback() {
