@@ -276,6 +276,7 @@ impl Ftl {
     }
 
     /// Whether a logical page holds data (written in the run or in preconditioning).
+    #[inline]
     pub fn has_data(&self, lpa: u64) -> bool {
         self.l2p.get(lpa) != IMPLICIT || self.home(lpa).1
     }
@@ -311,6 +312,7 @@ impl Ftl {
 
     /// Whether a user (or translation) write could be placed in `plane` right now; user
     /// writes leave the last free block to GC so collection can always make progress.
+    #[inline]
     pub fn can_allocate(&self, plane: u32, stream: Stream) -> bool {
         let pa = &self.planes[plane as usize];
         let frontier = match stream {
@@ -351,11 +353,13 @@ impl Ftl {
     }
 
     /// A GC page from another plane is headed to `plane` (global GC destination).
+    #[inline]
     pub fn reserve_gc(&mut self, plane: u32) {
         self.gc_reserved[plane as usize] += 1;
     }
 
     /// The page reserved with [`Self::reserve_gc`] was written (or its move dropped).
+    #[inline]
     pub fn release_gc(&mut self, plane: u32) {
         self.gc_reserved[plane as usize] -= 1;
     }
@@ -379,6 +383,7 @@ impl Ftl {
     /// The block the next write of `stream` on `plane` goes to: its open frontier, else the
     /// free block [`Self::open_block`] would take (a remapped drive's window asks which die
     /// that block is on, dSSD Fig. 15).
+    #[inline]
     pub fn next_block(&self, plane: u32, stream: Stream) -> u32 {
         let pa = &self.planes[plane as usize];
         let frontier = match stream {
@@ -624,6 +629,7 @@ impl Ftl {
         ppa
     }
 
+    #[inline]
     pub fn free_blocks(&self, plane: u32) -> u32 {
         self.planes[plane as usize].free.len() as u32
     }
@@ -638,11 +644,13 @@ impl Ftl {
     /// block: what is left of its GC frontier plus every free block but one, less the pages
     /// already reserved there. Global GC destinations are bounded by it, so a plane's last
     /// free block stays for its own GC.
+    #[inline]
     pub fn gc_room(&self, plane: u32) -> u64 {
         self.gc_room_total(plane)
             .saturating_sub(self.gc_reserved[plane as usize] as u64)
     }
 
+    #[inline]
     fn gc_room_total(&self, plane: u32) -> u64 {
         let pa = &self.planes[plane as usize];
         let ppb = self.geo.pages_per_block as u64;
@@ -655,6 +663,7 @@ impl Ftl {
     }
 
     /// GC is running in `plane` (a victim is being collected).
+    #[inline]
     pub fn gc_active(&self, plane: u32) -> bool {
         self.planes[plane as usize].gc_active
     }
@@ -669,12 +678,14 @@ impl Ftl {
     }
 
     /// GC is due in `plane` (free blocks below the threshold) and not already running.
+    #[inline]
     pub fn gc_due(&self, plane: u32) -> bool {
         let pa = &self.planes[plane as usize];
         !pa.gc_active && (pa.free.len() as u32) < self.gc_start_blocks
     }
 
     /// Free blocks so low that GC work takes priority over user I/O on this plane.
+    #[inline]
     pub fn gc_urgent(&self, plane: u32) -> bool {
         (self.planes[plane as usize].free.len() as u32) < self.gc_urgent_blocks
     }
