@@ -198,6 +198,18 @@ pub struct FlashCounters {
     /// Wear-status page reads (`ftl.status_scan_blocks`; absent from reports without them).
     #[serde(skip_serializing_if = "is_zero")]
     pub scan_reads: u64,
+    /// Programs and erases suspended for reads (`flash.suspend`; absent without any), the
+    /// time they spent suspended (suspend command to resume command), and the page reads
+    /// served while they were.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub suspensions: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub suspended_ns: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub reads_during_suspend: u64,
+    /// Suspended operations resumed (each exactly once: equal to `suspensions` after a run).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub resumes: u64,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -8,5 +8,6 @@ mod live;
 mod network;
 mod properties;
 mod robustness;
+mod suspend;
 mod timing;
 mod traces;
