@@ -38,7 +38,9 @@ use store::Store;
 #[derive(Args)]
 #[command(group(clap::ArgGroup::new("endpoint").required(true).args(["socket", "listen"])))]
 pub struct ServeArgs {
-    #[arg(long, default_value = "perf-optimized", help = crate::help::ssd())]
+    /// A preset or TOML file as for `lagoon run`, or `null`: no device time at all, every
+    /// reply at once (to measure the client's and the socket's own floor).
+    #[arg(long, default_value = "perf-optimized")]
     ssd: String,
     /// Back end.
     #[arg(long, default_value = "baseline", value_parser = crate::help::arch())]
@@ -150,7 +152,10 @@ fn install_signals(c: &Cancel) {
 }
 
 pub fn serve(a: ServeArgs) -> Result<()> {
-    let mut ssd = SsdConfig::load(&a.ssd)?;
+    // `--ssd null`: no device time at all (the client's and the socket's floor); the
+    // perf-optimized drive only gives the export its size.
+    let null = a.ssd == "null";
+    let mut ssd = SsdConfig::load(if null { "perf-optimized" } else { &a.ssd })?;
     if let Some(m) = &a.mesh {
         crate::batch::reshape(&mut ssd, m).context("--mesh")?;
     }
@@ -270,6 +275,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         cancel,
         a.max_connections as usize,
     );
+    srv.null = null;
     let wall = Instant::now();
     srv.run(linger)?;
     let Server {

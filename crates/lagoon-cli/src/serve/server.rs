@@ -182,6 +182,8 @@ pub(super) struct Server {
     pub(super) stats: ServeStats,
     pub(super) pacing: PacingError,
     pub(super) replied: PacingError,
+    /// `--ssd null`: every request answered at once, nothing simulated.
+    pub(super) null: bool,
     pub(super) log: Option<std::io::BufWriter<std::fs::File>>,
     done: Vec<LiveCompletion>,
     scratch: Vec<libc::pollfd>,
@@ -217,6 +219,7 @@ impl Server {
             stats: ServeStats::default(),
             pacing: PacingError::default(),
             replied: PacingError::default(),
+            null: false,
             log,
             done: Vec::new(),
             scratch: Vec::new(),
@@ -429,7 +432,9 @@ impl Server {
     /// Read what the client sent and handle every complete message.
     fn receive(&mut self, i: usize) -> Result<()> {
         let mut buf = [0u8; 64 << 10];
-        loop {
+        // At most 256 KiB per call: a client streaming large writes must not keep the loop
+        // from answering the completions due meanwhile.
+        for _ in 0..4 {
             let Some(c) = self.conns[i].as_mut() else {
                 return Ok(());
             };
@@ -528,6 +533,11 @@ impl Server {
             self.reply_now(i, r.handle, e);
             return Ok(());
         }
+        // Replies due now go first: copying a large write into the store takes a while.
+        self.advance()?;
+        if self.conns[i].is_none() {
+            return Ok(());
+        }
         let wall = self.clock.wall_ns();
         let t = self.clock.sim_ps(wall);
         self.sim.advance_to(t)?;
@@ -561,6 +571,32 @@ impl Server {
                 self.reply_now(i, r.handle, nbd::EIO);
                 return Ok(());
             }
+        }
+        if self.null {
+            // `--ssd null`: no device time at all; the reply leaves now (the floor).
+            match kind {
+                Kind::Read => self.stats.reads += 1,
+                Kind::Write => self.stats.writes += 1,
+                Kind::Flush => self.stats.flushes += 1,
+                Kind::Trim => self.stats.trims += 1,
+                Kind::WriteZeroes => self.stats.write_zeroes += 1,
+            }
+            let p = Pending {
+                conn: i,
+                serial: self.serials[i],
+                flow,
+                handle: r.handle,
+                kind,
+                offset: r.offset,
+                len: r.len,
+                arrival_wall: wall,
+                arrival_ps: t,
+                parts: 0,
+                fua,
+                flushing: false,
+                replied: false,
+            };
+            return self.answer(p, t);
         }
         let tag = self.next_tag;
         self.next_tag += 1;
