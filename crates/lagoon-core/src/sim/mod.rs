@@ -441,7 +441,8 @@ impl Simulator {
         self.submit_tagged(now, f, now, r, tag);
     }
 
-    /// Live completions since the last call, in completion order.
+    /// Live completions since the last call: requests in completion order, then flushes
+    /// ([`Self::flush_live`]; each with its own completion time).
     pub fn take_live_completions(&mut self, out: &mut Vec<LiveCompletion>) {
         out.append(&mut self.live_done);
         if let Some(t) = &mut self.ssd.cache.flush {
