@@ -13,6 +13,7 @@ pub mod gc;
 pub mod mapping;
 pub mod superblock;
 pub mod translate;
+mod trim;
 pub mod wear;
 
 use crate::config::{
@@ -81,16 +82,12 @@ pub struct FtlCounters {
     /// User page writes placed away from their static plane (`ftl.dynamic_mapping`).
     pub dynamic_redirects: u64,
     /// Logical pages deallocated by TRIM that held data (absent from reports without TRIM).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "trim::is_zero")]
     pub trimmed_pages: u64,
     /// Page reads of trimmed logical pages: answered with zeros once the mapping entry is
     /// known, without a flash read (absent from reports without them).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "trim::is_zero")]
     pub trimmed_page_reads: u64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
 
 pub struct Ftl {
@@ -299,29 +296,6 @@ impl Ftl {
             TRIMMED => false,
             _ => true,
         }
-    }
-
-    /// Deallocate a logical page (NVMe Dataset Management / NBD TRIM): its physical page, if
-    /// any, becomes invalid (GC will not move it) and the page maps to none until written
-    /// again. True if it held data.
-    pub fn trim(&mut self, lpa: u64) -> bool {
-        let held = self.has_data(lpa);
-        if held {
-            self.invalidate_current(lpa);
-            self.counters.trimmed_pages += 1;
-        }
-        // Marked even if it held nothing (never written, outside the preconditioned range): a
-        // read of it is then answered without a flash read.
-        if self.l2p.get(lpa) != TRIMMED {
-            self.l2p.set(lpa, TRIMMED);
-        }
-        held
-    }
-
-    /// Whether a logical page is trimmed (maps to no physical page).
-    #[inline]
-    pub fn is_trimmed(&self, lpa: u64) -> bool {
-        self.l2p.get(lpa) == TRIMMED
     }
 
     /// Plane a logical page is written to (static allocation).
