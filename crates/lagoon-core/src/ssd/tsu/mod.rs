@@ -326,7 +326,7 @@ impl<Q: DriveQueue> Ssd<Q> {
             if self.tsu.queues[die][q].head == NONE {
                 continue;
             }
-            let p = self.scan_queue(now, die, q, false, &mut dropped);
+            let p = self.scan_queue::<false>(now, die, q, &mut dropped);
             if p.n > 0 {
                 self.start_op(now, die, &p);
                 return;
@@ -340,6 +340,7 @@ impl<Q: DriveQueue> Ssd<Q> {
 
     /// A die whose program or erase is suspended serves the eligible reads waiting for it,
     /// then resumes the operation ([`suspend`]).
+    #[inline(never)]
     fn dispatch_suspended(&mut self, now: Ps, die: usize) {
         self.tsu.dies[die].phase = Phase::Dispatching;
         let mut dropped = false;
@@ -347,7 +348,7 @@ impl<Q: DriveQueue> Ssd<Q> {
             if self.tsu.queues[die][q].head == NONE {
                 continue;
             }
-            let p = self.scan_queue(now, die, q, true, &mut dropped);
+            let p = self.scan_queue::<true>(now, die, q, &mut dropped);
             if p.n > 0 {
                 self.flash.reads_during_suspend += p.n as u64;
                 self.start_op(now, die, &p);
@@ -359,14 +360,14 @@ impl<Q: DriveQueue> Ssd<Q> {
 
     /// Look down queue `q` of `die` for the transactions its next operation runs: the first
     /// executable one and same-kind partners at its offset on other planes. Stale GC moves
-    /// found on the way are dropped (`dropped`), remapped ones forwarded. `suspended`: only
+    /// found on the way are dropped (`dropped`), remapped ones forwarded. `SUSPENDED`: only
     /// reads that may run on a suspended die are picked.
-    fn scan_queue(
+    #[inline(always)]
+    fn scan_queue<const SUSPENDED: bool>(
         &mut self,
         now: Ps,
         die: usize,
         q: usize,
-        suspended: bool,
         dropped: &mut bool,
     ) -> Picked {
         let mut picked = Picked {
@@ -442,7 +443,7 @@ impl<Q: DriveQueue> Ssd<Q> {
                 0
             };
             let ok = same_kind
-                && (!suspended || self.tsu.suspend.eligible(x.kind))
+                && (!SUSPENDED || self.tsu.suspend.eligible(x.kind))
                 && used_planes & (1 << local) == 0
                 && (picked.n == 0 || offset == offset0)
                 && match x.kind {
