@@ -128,16 +128,23 @@ impl Txn {
     }
 }
 
-impl Linked for Txn {
-    #[inline(always)]
-    fn next(&self) -> u32 {
-        self.next
-    }
-    #[inline(always)]
-    fn set_next(&mut self, n: u32) {
-        self.next = n;
-    }
+/// Records linked into queues through their `next` field.
+macro_rules! linked {
+    ($($t:ty),*) => {$(
+        impl Linked for $t {
+            #[inline(always)]
+            fn next(&self) -> u32 {
+                self.next
+            }
+            #[inline(always)]
+            fn set_next(&mut self, n: u32) {
+                self.next = n;
+            }
+        }
+    )*};
 }
+
+linked!(Txn, Request);
 
 /// `req` of transactions injected by the probe harness (`crate::sim::probe`).
 pub const PROBE: u32 = u32::MAX - 1;
@@ -169,16 +176,6 @@ pub struct Request {
     pub next: u32,
 }
 
-impl Linked for Request {
-    #[inline(always)]
-    fn next(&self) -> u32 {
-        self.next
-    }
-    #[inline(always)]
-    fn set_next(&mut self, n: u32) {
-        self.next = n;
-    }
-}
 
 /// Counters of flash commands.
 #[derive(Clone, Debug, Default, serde::Serialize)]
