@@ -14,6 +14,8 @@ pub mod plot;
 pub mod progress;
 pub mod provenance;
 pub mod reproduce;
+#[cfg(unix)]
+pub mod serve;
 pub mod trace;
 
 use anyhow::{bail, Context, Result};
@@ -55,19 +57,27 @@ pub enum Command {
     /// Show a preset's configuration as TOML, or every key with its unit and valid range (or
     /// the words it takes).
     Config {
-        #[arg(help = help::preset(), required_unless_present = "keys")]
+        #[arg(help = help::preset(), required_unless_present_any = ["keys", "markdown"])]
         preset: Option<String>,
         /// List every numeric key (unit, valid range) and every key that takes a word (the
         /// words), with its value in PRESET (default perf-optimized) or a TOML file given as
         /// PRESET.
         #[arg(long)]
         keys: bool,
+        /// Print docs/CONFIG.md: every key's default, unit, range or words and doc, and the
+        /// rules across keys (`lagoon config --markdown > docs/CONFIG.md`).
+        #[arg(long, conflicts_with_all = ["preset", "keys"])]
+        markdown: bool,
     },
     /// Convert another simulator's configuration: `lagoon import mqsim SSDCONFIG.xml [WORKLOAD.xml]`.
     Import {
         #[command(subcommand)]
         command: import::ImportCommand,
     },
+    /// The simulated drive as a Network Block Device (fio, qemu-img, nbd-client), paced in
+    /// real time, keeping the data written to it (docs/SERVE.md).
+    #[cfg(unix)]
+    Serve(serve::ServeArgs),
     /// Every back end on built-in defaults (what `lagoon` alone runs).
     Demo,
 }
@@ -153,8 +163,14 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Net(a) => net::net(a),
         Command::Lifetime(a) => lifetime::run(a),
         Command::Trace { command } => trace::trace(command),
-        Command::Config { preset, keys } => config(preset, keys),
+        Command::Config {
+            preset,
+            keys,
+            markdown,
+        } => config(preset, keys, markdown),
         Command::Import { command } => import::import(command),
+        #[cfg(unix)]
+        Command::Serve(a) => serve::serve(a),
         Command::Demo => demo(),
     }
 }
@@ -200,7 +216,11 @@ pub fn host_scheduler(s: Option<Scheme>, queue: Option<u32>) -> Result<Option<(S
     }
 }
 
-fn config(preset: Option<String>, keys: bool) -> Result<()> {
+fn config(preset: Option<String>, keys: bool, markdown: bool) -> Result<()> {
+    if markdown {
+        print!("{}", lagoon_core::config::docs::markdown());
+        return Ok(());
+    }
     let name = preset.unwrap_or_else(|| "perf-optimized".into());
     if keys {
         let cfg = SsdConfig::load(&name)?;
@@ -235,7 +255,7 @@ fn config(preset: Option<String>, keys: bool) -> Result<()> {
 }
 
 /// `text` (and a newline) to `target`: a file, or `-` for standard output; checked.
-fn write_out(target: &str, text: &str) -> Result<()> {
+pub(crate) fn write_out(target: &str, text: &str) -> Result<()> {
     out::write(Path::new(target), "--json", format!("{text}\n").as_bytes())
 }
 

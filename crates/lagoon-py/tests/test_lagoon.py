@@ -250,3 +250,11 @@ def test_plot_helpers_return_figures():
         lagoon.plot.latency_cdf({"baseline": lagoon.run(workload=SMALL)}),
     ]
     assert all(isinstance(f, matplotlib.figure.Figure) for f in figs)
+
+
+def test_a_section_given_as_a_list_is_refused_by_name():
+    # A list would fill a section's keys by position (issue 32: {"flash": [2, 4]} was a 2x4 drive).
+    with pytest.raises(lagoon.LagoonError, match=r"\[flash\]"):
+        lagoon.config({"flash": [2, 4]})
+    with pytest.raises(lagoon.LagoonError, match=r"\[ftl\.mapping\]"):
+        lagoon.config({"ftl": {"mapping": ["demand", 5, 8]}})

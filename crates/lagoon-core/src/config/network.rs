@@ -1,17 +1,172 @@
-//! `[network]` keys of the general network layer ([`crate::interconnect::network`], issue 11;
-//! MQSimNet §III, Table I): which topology, routing function and switching mode, how big the
-//! topology is, and the rules that tie these keys together.
+//! `[network]`: the networked back ends' mesh (pnSSD, NoSSD, Venice) and the general network
+//! layer ([`crate::interconnect::network`], issue 11; MQSimNet §III, Table I): which topology,
+//! routing function and switching mode, and how big the topology is. The router keys it
+//! shares with `[fnoc]` are declared once, in `router!`.
 //!
 //! Topology × routing × switching are orthogonal keys. Which routing functions a topology
 //! provides, and how many virtual-channel (VC) classes each needs to be deadlock-free, is the
 //! declarative table [`vc_plan`]; the routing functions partition their VCs by it, so the
-//! check here and the code that routes cannot disagree.
+//! rule in `rules.rs` and the code that routes cannot disagree.
 
+use super::declare::section;
+use super::schema::{word_keys, Range};
 use super::{schema::key_error as invalid, ConfigError, SsdConfig};
 use serde::{Deserialize, Serialize};
 
+/// The nine router keys `[network]` and `[fnoc]` share: doc, type, unit and range declared
+/// once here; a section takes one with its own default as `router::vcs = 2;` in its
+/// `section!`, and doc lines above that (the default's source) are added to these.
+macro_rules! router {
+    (topology [$($doc:tt)*] $default:expr; $($cont:tt)*) => {
+        $crate::config::declare::section!(@shared [
+            /// Topology, sized from the flash array unless told.
+            $($doc)* topology: TopologyKind = $default;
+        ] $($cont)*);
+    };
+    (routing [$($doc:tt)*] $default:expr; $($cont:tt)*) => {
+        $crate::config::declare::section!(@shared [
+            /// Routing function; not every one is provided on every topology (one error names
+            /// both).
+            $($doc)* routing: RoutingKind = $default;
+        ] $($cont)*);
+    };
+    (switching [$($doc:tt)*] $default:expr; $($cont:tt)*) => {
+        $crate::config::declare::section!(@shared [
+            /// Switching and flow control.
+            $($doc)* switching: Switching = $default;
+        ] $($cont)*);
+    };
+    (vcs [$($doc:tt)*] $default:expr; $($cont:tt)*) => {
+        $crate::config::declare::section!(@shared [
+            /// Virtual channels per port.
+            $($doc)* vcs: u32 = $default, "virtual channels per port", Range::int(1, 64);
+        ] $($cont)*);
+    };
+    (flit_bytes [$($doc:tt)*] $default:expr; $($cont:tt)*) => {
+        $crate::config::declare::section!(@shared [
+            /// Flit size, bytes.
+            $($doc)* flit_bytes: u32 = $default, "bytes", Range::int(1, 65_536);
+        ] $($cont)*);
+    };
+    (packet_flits [$($doc:tt)*] $default:expr; $($cont:tt)*) => {
+        $crate::config::declare::section!(@shared [
+            /// Largest packet, flits; longer messages are cut into packets.
+            $($doc)* packet_flits: u32 = $default, "flits", Range::int(1, 1 << 20);
+        ] $($cont)*);
+    };
+    (input_buffer_bytes [$($doc:tt)*] $default:expr; $($cont:tt)*) => {
+        $crate::config::declare::section!(@shared [
+            /// Input buffer per router port, bytes, split evenly over its VCs.
+            $($doc)* input_buffer_bytes: u32 = $default, "bytes per port", Range::int(1, 1 << 24);
+        ] $($cont)*);
+    };
+    (output_buffer_bytes [$($doc:tt)*] $default:expr; $($cont:tt)*) => {
+        $crate::config::declare::section!(@shared [
+            /// Output buffer per router port, bytes, split evenly over its VCs. 0: an
+            /// input-queued router, the link taking flits straight from the input VC.
+            $($doc)* output_buffer_bytes: u32 = $default,
+                "bytes per port (0: an input-queued router)", Range::int(0, 1 << 24);
+        ] $($cont)*);
+    };
+    (link_latency_ns [$($doc:tt)*] $default:expr; $($cont:tt)*) => {
+        $crate::config::declare::section!(@shared [
+            /// Propagation delay of a link (and of a credit coming back over it), ns.
+            $($doc)* link_latency_ns: f64 = $default, "ns", Range::real(0.0, 1e6);
+        ] $($cont)*);
+    };
+}
+pub(crate) use router;
+
+section! {
+    /// Networked back ends (pnSSD, NoSSD, Venice): the mesh of flash nodes and its links.
+    /// The chip array is laid out row-major on a `rows` × `cols` mesh (chip = channel ×
+    /// chips_per_channel + way); flash controller *i* attaches to the first router of row
+    /// *i* × rows / controllers.
+    pub struct NetworkConfig = "network" {
+        /// Mesh rows; 0 = `flash.channels` (Venice Table 1: 8 × 8).
+        rows: u32 = 0, "routers, 0 = flash.channels", Range::int(0, 4096);
+        /// Mesh columns; 0 = `flash.chips_per_channel`.
+        cols: u32 = 0, "routers, 0 = flash.chips_per_channel", Range::int(0, 4096);
+        /// Flash controllers on the mesh edge; 0 = one per row (Venice Fig. 8: FCs on the mesh
+        /// edge).
+        controllers: u32 = 0, "0 = one per row", Range::int(0, 4096);
+        /// Link width, bytes (Venice Table 1: 8-bit links).
+        link_width_bytes: u32 = 1, "bytes", Range::int(1, 1024);
+        /// Time to move one link width over one link, ns (Venice Table 1: 1 GHz). At least
+        /// 1 ps, the clock's resolution.
+        link_cycle_ns: f64 = 1.0, "ns", Range::real(0.001, 1e6);
+        /// Router decision time per scout hop, in link cycles (a 1 GHz router deciding in one
+        /// cycle; Venice is silent).
+        router_delay_cycles: u32 = 1, "link cycles", Range::int(0, 1_000_000);
+        /// Scout packet length in flits (Venice §4.2, Fig. 6: header + tail).
+        scout_flits: u32 = 2, "flits", Range::int(1, 1024);
+        /// Times a scout may visit one router before it must back off (Venice §4.3: 3); 0 would
+        /// turn every scout back at its first router.
+        max_router_visits: u32 = 3, "visits", Range::int(1, 255);
+        /// Bytes of a flash command with its address on a link (ONFI read: 00h, 5 address
+        /// cycles, 30h).
+        command_bytes: u32 = 7, "bytes", Range::int(1, 4096);
+        /// When a Venice scout that came back in cancel mode is re-sent (docs/MODEL.md).
+        scout_retry: ScoutRetry = ScoutRetry::OnRelease;
+        /// NoSSD router input buffer per port, bytes (Venice §3.2: 16 KB); also the largest packet.
+        nossd_buffer_bytes: u32 = 16384, "bytes", Range::int(64, 1 << 24);
+        /// NoSSD link rate, MB/s; 0 = the flash channel rate (the chip's I/O pins).
+        nossd_link_mb_s: f64 = 0.0, "MB/s, 0 = flash.channel_mb_s", Range::real(0.0, 1e8);
+        /// Simulator speed only: handle a scout's next hop at once when no other event can come
+        /// first. Results are identical either way (tested).
+        lookahead: bool = true;
+        // The general network layer (`interconnect::network`, issue 11; MQSimNet Table I). Its
+        // link is `link_width_bytes` wide at `link_cycle_ns`; a router's pipeline takes
+        // `router_delay_cycles`. Keys below are unused by the pnssd, nossd and venice back ends.
+        /// Default: a 2D mesh (Venice Table 1, NoSSD).
+        router::topology = TopologyKind::Mesh;
+        router::routing = RoutingKind::Dor;
+        router::switching = Switching::Wormhole;
+        /// Default: MQSimNet Table I.
+        router::vcs = 2;
+        /// Default: MQSimNet Table I, 64 B.
+        router::flit_bytes = 64;
+        /// Default: MQSimNet Table I.
+        router::packet_flits = 512;
+        /// Default: MQSimNet Table I, 6 KB.
+        router::input_buffer_bytes = 6 * 1024;
+        /// Default: MQSimNet Table I, 8 KB.
+        router::output_buffer_bytes = 8 * 1024;
+        /// Default: MQSimNet Table I, 1 ns network channel latency.
+        router::link_latency_ns = 1.0;
+        /// Routers per dimension for line / ring ([k]) and mesh3d ([x, y, z]); hypercube: [n] for
+        /// 2^n routers. Empty: sized from the flash array (a 2D mesh or torus uses rows x cols).
+        dims: Vec<u32> = Vec::new();
+        /// Dragonfly routers per group; `dragonfly_a`, `_h` and `_p` all 0 = the smallest
+        /// balanced dragonfly (a = 2p, h = p) holding every chip (Kim et al., ISCA 2008).
+        dragonfly_a: u32 = 0, "routers per group, 0 = sized", Range::int(0, 256);
+        /// Dragonfly global links per router (0: sized, as `dragonfly_a`).
+        dragonfly_h: u32 = 0, "global links per router, 0 = sized", Range::int(0, 256);
+        /// Dragonfly endpoints per router (0: sized, as `dragonfly_a`).
+        dragonfly_p: u32 = 0, "endpoints per router, 0 = sized", Range::int(0, 256);
+        /// File of a custom topology (routers, links, attachments; `config::network::CustomTopology`).
+        custom_topology: String = String::new();
+        /// Where the flash controllers attach: edge (Venice: one per row, west edge) | spread.
+        controller_attach: ControllerAttach = ControllerAttach::Edge;
+    }
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScoutRetry {
+    /// At once (Venice §4.2, literally): under saturation a controller may send thousands of
+    /// scouts into an unchanged network per transfer.
+    Immediate,
+    /// At once if a circuit was released since the failed scout left (or none is held), else
+    /// at the next circuit release; and not at all while a bitset search finds no free path
+    /// (counted as a failed scout). A failed scout's backtracking search tries every free link
+    /// reachable from its controller, so a re-send before any circuit ends mostly fails again.
+    /// Differs from `Immediate` in that futile scouts no longer block others (docs/MODEL.md).
+    OnRelease,
+}
+
 /// `network.topology`.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum TopologyKind {
     /// 1D mesh.
@@ -19,7 +174,6 @@ pub enum TopologyKind {
     /// 1D torus.
     Ring,
     /// 2D mesh, `rows` × `cols` (Venice Table 1, NoSSD).
-    #[default]
     Mesh,
     /// 2D torus, `rows` × `cols`.
     Torus,
@@ -37,11 +191,10 @@ pub enum TopologyKind {
 }
 
 /// `network.routing`.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum RoutingKind {
     /// Dimension order (XY, e-cube), dateline VC classes on wrap-around links.
-    #[default]
     Dor,
     /// Any productive port, on monotone virtual networks (meshes, hypercube) or by global
     /// hops (dragonfly).
@@ -62,7 +215,7 @@ pub enum RoutingKind {
 }
 
 /// `network.switching`.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum Switching {
     /// A probe reserves the path, an acknowledgement returns, then the data flows.
@@ -72,18 +225,16 @@ pub enum Switching {
     /// Virtual cut-through: a packet advances only into a buffer with room for all of it.
     Vct,
     /// Wormhole: flits advance as buffer space frees up, one flit at a time.
-    #[default]
     Wormhole,
 }
 
 /// `network.controller_attach`: where the flash controllers join the network.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum ControllerAttach {
     /// On the west edge, one per row (Venice Fig. 5, NoSSD): controller i on the first router
     /// of row i × rows / controllers of a mesh or torus; the x = 0 face of a 3D mesh; spread
     /// over the routers where a topology has no edge (ring, hypercube, dragonfly, crossbar).
-    #[default]
     Edge,
     /// Controller i on router ⌊i × routers / controllers⌋.
     Spread,
@@ -111,10 +262,18 @@ names!(TopologyKind { Line => "line", Ring => "ring", Mesh => "mesh", Torus => "
 names!(RoutingKind { Dor => "dor", MinimalAdaptive => "minimal-adaptive", Duato => "duato",
     Valiant => "valiant", Ugal => "ugal", Table => "table", Venice => "venice" });
 names!(Switching { Circuit => "circuit", Saf => "saf", Vct => "vct", Wormhole => "wormhole" });
+word_keys!(
+    TopologyKind,
+    RoutingKind,
+    Switching,
+    ControllerAttach,
+    ScoutRetry
+);
 
 impl RoutingKind {
     /// Whether the layer's packet and probe engine runs this function (`lagoon net`, the
-    /// router model); `venice` is instead the scout protocol of the Venice back end.
+    /// router model); `venice` sets up circuits with the layer's scout switching
+    /// (`network/switching/scout`), which only the SSD back end runs.
     pub fn routes_packets(self) -> bool {
         self != RoutingKind::Venice
     }
@@ -421,113 +580,6 @@ impl SsdConfig {
             ));
         }
         Ok(shape)
-    }
-
-    /// The network layer's rules that no single key can check: the topology holds every chip
-    /// and is not absurdly large, the routing function is provided on the topology with enough
-    /// VCs, and the buffers hold what the switching mode needs.
-    pub(super) fn check_network_layer(&self) -> Result<(), ConfigError> {
-        let n = &self.network;
-        let combination = |ndims| {
-            vc_plan(n.topology, n.routing, ndims).map_err(|why| {
-                invalid(
-                    "network.routing",
-                    n.routing,
-                    format!("not provided on network.topology = {}: {why}", n.topology),
-                )
-            })
-        };
-        // Before the shape: a nonsense pair is named even if a custom file is missing.
-        combination(0)?;
-        if n.routing == RoutingKind::Venice && n.switching != Switching::Circuit {
-            return Err(invalid(
-                "network.switching",
-                n.switching,
-                "network.routing = venice sets up circuits with scouts: use network.switching = circuit",
-            ));
-        }
-        let shape = self.network_shape()?;
-        let chips = self.network_chips() as u64;
-        let routers = shape.routers();
-        let topo_key = match n.topology {
-            TopologyKind::Dragonfly => "network.dragonfly_a",
-            TopologyKind::Line | TopologyKind::Ring | TopologyKind::Mesh3d => "network.dims",
-            TopologyKind::Hypercube => "network.dims",
-            _ => "network.topology",
-        };
-        let holds = match &shape {
-            Shape::Cube { .. } => routers,
-            Shape::Dragonfly { a, p, .. } => routers / *a as u64 * *a as u64 * *p as u64,
-            Shape::Crossbar | Shape::Custom(_) => u64::MAX,
-        };
-        if holds < chips {
-            return Err(invalid(
-                topo_key,
-                format!("{} ({routers} routers)", n.topology),
-                format!("holds {holds} flash chips but the array has {chips} (flash.channels x flash.chips_per_channel)"),
-            ));
-        }
-        if routers > 4 * chips.max(256) {
-            return Err(invalid(
-                topo_key,
-                format!("{} ({routers} routers)", n.topology),
-                format!("{routers} routers for {chips} chips; at most 4 routers per chip (or 1024 routers) are modelled"),
-            ));
-        }
-        let ndims = match &shape {
-            Shape::Cube { sizes, .. } => sizes.len() as u32,
-            _ => 0,
-        };
-        let plan = combination(ndims)?;
-        if n.switching != Switching::Circuit && n.vcs < plan.min_vcs() {
-            return Err(invalid(
-                "network.vcs",
-                n.vcs,
-                format!(
-                    "network.routing = {} on network.topology = {} needs at least {} virtual channels ({} class{}{}) to be deadlock-free",
-                    n.routing,
-                    n.topology,
-                    plan.min_vcs(),
-                    plan.classes,
-                    if plan.classes == 1 { "" } else { "es" },
-                    if plan.adaptive { " + adaptive" } else { "" }
-                ),
-            ));
-        }
-        for (key, bytes) in [
-            ("network.input_buffer_bytes", n.input_buffer_bytes),
-            ("network.output_buffer_bytes", n.output_buffer_bytes),
-        ] {
-            if key == "network.output_buffer_bytes" && bytes == 0 {
-                continue; // an input-queued router
-            }
-            let per_vc = bytes / n.vcs.max(1) / n.flit_bytes.max(1);
-            if per_vc == 0 {
-                return Err(invalid(
-                    key,
-                    bytes,
-                    format!(
-                        "must hold a flit per virtual channel: network.vcs ({}) x network.flit_bytes ({})",
-                        n.vcs, n.flit_bytes
-                    ),
-                ));
-            }
-            if matches!(n.switching, Switching::Vct | Switching::Saf) && per_vc < n.packet_flits {
-                return Err(invalid(
-                    key,
-                    bytes,
-                    format!(
-                        "network.switching = {} needs a whole packet per virtual channel: {} flits of network.packet_flits x network.flit_bytes ({}) x network.vcs ({}) = {} bytes",
-                        n.switching,
-                        n.packet_flits,
-                        n.flit_bytes,
-                        n.vcs,
-                        n.packet_flits as u64 * n.flit_bytes as u64 * n.vcs as u64
-                    ),
-                ));
-            }
-        }
-        Ok(())
     }
 }
 

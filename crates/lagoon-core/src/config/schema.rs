@@ -1,13 +1,15 @@
-//! The configuration's one validation schema: every numeric key's unit and valid range,
-//! declared once per section right under its struct (as ramulator2 declares its parameters),
-//! and the cross-section rules that no single key can check. Presets, TOML files, `--mesh`
-//! and the Python API all go through [`super::SsdConfig::validate`], which runs both.
+//! The configuration's schema: what each key holds (number, word, flag, text, list or table),
+//! its unit, its valid range and its doc, declared once per key with its default by
+//! `section!` (`declare.rs`). Validation, `lagoon config --keys`, the fuzzer and
+//! `docs/CONFIG.md` all read it from here.
 //!
 //! Ranges are wide enough for every published drive and narrow enough that no product of
 //! them overflows simulated time (`u64` picoseconds) or the 32-bit page and block indices,
 //! and that the model's up-front state fits the memory budget below.
 
 use super::{ConfigError, SsdConfig};
+use serde::de::{DeserializeOwned, IntoDeserializer, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// What a numeric key may hold.
 #[derive(Clone, Copy, Debug)]
@@ -71,7 +73,12 @@ impl std::fmt::Display for Range {
     }
 }
 
-/// A key's current value, as the schema sees it.
+/// Flash and network times up to 10 s; rates from 1 MB/s (so no single transfer of a 32 KB
+/// page overflows a run's picosecond clock).
+pub const TIME_NS: Range = Range::real(0.0, 1e10);
+pub const RATE_MB_S: Range = Range::real(1.0, 1e8);
+
+/// A numeric key's current value, as the schema sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Value {
     Int(u64),
@@ -87,101 +94,260 @@ impl std::fmt::Display for Value {
     }
 }
 
-/// One numeric key of a section `S`: its name inside the section, unit, range and reader.
+/// What a key holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// An integer in its range.
+    Int,
+    /// A finite real in its range.
+    Real,
+    /// `true` or `false`.
+    Bool,
+    /// One of a fixed set of words (an enum).
+    Word,
+    /// Any text (a name, a file).
+    Text,
+    /// A list of numbers (their rules are in `rules.rs`).
+    List,
+    /// A sub-table with keys of its own.
+    Table,
+}
+
+/// A key's value in one configuration.
+pub enum Field<'a> {
+    Number(Value),
+    /// A word, flag, text or list as TOML writes it.
+    Toml(toml::Value),
+    Table(&'a dyn Table),
+    /// A key of another variant (`ftl.mapping.cmt_bytes` when `type = "ideal"`).
+    Absent,
+}
+
+/// How a field's Rust type appears in the schema. Implemented for the numbers, `bool`,
+/// `String`, lists, every word enum (`word_keys!`) and every section (`section!`).
+pub trait KeyType: Serialize + Sized {
+    const KIND: Kind;
+
+    /// The value as the schema reads it.
+    fn field(&self) -> Field<'_> {
+        toml::Value::try_from(self).map_or(Field::Absent, Field::Toml)
+    }
+
+    /// The words a word key takes (serde's own list, aliases included); empty otherwise.
+    fn words() -> &'static [&'static str] {
+        &[]
+    }
+
+    /// What `#[serde(deserialize_with)]` calls on every declared field: a table refuses
+    /// anything but a table (TOML maps an array onto a struct's fields by position).
+    fn de<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error>
+    where
+        Self: Deserialize<'de>,
+    {
+        Self::deserialize(d)
+    }
+}
+
+impl KeyType for u32 {
+    const KIND: Kind = Kind::Int;
+    fn field(&self) -> Field<'_> {
+        Field::Number(Value::Int(*self as u64))
+    }
+}
+impl KeyType for u64 {
+    const KIND: Kind = Kind::Int;
+    fn field(&self) -> Field<'_> {
+        Field::Number(Value::Int(*self))
+    }
+}
+impl KeyType for f64 {
+    const KIND: Kind = Kind::Real;
+    fn field(&self) -> Field<'_> {
+        Field::Number(Value::Real(*self))
+    }
+}
+impl KeyType for bool {
+    const KIND: Kind = Kind::Bool;
+}
+impl KeyType for String {
+    const KIND: Kind = Kind::Text;
+}
+impl<T: Serialize> KeyType for Vec<T> {
+    const KIND: Kind = Kind::List;
+}
+
+/// Declares enums as word keys: their words are serde's (`rename_all`, aliases).
+macro_rules! word_keys {
+    ($($t:ty),* $(,)?) => {$(
+        impl $crate::config::schema::KeyType for $t {
+            const KIND: $crate::config::schema::Kind = $crate::config::schema::Kind::Word;
+            fn words() -> &'static [&'static str] {
+                $crate::config::schema::words_of::<Self>()
+            }
+        }
+    )*};
+}
+pub(crate) use word_keys;
+
+/// The words an enum's derived `Deserialize` accepts, taken from the list serde itself gives
+/// when it refuses a word: a plain enum as a string, a tagged one (`ftl.mapping`) by its `type`.
+pub fn words_of<T: DeserializeOwned>() -> &'static [&'static str] {
+    #[derive(Debug)]
+    struct Words(&'static [&'static str]);
+    impl std::fmt::Display for Words {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "{:?}", self.0)
+        }
+    }
+    impl std::error::Error for Words {}
+    impl serde::de::Error for Words {
+        fn custom<M: std::fmt::Display>(_: M) -> Self {
+            Words(&[])
+        }
+        fn unknown_variant(_: &str, expected: &'static [&'static str]) -> Self {
+            Words(expected)
+        }
+    }
+    const NO_WORD: &str = "\u{0}";
+    let plain: serde::de::value::StrDeserializer<Words> = NO_WORD.into_deserializer();
+    match T::deserialize(plain) {
+        Err(Words(w)) if !w.is_empty() => w,
+        _ => {
+            let tagged = serde::de::value::MapDeserializer::<_, Words>::new(std::iter::once((
+                "type", NO_WORD,
+            )));
+            match T::deserialize(tagged) {
+                Err(Words(w)) => w,
+                Ok(_) => &[],
+            }
+        }
+    }
+}
+
+/// A section's field deserialized as a table only, named in the error otherwise.
+pub fn table_only<'de, D, T>(d: D, name: &'static str) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct Only<T>(&'static str, std::marker::PhantomData<T>);
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for Only<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "a table: [{}] with its keys under it", self.0)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            T::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+        }
+    }
+    d.deserialize_map(Only(name, std::marker::PhantomData))
+}
+
+/// One key of a section `S`, as `section!` declares it.
 pub struct Param<S> {
     pub name: &'static str,
+    /// The doc comment's lines.
+    pub doc: &'static str,
     /// Unit as written in docs and errors ("ns", "MB/s", "bytes", "" for counts).
     pub unit: &'static str,
-    pub range: Range,
-    pub get: fn(&S) -> Value,
+    /// Numbers only (checked when the declaration compiles: [`checked`]).
+    pub range: Option<Range>,
+    pub kind: Kind,
+    pub words: fn() -> &'static [&'static str],
+    pub get: for<'a> fn(&'a S) -> Field<'a>,
 }
 
-/// Declares an integer key of a section: `int!(field, "unit", min, max)`.
-macro_rules! int {
-    ($field:ident, $unit:expr, $min:expr, $max:expr) => {
-        $crate::config::schema::Param {
-            name: stringify!($field),
-            unit: $unit,
-            range: $crate::config::schema::Range::int($min, $max),
-            get: |s| $crate::config::schema::Value::Int(s.$field as u64),
-        }
-    };
+/// A number needs a range of its own kind; nothing else has one. Const, so a wrong
+/// declaration fails to compile.
+pub const fn checked(kind: Kind, range: Option<Range>) -> Option<Range> {
+    match (kind, &range) {
+        (Kind::Int, Some(Range::Int { .. })) | (Kind::Real, Some(Range::Real { .. })) => {}
+        (Kind::Int, _) => panic!("an integer key is declared with an integer range"),
+        (Kind::Real, _) => panic!("a real key is declared with a real range"),
+        (_, Some(_)) => panic!("only a number key has a range"),
+        (_, None) => {}
+    }
+    range
 }
 
-/// Declares a real key of a section: `real!(field, "unit", Range::real(min, max))`.
-macro_rules! real {
-    ($field:ident, $unit:expr, $range:expr) => {
-        $crate::config::schema::Param {
-            name: stringify!($field),
-            unit: $unit,
-            range: $range,
-            get: |s| $crate::config::schema::Value::Real(s.$field),
-        }
-    };
-}
-pub(crate) use {int, real};
-
-/// A section of the configuration: its TOML table name and its numeric keys.
+/// A table of the configuration: its TOML name, doc and keys.
 pub trait Section: Sized + 'static {
+    /// Dotted name ("flash.onfi"); "" for the whole drive.
     const NAME: &'static str;
+    const DOC: &'static str;
     const PARAMS: &'static [Param<Self>];
 }
 
+/// One key with its value in a configuration.
+pub struct Key<'a> {
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub unit: &'static str,
+    pub range: Option<Range>,
+    pub kind: Kind,
+    pub words: &'static [&'static str],
+    pub field: Field<'a>,
+}
+
+/// A section seen through the schema, whatever its type (what the walks take).
+pub trait Table {
+    fn name(&self) -> &'static str;
+    fn doc(&self) -> &'static str;
+    fn keys(&self) -> Vec<Key<'_>>;
+}
+
+impl<S: Section> Table for S {
+    fn name(&self) -> &'static str {
+        S::NAME
+    }
+    fn doc(&self) -> &'static str {
+        S::DOC
+    }
+    fn keys(&self) -> Vec<Key<'_>> {
+        S::PARAMS
+            .iter()
+            .map(|p| Key {
+                name: p.name,
+                doc: p.doc,
+                unit: p.unit,
+                range: p.range,
+                kind: p.kind,
+                words: (p.words)(),
+                field: (p.get)(self),
+            })
+            .collect()
+    }
+}
+
+/// Every table from `t` down: a table's keys, then its sub-tables in order (`[flash]`, then
+/// `[flash.onfi]`), as `lagoon config --keys` and docs/CONFIG.md list them.
+pub fn walk<'a>(t: &'a dyn Table, f: &mut dyn FnMut(&'a dyn Table, &[Key<'a>])) {
+    let keys = t.keys();
+    f(t, &keys);
+    for k in &keys {
+        if let Field::Table(sub) = k.field {
+            walk(sub, f);
+        }
+    }
+}
+
+/// `section.key`, or `key` at the top.
+pub fn dotted(section: &str, key: &str) -> String {
+    if section.is_empty() {
+        key.to_string()
+    } else {
+        format!("{section}.{key}")
+    }
+}
+
 /// Every numeric key of the whole configuration, with its full dotted name, unit, range and
-/// current value: what validation walks, what `lagoon config --schema` prints, and what the
+/// current value: what validation walks, what `lagoon config --keys` prints, and what the
 /// config fuzzer attacks.
 pub struct KeyInfo {
     pub key: String,
     pub unit: &'static str,
     pub range: Range,
     pub value: Value,
-}
-
-fn section_keys<S: Section>(s: &S, out: &mut Vec<KeyInfo>) {
-    for p in S::PARAMS {
-        out.push(KeyInfo {
-            key: format!("{}.{}", S::NAME, p.name),
-            unit: p.unit,
-            range: p.range,
-            value: (p.get)(s),
-        });
-    }
-}
-
-impl SsdConfig {
-    /// Every numeric key with its value, in declaration order.
-    pub fn keys(&self) -> Vec<KeyInfo> {
-        let mut out = Vec::new();
-        section_keys(&self.host, &mut out);
-        section_keys(&self.flash, &mut out);
-        section_keys(&self.flash.onfi, &mut out);
-        section_keys(&self.ftl, &mut out);
-        if let super::MappingConfig::Demand {
-            cmt_bytes,
-            entry_bytes,
-        } = self.ftl.mapping
-        {
-            for (name, unit, range, v) in [
-                ("cmt_bytes", "bytes", CMT_BYTES, cmt_bytes),
-                ("entry_bytes", "bytes", CMT_ENTRY_BYTES, entry_bytes as u64),
-            ] {
-                out.push(KeyInfo {
-                    key: format!("ftl.mapping.{name}"),
-                    unit,
-                    range,
-                    value: Value::Int(v),
-                });
-            }
-        }
-        section_keys(&self.cache, &mut out);
-        section_keys(&self.precondition, &mut out);
-        section_keys(&self.network, &mut out);
-        section_keys(&self.energy, &mut out);
-        section_keys(&self.controller, &mut out);
-        section_keys(&self.fnoc, &mut out);
-        section_keys(&self.wear, &mut out);
-        out
-    }
 }
 
 /// A key that takes one of a fixed set of words (`flash.multiplane = "same-offset"`), with its
@@ -193,89 +359,53 @@ pub struct ChoiceInfo {
 }
 
 impl SsdConfig {
-    /// Every key that takes one of a set of words, found from the configuration itself: each
-    /// string-valued key is set to a word no type accepts, and the parser's refusal lists the
-    /// words it would have taken (keys that take any text, such as `name`, are left out).
-    /// What `lagoon config --keys` prints after the numeric keys; no list to keep in step.
-    pub fn choice_keys(&self) -> Vec<ChoiceInfo> {
-        let Ok(toml::Value::Table(root)) = toml::Value::try_from(self) else {
-            return Vec::new();
-        };
-        let mut leaves = Vec::new();
-        string_leaves(&root, &mut Vec::new(), &mut leaves);
+    /// Every numeric key with its value, in declaration order.
+    pub fn keys(&self) -> Vec<KeyInfo> {
         let mut out = Vec::new();
-        for (path, value) in leaves {
-            let mut t = root.clone();
-            set_leaf(&mut t, &path, "\u{1}?");
-            let Err(e) = toml::Value::Table(t).try_into::<SsdConfig>() else {
-                continue; // any text goes
-            };
-            let choices = expected_words(&e.to_string());
-            if !choices.is_empty() {
-                out.push(ChoiceInfo {
-                    key: path.join("."),
-                    value,
-                    choices,
-                });
+        walk(self, &mut |t, keys| {
+            for k in keys {
+                if let (Field::Number(value), Some(range)) = (&k.field, k.range) {
+                    out.push(KeyInfo {
+                        key: dotted(t.name(), k.name),
+                        unit: k.unit,
+                        range,
+                        value: *value,
+                    });
+                }
             }
-        }
+        });
+        out
+    }
+
+    /// Every key that takes one of a set of words, with its words, sorted by key (what
+    /// `lagoon config --keys` prints after the numeric keys).
+    pub fn choice_keys(&self) -> Vec<ChoiceInfo> {
+        let mut out = Vec::new();
+        walk(self, &mut |t, keys| {
+            for k in keys.iter().filter(|k| k.kind == Kind::Word) {
+                if let Field::Toml(toml::Value::String(value)) = &k.field {
+                    out.push(ChoiceInfo {
+                        key: dotted(t.name(), k.name),
+                        value: value.clone(),
+                        choices: k.words.iter().map(|w| w.to_string()).collect(),
+                    });
+                }
+            }
+        });
+        out.sort_by(|a, b| a.key.cmp(&b.key));
         out
     }
 }
-
-fn string_leaves(t: &toml::Table, path: &mut Vec<String>, out: &mut Vec<(Vec<String>, String)>) {
-    for (k, v) in t {
-        path.push(k.clone());
-        match v {
-            toml::Value::String(s) => out.push((path.clone(), s.clone())),
-            toml::Value::Table(sub) => string_leaves(sub, path, out),
-            _ => {}
-        }
-        path.pop();
-    }
-}
-
-fn set_leaf(t: &mut toml::Table, path: &[String], v: &str) {
-    match path {
-        [last] => {
-            t.insert(last.clone(), toml::Value::String(v.into()));
-        }
-        [first, rest @ ..] => {
-            if let Some(toml::Value::Table(sub)) = t.get_mut(first) {
-                set_leaf(sub, rest, v);
-            }
-        }
-        [] => {}
-    }
-}
-
-/// The backquoted words after "expected" in serde's unknown-variant message
-/// ("expected `fifo` or `data-out-first`", "expected one of `a`, `b`, `c`").
-fn expected_words(msg: &str) -> Vec<String> {
-    let Some(i) = msg.find("unknown variant") else {
-        return Vec::new();
-    };
-    let Some(j) = msg[i..].find("expected") else {
-        return Vec::new();
-    };
-    let line = msg[i + j..].lines().next().unwrap_or("");
-    line.split('`')
-        .skip(1)
-        .step_by(2)
-        .map(str::to_string)
-        .collect()
-}
-
-/// `ftl.mapping.cmt_bytes` (type = "demand"): up to 1 TiB of controller DRAM. The table is
-/// allocated as it fills, so a large value costs memory only for entries a run touches.
-pub const CMT_BYTES: Range = Range::int(1, 1 << 40);
-/// `ftl.mapping.entry_bytes`: bytes of DRAM per cached entry.
-pub const CMT_ENTRY_BYTES: Range = Range::int(1, 64);
 
 /// Up-front model state a configuration may ask for. The simulator itself needs tens of MB
 /// for published drives (docs/BENCHMARKS.md); this rejects geometries whose per-block and
 /// per-router tables would not fit a laptop, before anything is allocated.
 pub const MODEL_STATE_LIMIT_BYTES: u64 = 4 << 30;
+
+/// Entries per chunk of the FTL's logical-to-physical map, as a power of two
+/// (`crate::ssd::ftl::mapping` explains the size): the up-front estimate counts a pointer per
+/// chunk.
+pub const L2P_CHUNK_BITS: u32 = 8;
 
 /// The environment variable that moves the limit, in GB (10^9 bytes), for a machine with
 /// more memory: read by configuration checks, the timed run's memory guard and lifetime mode.

@@ -8,6 +8,7 @@ use crate::engine::Queue;
 use crate::stats::FlowLatency;
 use crate::time::{Ps, PS_PER_NS, PS_PER_S};
 use lagoon_workload::{IoRequest, WorkloadError};
+use std::collections::{HashMap, VecDeque};
 
 /// The host's event.
 #[derive(Clone, Copy, Debug)]
@@ -38,6 +39,28 @@ pub struct FlowState {
     pub reordered_arrivals: u64,
     /// Host I/O scheduler between the flow and its submission queue (PIQ paper), if any.
     pub sched: Option<HostScheduler>,
+    /// A live flow's state ([`Replay::Live`]).
+    pub live: Live,
+}
+
+/// A live flow's requests: those that arrived while its submission queue was full (they enter
+/// it, in arrival order, as requests complete), the caller's tag of each request in the drive,
+/// and the completions not yet taken.
+#[derive(Default)]
+pub struct Live {
+    pub backlog: VecDeque<(Ps, IoRequest, u64)>,
+    pub tags: HashMap<u32, u64>,
+}
+
+/// A live request's completion ([`crate::sim::Simulator::take_live_completions`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LiveCompletion {
+    pub flow: usize,
+    /// The tag it was submitted with.
+    pub tag: u64,
+    /// When it arrived and when its completion reached the host, ps.
+    pub arrival: Ps,
+    pub completed: Ps,
 }
 
 /// Every flow of a run, and what stopped one (a malformed trace line, an arrival past the
@@ -69,6 +92,7 @@ impl Host {
                     conflicted: 0,
                     reordered_arrivals: 0,
                     sched: None,
+                    live: Live::default(),
                 })
                 .collect(),
             error: None,

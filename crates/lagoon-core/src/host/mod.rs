@@ -16,6 +16,9 @@ pub enum Replay {
     Timed { speedup: f64 },
     /// Ignore timestamps; keep `depth` requests outstanding.
     Closed { depth: u32 },
+    /// Requests come from outside as they arrive ([`crate::sim::Simulator::submit_live`]:
+    /// a live source such as `lagoon serve`); the flow's own source is not read.
+    Live,
 }
 
 /// Deepest closed loop: NVMe's largest queue (65,536 entries). Each outstanding request
@@ -49,6 +52,7 @@ impl fmt::Display for Replay {
             Replay::Timed { speedup } if *speedup == 1.0 => write!(f, "timed"),
             Replay::Timed { speedup } => write!(f, "timed:{speedup}"),
             Replay::Closed { depth } => write!(f, "closed:{depth}"),
+            Replay::Live => write!(f, "live"),
         }
     }
 }

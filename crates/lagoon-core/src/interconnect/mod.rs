@@ -8,17 +8,16 @@
 //! a busy die happens before a transfer is ready and is not one.
 //!
 //! Implementations: [`shared_bus::SharedBus`] (`baseline`: N channels × M chips, one FC per
-//! channel; `ideal`: a channel and FC per chip), [`pnssd`], [`venice`]; and
-//! [`network`], the general network layer (topology × routing × switching) that networked
-//! designs are built from and `lagoon net` drives alone: [`net::NetSsd`] is `--arch net`
-//! and, configured by [`net::nossd_layer`], `--arch nossd`.
+//! channel; `ideal`: a channel and FC per chip), [`pnssd`]; and [`network`], the general
+//! network layer (topology × routing × switching) that networked designs are built from and
+//! `lagoon net` drives alone: [`net::NetSsd`] is `--arch net` and, configured by
+//! [`net::nossd_layer`] and [`net::venice_layer`], `--arch nossd` and `--arch venice`
+//! (Venice's scouts are a switching mode of the layer, [`network::switching::scout`]).
 
 pub mod net;
 pub mod network;
 pub mod pnssd;
 pub mod shared_bus;
-pub mod venice;
-pub mod venice_mesh;
 
 use crate::config::SsdConfig;
 use crate::engine::Queue;
@@ -342,13 +341,7 @@ pub fn build<Q: Queue<IcEvent> + 'static>(
         Arch::Pssd => Box::new(shared_bus::SharedBus::pssd(cfg)),
         Arch::Pnssd => Box::new(pnssd::PnSsd::new(cfg)),
         Arch::Nossd => Box::new(net::NetSsd::nossd(cfg, seed).map_err(|e| e.to_string())?),
-        Arch::Venice => Box::new(
-            venice::Venice::new(&venice::venice_layer(cfg), seed).map_err(|e| e.to_string())?,
-        ),
-        // Venice's routing is its scout protocol: the circuit set-up of this back end.
-        Arch::Net if cfg.network.routing == crate::config::RoutingKind::Venice => {
-            Box::new(venice::Venice::new(cfg, seed).map_err(|e| e.to_string())?)
-        }
+        Arch::Venice => Box::new(net::NetSsd::venice(cfg, seed).map_err(|e| e.to_string())?),
         Arch::Net => Box::new(net::NetSsd::new(cfg, seed).map_err(|e| e.to_string())?),
     })
 }

@@ -1,7 +1,14 @@
 //! `--arch net`: an SSD back end on the general network layer ([`super::network`]; MQSimNet
 //! §III): any topology × routing × switching of `[network]` between the flash controllers and
-//! the flash chips.
+//! the flash chips. NoSSD ([`nossd_layer`]) and Venice ([`venice_layer`]) are configurations
+//! of it.
 //!
+//! The layer's switching mode ([`Mode`]) says how a transfer crosses it: packets and probes
+//! carry it as a message of the layer's [`Network`] ([`Messages`], below); Venice's scouts
+//! ([`Scouts`]) reserve a circuit for it and run on the engine's queue. [`NetSsd`] is either,
+//! by enum.
+//!
+//! ## Transfers as messages
 //! A transfer is one message: a command (with write data) from a controller to the chip, or
 //! read data from the chip to a controller (MQSimNet's network bridge sends a message per
 //! bus communication and takes its arrival as the communication's end, §III). Controller
@@ -16,6 +23,8 @@
 //! the network on the hops it took ([`Network::zero_load`]): it waited for its controller's
 //! injection link, a buffer, a virtual channel or a link.
 
+use super::network::switching::scout::Scouts;
+use super::network::switching::Mode;
 use super::network::topology::NONE;
 use super::network::{Delivery, NetError, Network};
 use super::{BackEnd, IcEvent, Interconnect, InterconnectStats, NetEvent, NetworkStats, Transfer};
@@ -102,7 +111,102 @@ pub fn nossd_layer(cfg: &SsdConfig) -> Result<SsdConfig, ConfigError> {
     }
 }
 
-pub struct NetSsd {
+/// The network layer under an SSD, in its switching mode.
+// Built once and kept behind the engine's `Box<dyn Interconnect>`: boxing a variant would only
+// add a load per call.
+#[allow(clippy::large_enum_variant)]
+pub enum NetSsd {
+    /// Packet switching or probe-set-up circuits: transfers as messages.
+    Messages(Messages),
+    /// Venice's scout-reserved circuits (`routing = venice`).
+    Scouts(Scouts),
+}
+
+/// `match` on the mode, binding the back end to `$b` in `$e`.
+macro_rules! each {
+    ($self:ident, $b:ident => $e:expr) => {
+        match $self {
+            NetSsd::Messages($b) => $e,
+            NetSsd::Scouts($b) => $e,
+        }
+    };
+}
+
+impl NetSsd {
+    /// The back end of `cfg`'s `[network]`, in the mode its switching and routing select;
+    /// fails on a `[network]` the layer cannot build.
+    pub fn new(cfg: &SsdConfig, seed: u64) -> Result<Self, NetError> {
+        Ok(match Mode::of(&cfg.network) {
+            Mode::Scout => NetSsd::Scouts(Scouts::new(cfg, seed)?),
+            Mode::Packet | Mode::Circuit => NetSsd::Messages(Messages::new(cfg, seed)?),
+        })
+    }
+
+    /// NoSSD on the layer ([`nossd_layer`]).
+    pub fn nossd(cfg: &SsdConfig, seed: u64) -> Result<Self, NetError> {
+        Ok(NetSsd::Messages(Messages::nossd(cfg, seed)?))
+    }
+
+    /// Venice on the layer ([`venice_layer`]).
+    pub fn venice(cfg: &SsdConfig, seed: u64) -> Result<Self, NetError> {
+        Self::new(&venice_layer(cfg), seed)
+    }
+}
+
+impl BackEnd for NetSsd {
+    fn name(&self) -> &'static str {
+        each!(self, b => b.name())
+    }
+
+    fn stats(&self, sim_time: Ps) -> InterconnectStats {
+        each!(self, b => b.stats(sim_time))
+    }
+
+    fn local_events(&self) -> u64 {
+        each!(self, b => b.local_events())
+    }
+
+    fn describe_state(&self) -> String {
+        each!(self, b => b.describe_state())
+    }
+
+    fn take_error(&mut self) -> Option<String> {
+        each!(self, b => b.take_error())
+    }
+}
+
+impl<Q: Queue<IcEvent>> Interconnect<Q> for NetSsd {
+    fn submit(&mut self, now: Ps, t: Transfer, q: &mut Q) {
+        each!(self, b => b.submit(now, t, q))
+    }
+
+    fn on_event(&mut self, now: Ps, ev: NetEvent, q: &mut Q) {
+        each!(self, b => b.on_event(now, ev, q))
+    }
+
+    fn transfer_done(&mut self, now: Ps, die: u32, q: &mut Q) {
+        each!(self, b => b.transfer_done(now, die, q))
+    }
+}
+
+/// The drive's `[network]` as Venice builds it (`--arch venice`): the layer's 2D mesh of
+/// `rows` x `cols` routers, one controller per row on the west edge (Fig. 5), circuits set up
+/// by scouts routed with Algorithm 1 (`routing = venice`). Link rate, router delay and scout
+/// length are the section's own keys, as before.
+pub fn venice_layer(cfg: &SsdConfig) -> SsdConfig {
+    use crate::config::{ControllerAttach, RoutingKind, Switching, TopologyKind};
+    let mut c = cfg.clone();
+    let n = &mut c.network;
+    n.topology = TopologyKind::Mesh;
+    n.routing = RoutingKind::Venice;
+    n.switching = Switching::Circuit;
+    n.controller_attach = ControllerAttach::Edge;
+    n.dims.clear();
+    c
+}
+
+/// Transfers as messages of the layer's [`Network`].
+pub struct Messages {
     name: &'static str,
     net: Network,
     command_bytes: u32,
@@ -121,7 +225,7 @@ pub struct NetSsd {
     error: Option<NetError>,
 }
 
-impl NetSsd {
+impl Messages {
     /// Fails on a `[network]` the layer cannot build (validation has run: this is rare, e.g.
     /// a custom topology file that changed).
     pub fn new(cfg: &SsdConfig, seed: u64) -> Result<Self, NetError> {
@@ -214,7 +318,7 @@ impl NetSsd {
     }
 }
 
-impl BackEnd for NetSsd {
+impl BackEnd for Messages {
     fn name(&self) -> &'static str {
         self.name
     }
@@ -264,7 +368,9 @@ impl BackEnd for NetSsd {
     }
 }
 
-impl<Q: Queue<IcEvent>> Interconnect<Q> for NetSsd {
+// Compiled on their own, so that `NetSsd`'s dispatch is a test and a jump (see `Scouts`).
+impl<Q: Queue<IcEvent>> Interconnect<Q> for Messages {
+    #[inline(never)]
     fn submit(&mut self, now: Ps, t: Transfer, q: &mut Q) {
         let fc = self.net.chips() + self.pick_controller(t.chip);
         // The tag carries the die; commands (and write data) go to the chip, read data back.
@@ -277,6 +383,7 @@ impl<Q: Queue<IcEvent>> Interconnect<Q> for NetSsd {
         self.arm(q);
     }
 
+    #[inline(never)]
     fn on_event(&mut self, now: Ps, ev: NetEvent, q: &mut Q) {
         debug_assert!(matches!(ev, NetEvent::Wake), "not a net event: {ev:?}");
         // Wakes pop in time order: this is the earliest one.
@@ -329,13 +436,30 @@ mod tests {
         }
     }
 
+    /// The layer's switching mode picks how transfers cross it: `--arch venice` and
+    /// `--arch net` with `routing = venice` both get the scouts, NoSSD and packet or probe
+    /// networks the messages.
+    #[test]
+    fn the_switching_mode_picks_the_back_end() {
+        use crate::config::{RoutingKind, Switching};
+        let mut cfg = SsdConfig::default();
+        let names = |n: &NetSsd| (matches!(n, NetSsd::Scouts(_)), n.name());
+        assert_eq!(names(&NetSsd::new(&cfg, 1).unwrap()), (false, "net"));
+        assert_eq!(names(&NetSsd::nossd(&cfg, 1).unwrap()), (false, "nossd"));
+        assert_eq!(names(&NetSsd::venice(&cfg, 1).unwrap()), (true, "venice"));
+        cfg.network.switching = Switching::Circuit;
+        assert_eq!(names(&NetSsd::new(&cfg, 1).unwrap()), (false, "net"));
+        cfg.network.routing = RoutingKind::Venice;
+        assert_eq!(names(&NetSsd::new(&cfg, 1).unwrap()), (true, "venice"));
+    }
+
     /// MQSimNet's router on an 8 × 8 mesh (defaults: 1-byte links at 1 ns, 64 B flits, one
     /// cycle per router, 1 ns links). A command + 4 KB page from controller 0 (router 0) to
     /// chip 7 (router 7, 7 hops): 65 flits, (H+2)(f+L) + (H+1)R + (P-1)f, no conflict.
     #[test]
     fn a_lone_write_takes_the_zero_load_time() {
         let cfg = SsdConfig::default();
-        let mut n = NetSsd::new(&cfg, 1).unwrap();
+        let mut n = Messages::new(&cfg, 1).unwrap();
         let mut q = EventQueue::<IcEvent>::new();
         n.submit(0, xfer(7, 1, 4096), &mut q);
         let (f, l, r) = (64_000, 1_000, 1_000);
@@ -357,7 +481,7 @@ mod tests {
         let mut cfg = SsdConfig::default();
         cfg.flash.channels = 2;
         cfg.flash.chips_per_channel = 3;
-        let mut n = NetSsd::nossd(&cfg, 1).unwrap();
+        let mut n = Messages::nossd(&cfg, 1).unwrap();
         assert_eq!(n.name(), "nossd");
         let p = n.net.params();
         assert_eq!(
@@ -388,7 +512,7 @@ mod tests {
     #[test]
     fn a_busy_controller_sends_the_next_transfer_to_the_nearest_free_one() {
         let cfg = SsdConfig::default();
-        let mut n = NetSsd::new(&cfg, 1).unwrap();
+        let mut n = Messages::new(&cfg, 1).unwrap();
         let mut q = EventQueue::<IcEvent>::new();
         n.submit(0, xfer(3, 1, 4096), &mut q);
         n.submit(0, xfer(4, 1, 4096), &mut q);
@@ -403,7 +527,7 @@ mod tests {
     #[test]
     fn transfers_sharing_a_link_conflict() {
         let cfg = SsdConfig::default();
-        let mut n = NetSsd::new(&cfg, 1).unwrap();
+        let mut n = Messages::new(&cfg, 1).unwrap();
         let mut q = EventQueue::<IcEvent>::new();
         n.submit(0, xfer(3, 1, 4096), &mut q);
         n.submit(0, xfer(3, 1, 4096), &mut q);

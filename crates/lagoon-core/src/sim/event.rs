@@ -27,6 +27,10 @@ pub enum Event {
     Ic(IcEvent),
     /// A probe operation is injected (timing tests, `super::probe`).
     Probe { op: u32 },
+    /// A live run's horizon ([`super::Simulator::advance_to`]): nothing happens, but back
+    /// ends that look ahead through their own events stop before it, as they stop before a
+    /// timed arrival.
+    Horizon,
 }
 
 macro_rules! wrap {

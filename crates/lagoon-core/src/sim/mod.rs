@@ -18,7 +18,7 @@ pub use probe::ProbeExtra;
 
 use crate::config::SsdConfig;
 use crate::engine::EventQueue;
-use crate::host::flows::{Host, HostEvent};
+use crate::host::flows::{Host, HostEvent, LiveCompletion};
 use crate::host::piq::{ChipSet, HostScheduler, Scheme};
 use crate::host::{Flow, Replay};
 use crate::interconnect::{Arch, IcEvent};
@@ -71,6 +71,21 @@ pub struct Simulator {
     stop_at_last_completion: bool,
     /// Asked to stop ([`Simulator::set_cancel`]).
     cancel: Option<crate::cancel::Cancel>,
+    /// Live completions not yet taken ([`Simulator::take_live_completions`]).
+    live_done: Vec<LiveCompletion>,
+}
+
+/// Why the event loop returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LoopEnd {
+    /// No event left.
+    Drained,
+    /// The next event is after the bound (a live run).
+    Reached,
+    /// An error, a fault or the last host completion stopped it.
+    Stopped,
+    /// Asked to finish now ([`crate::cancel::Cancel::finish`]).
+    Finish,
 }
 
 impl Simulator {
@@ -85,6 +100,7 @@ impl Simulator {
                 .unwrap_or(crate::config::schema::MODEL_STATE_LIMIT_BYTES),
             stop_at_last_completion: false,
             cancel: None,
+            live_done: Vec::new(),
         }
     }
 
@@ -202,12 +218,23 @@ impl Simulator {
             Event::Ic(IcEvent::Net(e)) => self.ssd.net.on_event(now, e, &mut self.ssd.q),
             Event::DataPath(e) => self.ssd.on_datapath_event(now, e),
             Event::Probe { op } => self.probe_event(now, op),
+            Event::Horizon => {}
         }
     }
 
     /// Run to completion (every request of every flow served), calling `progress` with the
     /// number of completed requests now and then.
     pub fn run(mut self, mut progress: impl FnMut(u64)) -> Result<Outcome, SimError> {
+        self.start()?;
+        if self.event_loop::<false>(Ps::MAX, &mut progress)? == LoopEnd::Finish {
+            return Ok(self.finish());
+        }
+        self.end()
+    }
+
+    /// Before the first event: a fault found while building, the status scan, every flow's
+    /// first requests.
+    fn start(&mut self) -> Result<(), SimError> {
         if let Some(e) = self.ssd.fault.take() {
             return Err(SimError::Input(e));
         }
@@ -215,12 +242,30 @@ impl Simulator {
         for f in 0..self.host.flows.len() {
             self.start_flow(f);
         }
+        Ok(())
+    }
+
+    /// Handle events in order, up to and including time `until` when `BOUNDED` (a live run),
+    /// else until none is left; stop early on an error, a fault, a cancellation or (runs that
+    /// ask for it) the last host completion.
+    #[inline(always)]
+    fn event_loop<const BOUNDED: bool>(
+        &mut self,
+        until: Ps,
+        progress: &mut impl FnMut(u64),
+    ) -> Result<LoopEnd, SimError> {
         let mut completed_seen = 0u64;
         // Watchdog: events since simulated time last moved, and since the last event outside
         // the interconnect.
         let (mut instant, mut same_instant, mut net_only) = (0 as Ps, 0u64, 0u64);
         let mut local_seen = self.ssd.net.local_events();
-        while let Some((now, ev)) = self.ssd.q.pop() {
+        loop {
+            if BOUNDED && self.ssd.q.peek_time().is_none_or(|t| t > until) {
+                return Ok(LoopEnd::Reached);
+            }
+            let Some((now, ev)) = self.ssd.q.pop() else {
+                return Ok(LoopEnd::Drained);
+            };
             if now != instant {
                 instant = now;
                 same_instant = 0;
@@ -240,10 +285,10 @@ impl Simulator {
             let completion = matches!(ev, Event::Hil(HilEvent::Completed { .. }));
             self.dispatch(now, ev);
             if completion && self.stop_at_last_completion && self.host_done() {
-                break;
+                return Ok(LoopEnd::Stopped);
             }
             if self.host.error.is_some() || self.host.fault.is_some() || self.ssd.fault.is_some() {
-                break;
+                return Ok(LoopEnd::Stopped);
             }
             if self.ssd.q.events_processed() & 0xffff == 0 {
                 let done: u64 = self.host.flows.iter().map(|f| f.completed).sum();
@@ -255,7 +300,7 @@ impl Simulator {
                 // state by a few hundred MB at most.
                 if let Some(why) = self.state_over_limit(now, done) {
                     self.ssd.fault = Some(why);
-                    break;
+                    return Ok(LoopEnd::Stopped);
                 }
                 match self.cancel.as_ref().map(|c| c.request()) {
                     Some(crate::cancel::Request::Abort) => {
@@ -263,23 +308,17 @@ impl Simulator {
                             time_ns: crate::time::to_ns_f64(now),
                         })
                     }
-                    Some(crate::cancel::Request::Finish) => return Ok(self.finish()),
+                    Some(crate::cancel::Request::Finish) => return Ok(LoopEnd::Finish),
                     _ => {}
                 }
             }
         }
-        if let Some(e) = self.host.error.take() {
-            return Err(e.into());
-        }
-        // A back end that failed (a deadlocked network) stopped working; the queue drained.
-        if let Some(e) = self
-            .host
-            .fault
-            .take()
-            .or_else(|| self.ssd.fault.take())
-            .or_else(|| self.ssd.net.take_error())
-        {
-            return Err(SimError::Input(e));
+    }
+
+    /// After the loop: the error that stopped it, or a stall, or the outcome.
+    fn end(mut self) -> Result<Outcome, SimError> {
+        if let Some(e) = self.error() {
+            return Err(e);
         }
         let outstanding = self.outstanding();
         if outstanding > 0 {
@@ -294,6 +333,131 @@ impl Simulator {
             });
         }
         Ok(self.finish())
+    }
+
+    /// What stopped the run, if anything did: a workload error, an input fault, a back end
+    /// that failed (a deadlocked network stops working and its queue drains).
+    fn error(&mut self) -> Option<SimError> {
+        if let Some(e) = self.host.error.take() {
+            return Some(e.into());
+        }
+        self.host
+            .fault
+            .take()
+            .or_else(|| self.ssd.fault.take())
+            .or_else(|| self.ssd.net.take_error())
+            .map(SimError::Input)
+    }
+
+    // ------------------------------------------------------------------- live runs
+
+    /// Begin a live run: requests of [`Replay::Live`] flows come from
+    /// [`Self::submit_live`] while the caller moves the clock with [`Self::advance_to`];
+    /// other flows run as in [`Self::run`].
+    pub fn start_live(&mut self) -> Result<(), SimError> {
+        self.ssd.cache.flush = Some(Box::default());
+        self.start()
+    }
+
+    /// Every flow addresses the drive's whole logical space (one namespace shared by every
+    /// queue pair, as the connections of one NBD export are) instead of a share each. Before
+    /// the first request.
+    pub fn share_namespace(&mut self) {
+        self.ssd.hil.share_namespace(self.ssd.ftl.logical_pages);
+    }
+
+    /// Deallocate (TRIM) the whole pages within `bytes` at byte `offset` of live flow `f`'s
+    /// namespace now: the FTL unmaps them (no flash work, no simulated time; GC no longer
+    /// moves them, and reads of them are answered without a flash read). Partial pages are
+    /// left as they are. Returns the pages that held data.
+    pub fn trim_live(&mut self, f: usize, offset: u64, bytes: u64) -> u64 {
+        let page = self.ssd.ftl.geo.page_bytes as u64;
+        let (first, end) = (offset.div_ceil(page), (offset + bytes) / page);
+        let mut held = 0;
+        for p in first..end {
+            let lpa = self.ssd.hil.lpa_of(f, p * page);
+            held += self.ssd.ftl.trim(lpa) as u64;
+        }
+        held
+    }
+
+    /// A flush of live flow `f` arrives now: it completes (a [`LiveCompletion`] with `tag`)
+    /// once every page of data the write buffer held at this moment has been programmed, at
+    /// once if none. It takes no submission queue slot.
+    pub fn flush_live(&mut self, f: usize, tag: u64) {
+        let now = self.now();
+        let fl = crate::ssd::cache::flush::Flush {
+            flow: f,
+            tag,
+            arrival: now,
+        };
+        self.ssd
+            .cache
+            .flush
+            .get_or_insert_with(Box::default)
+            .flush(fl, now);
+    }
+
+    /// Handle every event at or before `t`, then set the clock to `t` (never back). A request
+    /// submitted next arrives after all of them.
+    pub fn advance_to(&mut self, t: Ps) -> Result<(), SimError> {
+        let t = t.max(crate::engine::Clock::now(&self.ssd.q));
+        // Venice's lookahead handles its own events up to the next engine event: one at `t`
+        // keeps it from running past the next submission.
+        self.ssd.q.schedule(t, Event::Horizon);
+        let end = self.event_loop::<true>(t, &mut |_| {})?;
+        if let Some(e) = self.error() {
+            return Err(e);
+        }
+        if end == LoopEnd::Reached || end == LoopEnd::Drained {
+            self.ssd.q.advance_to(t);
+        }
+        Ok(())
+    }
+
+    /// Simulated time now, ps.
+    pub fn now(&self) -> Ps {
+        crate::engine::Clock::now(&self.ssd.q)
+    }
+
+    /// When the next event is due, if any (a live driver sleeps until then).
+    pub fn next_event_time(&self) -> Option<Ps> {
+        self.ssd.q.peek_time()
+    }
+
+    /// A request of live flow `f` arrives now; `tag` names it in its completion. It enters
+    /// the flow's submission queue now, or, with the queue full, after the requests before it.
+    pub fn submit_live(&mut self, f: usize, r: IoRequest, tag: u64) {
+        let now = self.now();
+        assert_eq!(
+            self.host.flows[f].replay,
+            Replay::Live,
+            "submit_live on a flow that is not live"
+        );
+        if !self.host.flows[f].live.backlog.is_empty() || self.queue_full(f) {
+            self.host.flows[f].live.backlog.push_back((now, r, tag));
+            return;
+        }
+        self.submit_tagged(now, f, now, r, tag);
+    }
+
+    /// Live completions since the last call: requests in completion order, then flushes
+    /// ([`Self::flush_live`]; each with its own completion time).
+    pub fn take_live_completions(&mut self, out: &mut Vec<LiveCompletion>) {
+        out.append(&mut self.live_done);
+        if let Some(t) = &mut self.ssd.cache.flush {
+            out.extend(t.done.drain(..).map(|(f, at)| LiveCompletion {
+                flow: f.flow,
+                tag: f.tag,
+                arrival: f.arrival,
+                completed: at,
+            }));
+        }
+    }
+
+    /// End a live run now: what was served so far (requests still in the drive are not in it).
+    pub fn finish_live(self) -> Outcome {
+        self.finish()
     }
 
     /// Requests submitted and not completed, and those on their way.
@@ -371,12 +535,15 @@ impl Simulator {
             Replay::Closed { depth } => {
                 for _ in 0..depth {
                     match self.host.pull(f) {
-                        Some(r) => self.submit(0, f, 0, r),
+                        Some(r) => {
+                            self.submit(0, f, 0, r);
+                        }
                         None => break,
                     }
                 }
             }
             Replay::Timed { .. } => self.advance_timed(0, f),
+            Replay::Live => {}
         }
     }
 
@@ -388,26 +555,37 @@ impl Simulator {
     }
 
     fn on_arrival(&mut self, now: Ps, f: usize) {
-        let fl = &mut self.host.flows[f];
-        // With a host scheduler, its queue length bounds the host side and its device slots
-        // (the queue depth) the device side.
-        let full = match fl.sched.as_ref() {
-            Some(s) => s.is_full(),
-            None => self.ssd.hil.outstanding(f) >= self.ssd.cfg.host.io_queue_depth,
-        };
-        if full {
-            fl.held = true;
+        if self.queue_full(f) {
+            self.host.flows[f].held = true;
             return;
         }
+        let fl = &mut self.host.flows[f];
         let (t, r) = fl.next.take().expect("arrival without a pending request");
         self.ssd.hil.arrival_pending(false);
         self.submit(now, f, t, r);
         self.advance_timed(now, f);
     }
 
+    /// Whether flow `f`'s host side is full: with a host scheduler, its queue length bounds
+    /// the host side (and its device slots, the queue depth, the device side); without, the
+    /// submission queue's depth.
+    #[inline]
+    fn queue_full(&self, f: usize) -> bool {
+        match self.host.flows[f].sched.as_ref() {
+            Some(s) => s.is_full(),
+            None => self.ssd.hil.outstanding(f) >= self.ssd.cfg.host.io_queue_depth,
+        }
+    }
+
+    /// A live request enters the drive, its tag kept for its completion.
+    fn submit_tagged(&mut self, now: Ps, f: usize, arrival: Ps, r: IoRequest, tag: u64) {
+        let id = self.submit(now, f, arrival, r);
+        self.host.flows[f].live.tags.insert(id, tag);
+    }
+
     /// Put a request into its flow's submission queue (or its host scheduler) and ring the
-    /// doorbell.
-    fn submit(&mut self, now: Ps, f: usize, arrival: Ps, r: IoRequest) {
+    /// doorbell; returns its id.
+    fn submit(&mut self, now: Ps, f: usize, arrival: Ps, r: IoRequest) -> u32 {
         let id = self.ssd.admit(now, f, arrival, &r);
         if self.host.flows[f].sched.is_some() {
             let req = *self.ssd.hil.request(id);
@@ -420,10 +598,11 @@ impl Simulator {
             let s = self.host.flows[f].sched.as_mut().expect("checked");
             s.enqueue(id, req.is_read, v, now / PS_PER_NS);
             self.issue_scheduled(now, f);
-            return;
+            return id;
         }
         self.ssd.hil.sq_push(f, id);
         self.ssd.fetch(now);
+        id
     }
 
     /// Move the requests the flow's host scheduler released into its submission queue.
@@ -467,6 +646,24 @@ impl Simulator {
                 if self.host.flows[f].held {
                     self.host.flows[f].held = false;
                     self.on_arrival(now, f);
+                }
+            }
+            Replay::Live => {
+                let live = &mut self.host.flows[f].live;
+                let tag = live.tags.remove(&id).expect("a live request has a tag");
+                self.live_done.push(LiveCompletion {
+                    flow: f,
+                    tag,
+                    arrival: r.arrival,
+                    completed: now,
+                });
+                if !self.host.flows[f].live.backlog.is_empty() && !self.queue_full(f) {
+                    let (arrival, r, tag) = self.host.flows[f]
+                        .live
+                        .backlog
+                        .pop_front()
+                        .expect("not empty");
+                    self.submit_tagged(now, f, arrival, r, tag);
                 }
             }
         }

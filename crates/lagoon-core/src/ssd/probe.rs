@@ -97,17 +97,4 @@ impl<Q: DriveQueue> Ssd<Q> {
         }
         self.probe.die = self.queue_on_die(now, t, q);
     }
-
-    /// `ftl.status_scan_blocks` (WAS, dSSD §6.4 Fig. 14(c)): the first page of block `i /
-    /// planes` of plane `i % planes`, for each scanned block `i`, queued at time 0 behind
-    /// nothing, in the background (GC read) queues.
-    pub fn start_status_scan(&mut self) {
-        let (planes, page) = (self.ftl.geo.planes, self.ftl.geo.page_bytes);
-        for i in 0..self.cfg.ftl.status_scan_blocks {
-            let (plane, block) = (i % planes, i / planes);
-            let ppa = self.ftl.geo.ppa(plane, block, 0);
-            let t = self.alloc_txn(TxnKind::ScanRead, NONE, 0, ppa, plane, page);
-            self.enqueue(0, t, Q_GC_READ);
-        }
-    }
 }

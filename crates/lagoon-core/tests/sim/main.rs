@@ -3,8 +3,11 @@
 mod common;
 mod dssd;
 mod golden;
+mod layout;
+mod live;
 mod network;
 mod properties;
 mod robustness;
+mod suspend;
 mod timing;
 mod traces;

@@ -3,15 +3,22 @@
 //! BookSim2.
 //!
 //! ```text
-//!  topology/   routers, ports, links, coordinates, where endpoints attach (Topology trait)
-//!  routing/    candidate output ports and VCs for a packet at a router (Routing trait)
+//!  topology/   routers, ports, links, coordinates, where endpoints attach (Topology trait);
+//!              mesh2d.rs: a 2D mesh by its four named ports (Venice's view)
+//!  routing/    candidate output ports and VCs for a packet at a router (Routing trait);
+//!              venice.rs: Venice's Algorithm 1
 //!  router.rs   input-output-queued router: input and output buffers per port and VC,
-//!              credit back-pressure, pipeline delay, links; saf | vct | wormhole
-//!  circuit.rs  circuit switching: a probe reserves the path, an ack returns, data flows
-//!  runs.rs     flit times as runs (closed form for flits moving in lockstep)
+//!              credits, VC ownership, links, the servers to run
+//!  switching/  packet/ (saf | vct | wormhole; flit times as runs), circuit.rs (a probe
+//!              reserves the path, an ack returns, data flows), scout/ (Venice's scouts,
+//!              §4), reservation.rs (the link-reservation table of both circuit modes)
 //!  deadlock.rs the wait-for cycle named when a network is stuck
 //!  traffic.rs  synthetic traffic and the network-only mode (`lagoon net`)
 //! ```
+//!
+//! A [`Network`] runs packets and probes on a queue of its own. Venice's scouts
+//! ([`switching::scout`]) run on the engine's queue instead, as an SSD back end
+//! ([`crate::interconnect::net::NetSsd`] picks the mode, [`switching::Mode`]).
 //!
 //! ## Driving it
 //! A [`Network`] owns its event queue. A user (an SSD back end, or the traffic generator)
@@ -49,11 +56,10 @@
 //! | saf | `(H+2)(P·f+L) + (H+1)R` |
 //! | circuit | `3(H+2)(f+L) + (H+1)R + (P-1)f` (probe, ack, data) |
 
-pub mod circuit;
 pub mod deadlock;
 pub mod router;
 pub mod routing;
-pub mod runs;
+pub mod switching;
 pub mod topology;
 pub mod traffic;
 
@@ -247,7 +253,7 @@ pub struct Network {
     free_msg: u32,
     pub(crate) srcs: Vec<Source>,
     pub(crate) fab: router::Fabric,
-    circ: circuit::Circuits,
+    circ: switching::circuit::Circuits,
     pub(crate) cands: Vec<Candidate>,
     /// Packets sent and not yet delivered; when a flit last moved.
     in_flight: u32,
@@ -256,7 +262,7 @@ pub struct Network {
     pub stats: NetStats,
     out: Vec<Delivery>,
     /// Tests: every flit's moves, to check buffer capacities independently of the credits.
-    pub(crate) audit: Option<router::Audit>,
+    pub(crate) audit: Option<switching::packet::audit::Audit>,
     /// Serve a task directly where it would be the next one served, instead of queueing it
     /// (same results; tests turn it off to check that).
     pub(crate) express: bool,
@@ -289,16 +295,20 @@ impl Network {
         routing: crate::config::RoutingKind,
         seed: u64,
     ) -> Result<Self, NetError> {
+        if switching::Mode::of_keys(p.switching, routing) == switching::Mode::Scout {
+            // Scouts run on the engine's queue, under an SSD's transfers.
+            return Err(NetError::Config(ConfigError::Invalid {
+                key: "network.routing".into(),
+                value: routing.to_string(),
+                reason: "circuits set up by Venice's scouts run under an SSD's transfers (lagoon run --arch net or venice); this network runs packets and probes".into(),
+            }));
+        }
         let g = Graph::new(topo.as_ref(), endpoints);
         let routing = routing::build(routing, topo.as_ref(), &g, p.vcs).map_err(|why| {
             ConfigError::Invalid {
                 key: "network.routing".into(),
                 value: routing.to_string(),
-                reason: if routing.routes_packets() {
-                    format!("not provided on network.topology = {}: {why}", topo.kind())
-                } else {
-                    why
-                },
+                reason: format!("not provided on network.topology = {}: {why}", topo.kind()),
             }
         })?;
         Ok(Self::with_routing(topo, g, p, routing, seed))
@@ -316,7 +326,7 @@ impl Network {
         Self {
             fixed_route,
             fab: router::Fabric::new(&g, &p),
-            circ: circuit::Circuits::new(&g),
+            circ: switching::circuit::Circuits::new(&g),
             srcs: vec![
                 Source {
                     head: NONE,

@@ -49,7 +49,7 @@ fn run(net: &mut Network, msgs: &[(Ps, u32, u32, u32)]) -> Result<Vec<Delivery>,
     }
     while let Some(t) = net.next_event_time() {
         net.advance(t, &mut out)?;
-        if let Err(e) = net.audit_credits() {
+        if let Err(e) = net.audit_credits().and_then(|()| net.check_circuits()) {
             panic!("{e}");
         }
     }
@@ -243,6 +243,25 @@ fn stall_watchdog_fires_while_events_continue() {
     msgs.extend((1..100).map(|k| (k * 100_000, 4, 4, 1)));
     let e = run(&mut net, &msgs).unwrap_err().to_string();
     assert!(e.contains("stuck") && e.contains("wait-for cycle"), "{e}");
+}
+
+/// Venice's scouts run on the engine's queue under an SSD back end
+/// (`crate::interconnect::net::NetSsd`), not on this network's: building one for
+/// `routing = venice` names the key and says where they run.
+#[test]
+fn the_network_leaves_venice_scouts_to_the_ssd_back_end() {
+    let mut cfg = SsdConfig::default();
+    cfg.network.routing = RoutingKind::Venice;
+    cfg.network.switching = Switching::Circuit;
+    cfg.validate().unwrap();
+    let e = Network::from_config(&cfg, 1)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.contains("network.routing") && e.contains("--arch net or venice"),
+        "{e}"
+    );
 }
 
 /// The documented example in the module docs, on the default drive.

@@ -8,6 +8,7 @@
 //! module doc). The stage around it admits a write's pages in order, parks a write whose
 //! page finds no room, and wakes parked writes as programs free slots.
 
+pub mod flush;
 pub mod slots;
 
 use super::txn::{Txn, TxnKind, ACKED};
@@ -60,6 +61,8 @@ impl WritePolicy for DataCache {
 pub struct WriteBuffer {
     slots: Option<DataCache>,
     wait: List,
+    /// Flushes of the buffer (live runs only; [`flush`]).
+    pub(crate) flush: Option<Box<flush::FlushTracker>>,
 }
 
 impl WriteBuffer {
@@ -70,6 +73,7 @@ impl WriteBuffer {
                 .enabled
                 .then(|| DataCache::new(&cfg.cache, page_bytes)),
             wait: List::EMPTY,
+            flush: None,
         }
     }
 
@@ -106,6 +110,9 @@ impl WriteBuffer {
         if let Some(c) = &mut self.slots {
             if x.req == NONE {
                 c.program_started(x.lpa as u64);
+                if let Some(f) = &mut self.flush {
+                    f.program_started(x.lpa as u64);
+                }
             }
         }
     }
@@ -141,8 +148,9 @@ impl<Q: DriveQueue> Ssd<Q> {
                     self.hil.wait_for_buffer(&mut self.cache.wait, id, k);
                     return;
                 }
-                Admit::Merged => {}
+                Admit::Merged => self.flush_admitted(lpa),
                 Admit::NeedsProgram => {
+                    self.flush_admitted(lpa);
                     let t = self.alloc_txn(TxnKind::UserWrite, NONE, lpa as u32, NONE, NONE, 0);
                     self.translate(now, t);
                 }
@@ -158,6 +166,13 @@ impl<Q: DriveQueue> Ssd<Q> {
             end,
             super::hil::HilEvent::DramDone { req: id },
         );
+    }
+
+    #[inline]
+    fn flush_admitted(&mut self, lpa: u64) {
+        if let Some(f) = &mut self.cache.flush {
+            f.admitted(lpa);
+        }
     }
 
     /// Writes parked for a slot retry, oldest first, while the first finds room.
@@ -180,15 +195,16 @@ impl<Q: DriveQueue> Ssd<Q> {
     pub(crate) fn user_program_done(&mut self, now: Ps, x: &Txn) {
         if x.req == ACKED {
             // Acknowledged when its data reached the chip.
-        } else if x.req != NONE {
-            self.request_pages_done(now, x.req, 1);
-        } else if self
-            .cache
-            .slots
-            .as_mut()
-            .expect("destage without a buffer")
-            .program_done(x.lpa as u64)
-        {
+            return;
+        }
+        if x.req != NONE {
+            return self.request_pages_done(now, x.req, 1);
+        }
+        if let Some(f) = &mut self.cache.flush {
+            f.program_done(x.lpa as u64, now);
+        }
+        let cache = self.cache.slots.as_mut().expect("destage without a buffer");
+        if cache.program_done(x.lpa as u64) {
             let n = self.alloc_txn(TxnKind::UserWrite, NONE, x.lpa, NONE, NONE, 0);
             self.translate(now, n);
         } else {

@@ -15,8 +15,9 @@ pub const IMPLICIT: u32 = u32::MAX;
 /// entries (1 KB): a random write materializes and faults in a quarter of a memory page, where
 /// 4096-entry chunks made scattered writes hold (and fault in) 16 KB each: a third of the
 /// CPU of write-heavy runs went to page faults (syn:hm_0 timed: 341 MB -> 84 MB resident,
-/// 0.40 s -> 0.21 s); the chunk table costs 1/128 of a full map.
-pub const CHUNK_BITS: u32 = 8;
+/// 0.40 s -> 0.21 s); the chunk table costs 1/128 of a full map. (Declared with the memory
+/// budget, which counts the chunk table up front.)
+pub use crate::config::schema::L2P_CHUNK_BITS as CHUNK_BITS;
 const CHUNK: usize = 1 << CHUNK_BITS;
 
 pub struct L2pMap {
@@ -28,7 +29,9 @@ impl L2pMap {
     pub fn new(logical_pages: u64) -> Self {
         let n = (logical_pages as usize).div_ceil(CHUNK);
         Self {
-            chunks: (0..n).map(|_| None).collect(),
+            // Zeroed memory (`None` is a null pointer): the table's pages are not touched
+            // until a chunk of theirs is written.
+            chunks: vec![None; n],
             materialized: 0,
         }
     }

@@ -5,12 +5,15 @@
 //! Invariant (checked by [`Ftl::check_consistency`] and the property tests): every
 //! logical page that exists maps to exactly one valid physical page, and every block's
 //! valid-page counter equals the number of pages in it that their logical page maps to.
+//! A trimmed logical page ([`Ftl::trim`], NVMe deallocate / NBD TRIM) maps to none: it holds
+//! no physical page until written again, so GC never moves it.
 
 pub mod cmt;
 pub mod gc;
 pub mod mapping;
 pub mod superblock;
 pub mod translate;
+mod trim;
 pub mod wear;
 
 use crate::config::{
@@ -22,6 +25,9 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 pub const NONE: u32 = u32::MAX;
+/// Map value of a trimmed (deallocated) logical page: no physical page holds it. Physical
+/// page numbers stay below 2^31 (config rule), so it names none.
+pub const TRIMMED: u32 = u32::MAX - 1;
 /// Tag bit in a reverse-map entry: the page holds a translation page (its number below).
 pub const MAP_TAG: u32 = 1 << 31;
 
@@ -75,6 +81,13 @@ pub struct FtlCounters {
     pub unwritten_page_reads: u64,
     /// User page writes placed away from their static plane (`ftl.dynamic_mapping`).
     pub dynamic_redirects: u64,
+    /// Logical pages deallocated by TRIM that held data (absent from reports without TRIM).
+    #[serde(skip_serializing_if = "trim::is_zero")]
+    pub trimmed_pages: u64,
+    /// Page reads of trimmed logical pages: answered with zeros once the mapping entry is
+    /// known, without a flash read (absent from reports without them).
+    #[serde(skip_serializing_if = "trim::is_zero")]
+    pub trimmed_page_reads: u64,
 }
 
 pub struct Ftl {
@@ -261,7 +274,7 @@ impl Ftl {
         }
     }
 
-    /// Physical page to read for a logical page.
+    /// Physical page to read for a logical page ([`TRIMMED`] for a trimmed one).
     #[inline]
     pub fn lookup(&mut self, lpa: u64) -> u32 {
         let p = self.l2p.get(lpa);
@@ -276,8 +289,13 @@ impl Ftl {
     }
 
     /// Whether a logical page holds data (written in the run or in preconditioning).
+    #[inline]
     pub fn has_data(&self, lpa: u64) -> bool {
-        self.l2p.get(lpa) != IMPLICIT || self.home(lpa).1
+        match self.l2p.get(lpa) {
+            IMPLICIT => self.home(lpa).1,
+            TRIMMED => false,
+            _ => true,
+        }
     }
 
     /// Plane a logical page is written to (static allocation).
@@ -311,6 +329,7 @@ impl Ftl {
 
     /// Whether a user (or translation) write could be placed in `plane` right now; user
     /// writes leave the last free block to GC so collection can always make progress.
+    #[inline]
     pub fn can_allocate(&self, plane: u32, stream: Stream) -> bool {
         let pa = &self.planes[plane as usize];
         let frontier = match stream {
@@ -351,11 +370,13 @@ impl Ftl {
     }
 
     /// A GC page from another plane is headed to `plane` (global GC destination).
+    #[inline]
     pub fn reserve_gc(&mut self, plane: u32) {
         self.gc_reserved[plane as usize] += 1;
     }
 
     /// The page reserved with [`Self::reserve_gc`] was written (or its move dropped).
+    #[inline]
     pub fn release_gc(&mut self, plane: u32) {
         self.gc_reserved[plane as usize] -= 1;
     }
@@ -379,6 +400,7 @@ impl Ftl {
     /// The block the next write of `stream` on `plane` goes to: its open frontier, else the
     /// free block [`Self::open_block`] would take (a remapped drive's window asks which die
     /// that block is on, dSSD Fig. 15).
+    #[inline]
     pub fn next_block(&self, plane: u32, stream: Stream) -> u32 {
         let pa = &self.planes[plane as usize];
         let frontier = match stream {
@@ -491,6 +513,9 @@ impl Ftl {
 
     fn invalidate_current(&mut self, lpa: u64) {
         let old = self.l2p.get(lpa);
+        if old == TRIMMED {
+            return;
+        }
         if old != IMPLICIT {
             self.invalidate(old);
         } else {
@@ -624,6 +649,7 @@ impl Ftl {
         ppa
     }
 
+    #[inline]
     pub fn free_blocks(&self, plane: u32) -> u32 {
         self.planes[plane as usize].free.len() as u32
     }
@@ -638,11 +664,13 @@ impl Ftl {
     /// block: what is left of its GC frontier plus every free block but one, less the pages
     /// already reserved there. Global GC destinations are bounded by it, so a plane's last
     /// free block stays for its own GC.
+    #[inline]
     pub fn gc_room(&self, plane: u32) -> u64 {
         self.gc_room_total(plane)
             .saturating_sub(self.gc_reserved[plane as usize] as u64)
     }
 
+    #[inline]
     fn gc_room_total(&self, plane: u32) -> u64 {
         let pa = &self.planes[plane as usize];
         let ppb = self.geo.pages_per_block as u64;
@@ -655,6 +683,7 @@ impl Ftl {
     }
 
     /// GC is running in `plane` (a victim is being collected).
+    #[inline]
     pub fn gc_active(&self, plane: u32) -> bool {
         self.planes[plane as usize].gc_active
     }
@@ -669,12 +698,14 @@ impl Ftl {
     }
 
     /// GC is due in `plane` (free blocks below the threshold) and not already running.
+    #[inline]
     pub fn gc_due(&self, plane: u32) -> bool {
         let pa = &self.planes[plane as usize];
         !pa.gc_active && (pa.free.len() as u32) < self.gc_start_blocks
     }
 
     /// Free blocks so low that GC work takes priority over user I/O on this plane.
+    #[inline]
     pub fn gc_urgent(&self, plane: u32) -> bool {
         (self.planes[plane as usize].free.len() as u32) < self.gc_urgent_blocks
     }
@@ -865,6 +896,11 @@ impl Ftl {
             }
         }
         for (lpa, ppa) in self.l2p.written() {
+            if ppa == TRIMMED {
+                // Holds no page; a valid page tagged with it would fail `valid_tag` (the
+                // map must point at it) and so be missing from the scan's count.
+                continue;
+            }
             if self.valid_tag(ppa) != Some(lpa as u32) {
                 return Err(format!(
                     "logical page {lpa} maps to physical page {ppa}, which does not hold it"

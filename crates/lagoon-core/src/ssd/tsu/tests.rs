@@ -4,8 +4,32 @@
 use super::*;
 use crate::engine::EventQueue;
 use crate::interconnect::Arch;
-use crate::sim::Event;
+use crate::interconnect::IcEvent;
+use crate::ssd::datapath::DataPathEvent;
+use crate::ssd::hil::HilEvent;
 use crate::ssd::txn::TxnKind;
+
+/// The drive's sub-events, for a drive run without the simulator around it.
+#[derive(Clone, Copy, Debug)]
+#[allow(dead_code)]
+enum Event {
+    Hil(HilEvent),
+    Tsu(TsuEvent),
+    DataPath(DataPathEvent),
+    Ic(IcEvent),
+}
+
+macro_rules! wrap {
+    ($($t:ty => $v:ident),*) => {$(
+        impl From<$t> for Event {
+            fn from(e: $t) -> Self {
+                Event::$v(e)
+            }
+        }
+    )*};
+}
+
+wrap!(HilEvent => Hil, TsuEvent => Tsu, DataPathEvent => DataPath, IcEvent => Ic);
 
 fn drive(f: impl FnOnce(&mut SsdConfig)) -> Ssd<EventQueue<Event>> {
     let mut c = crate::testing::tiny();

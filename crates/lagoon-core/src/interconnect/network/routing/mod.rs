@@ -11,6 +11,7 @@
 //! | duato | [`duato`] | escape VCs routed by dor (Duato's theory), adaptive VCs on any minimal port |
 //! | valiant, ugal | [`dragonfly`] | VC class = global hops taken (0, 1, 2) |
 //! | table | [`table`] | up*/down* (Autonet): never a down link then an up link |
+//! | venice | [`venice`] | Venice's Algorithm 1 (2D mesh, circuits only): a scout holds whole links and never waits while holding them (§4.2) |
 //!
 //! VC classes come from [`crate::config::network::vc_plan`], the table the configuration is
 //! checked against: class `c` of `C` is every VC `v` with `v % C == c`.
@@ -20,6 +21,7 @@ pub mod dor;
 pub mod dragonfly;
 pub mod duato;
 pub mod table;
+pub mod venice;
 
 use super::topology::{Graph, Topology, NONE};
 use crate::config::network::vc_plan;
@@ -137,9 +139,7 @@ pub fn build(
         return Ok(Box::new(table::UpDown::new(graph, vcs)));
     }
     Ok(match kind {
-        RoutingKind::Venice => return Err(
-            "venice is the scout protocol of Venice's circuit set-up (Algorithm 1 with backtracking): it runs under an SSD's transfers (lagoon run --arch net or venice), not as a packet routing function".into(),
-        ),
+        RoutingKind::Venice => Box::new(venice::Venice::new(cube(topo)?, vcs)?),
         RoutingKind::Table => Box::new(table::UpDown::new(graph, vcs)),
         RoutingKind::Dor => Box::new(dor::Dor::new(cube(topo)?, vcs, plan.classes)),
         RoutingKind::Duato => Box::new(duato::Duato::new(cube(topo)?, vcs, plan.classes)),
@@ -236,15 +236,19 @@ mod tests {
     }
 
     /// Every provided pair reaches every destination from every source, only over
-    /// connected ports, with a VC on each hop, and minimal functions take shortest paths.
+    /// connected ports, with a VC on each hop, and minimal functions take shortest paths
+    /// (Venice's first candidate is a minimal port, so its walk is a shortest path too).
     #[test]
     fn every_provided_function_reaches_every_router() {
         for &t in TopologyKind::ALL {
             for &rt in RoutingKind::ALL {
-                if t == TopologyKind::Custom || !rt.routes_packets() {
+                if t == TopologyKind::Custom {
                     continue;
                 }
-                let c = cfg(t, rt, 8);
+                let mut c = cfg(t, rt, 8);
+                if rt == RoutingKind::Venice {
+                    c.network.switching = crate::config::Switching::Circuit;
+                }
                 if c.validate().is_err() {
                     continue;
                 }

@@ -3,7 +3,7 @@
 //!
 //! Router ids are mixed-radix numbers, dimension 0 fastest: router `r` has coordinate
 //! `(r / stride[d]) % size[d]` in dimension `d` (a 2D mesh: x = column = `r % cols`, y = row,
-//! as Venice numbers its mesh, `interconnect::venice_mesh`). Port `2d` leads towards +d, port `2d + 1`
+//! as Venice numbers its mesh, [`super::mesh2d`]). Port `2d` leads towards +d, port `2d + 1`
 //! towards -d; a hypercube has one port per dimension (`d`: flip bit d). With `wrap`, the +
 //! port of the last router of a dimension leads to its first router (the wrap-around link).
 //!

@@ -11,11 +11,13 @@
 //!
 //! The network turns a topology into a flat [`Graph`]: global port ids, far ends, link ids and
 //! an endpoint port per attached chip or controller (endpoint ports follow the network ports).
+//! [`mesh2d::Mesh`] is a 2D mesh's view by four named ports (Venice's scouts route on it).
 
 pub mod crossbar;
 pub mod cube;
 pub mod custom;
 pub mod dragonfly;
+pub mod mesh2d;
 
 use crate::config::network::Shape;
 use crate::config::{ConfigError, ControllerAttach, SsdConfig, TopologyKind};

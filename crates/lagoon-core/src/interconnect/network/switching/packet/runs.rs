@@ -155,7 +155,7 @@ impl Runs {
     /// reader that never asks before `now` (every use takes `max(now, t)`, and time only
     /// moves forward), and it keeps the queue short: flits and credits that trickled in
     /// at many past times, as under back-pressure, cost one run, not one each.
-    #[inline]
+    #[inline(always)]
     pub fn settle(&mut self, now: Ps) {
         if self.head.n == 0 || self.head.t > now {
             return;

@@ -1,13 +1,16 @@
-//! Venice's view of the network layer's 2D mesh ([`super::network::topology`]): the layer
-//! builds the topology, numbers its links and attaches chips and controllers
+//! A 2D mesh of the layer seen by its four named ports, the view Venice's scouts
+//! ([`crate::interconnect::network::switching::scout`]) route on: the layer builds the
+//! topology ([`super::cube`]), numbers its links and attaches chips and controllers
 //! (`network.controller_attach`); this view names a router's four mesh ports the way Venice's
-//! Algorithm 1 does and keeps them in flat tables, since a scout asks for them on every hop.
+//! Algorithm 1 ([`crate::interconnect::network::routing::venice`]) does and keeps them in flat
+//! tables, since a scout asks for them on every hop.
 //!
 //! Router `r` sits at row `r / cols`, column `r % cols` (the layer's cube numbering, dimension
 //! 0 = x fastest). Ports follow Venice Algorithm 1: `Up` is towards higher rows (Diff_y > 0),
 //! `Right` towards higher columns; they map onto the layer's ports +y, -y, +x, -x.
 
-use super::network::topology::{self, Graph, NONE};
+use super::cube::Cube;
+use super::{Graph, NONE};
 use crate::config::{ConfigError, SsdConfig};
 
 pub type Port = u8;
@@ -32,19 +35,15 @@ pub fn opposite(p: Port) -> Port {
     }
 }
 
-/// Algorithm 1 lines 2-26 from the coordinates (column, row) of a router and of the
-/// destination: the minimal ports, horizontal first, `NO_PORT` where that difference is zero.
-#[inline(always)]
-pub fn minimal_ports((cx, cy): (u32, u32), (dx, dy): (u32, u32)) -> (Port, Port) {
-    let towards = |from: u32, to: u32, up: Port, down: Port| {
-        let p = if to > from { up } else { NO_PORT };
-        if to < from {
-            down
-        } else {
-            p
-        }
-    };
-    (towards(cx, dx, RIGHT, LEFT), towards(cy, dy, UP, DOWN))
+/// The layer's port of `cube` (a 2D mesh) for mesh port `p` (cube port `2d` is +d, `2d + 1`
+/// is -d).
+pub fn layer_port(cube: &Cube, p: Port) -> u32 {
+    match p {
+        UP => cube.port(1, true),
+        DOWN => cube.port(1, false),
+        RIGHT => cube.port(0, true),
+        _ => cube.port(0, false),
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -71,7 +70,7 @@ impl Mesh {
     /// The drive's `[network]` topology, which must be a 2D mesh (the config's rules say so
     /// for `network.routing = venice`; `--arch venice` sets it).
     pub fn new(cfg: &SsdConfig) -> Result<Self, ConfigError> {
-        let topo = topology::build(cfg)?;
+        let topo = super::build(cfg)?;
         let cube = topo
             .as_cube()
             .filter(|c| c.ndims() == 2 && !c.wraps())
@@ -82,24 +81,14 @@ impl Mesh {
                     "Venice's scouts route on a 2D mesh (Algorithm 1 uses its coordinates)",
                 )
             })?;
-        let graph = Graph::new(
-            topo.as_ref(),
-            &topology::endpoint_routers(topo.as_ref(), cfg),
-        );
+        let graph = Graph::new(topo.as_ref(), &super::endpoint_routers(topo.as_ref(), cfg));
         let (cols, rows) = (cube.size(0), cube.size(1));
         let chips = cfg.network_chips();
-        // Venice port -> the layer's port (cube port 2d + 0 is +d, 2d + 1 is -d).
-        let layer_port = |p: Port| match p {
-            UP => cube.port(1, true),
-            DOWN => cube.port(1, false),
-            RIGHT => cube.port(0, true),
-            _ => cube.port(0, false),
-        };
         let mut link_ends = vec![(NONE, NONE); graph.links as usize];
         let adj = (0..graph.routers)
             .flat_map(|r| MESH_PORTS.map(|p| (r, p)))
             .map(|(r, p)| {
-                let gp = graph.port(r, layer_port(p));
+                let gp = graph.port(r, layer_port(cube, p));
                 let far = graph.far(gp);
                 if far == NONE {
                     return (NONE, NONE);
@@ -183,13 +172,6 @@ impl Mesh {
         order.iter().copied().find(|&f| free(f))
     }
 
-    /// Algorithm 1 lines 2-26: the minimal ports from `r` towards `dest`, horizontal first
-    /// (the list's order), `NO_PORT` where that difference is zero.
-    #[inline]
-    pub fn minimal_ports(&self, r: u32, dest: u32) -> (Port, Port) {
-        minimal_ports(self.xy(r), self.xy(dest))
-    }
-
     /// Per mesh port, what to add (wrapping) to a router's number to get the one across.
     pub fn steps(&self) -> [u32; 4] {
         let mut s = [0; 4];
@@ -210,8 +192,8 @@ impl Mesh {
 
     /// The routers each link joins, by link id, and where the controllers attach: what a
     /// per-link heat map needs.
-    pub fn layout(&self) -> super::MeshLayout {
-        super::MeshLayout {
+    pub fn layout(&self) -> crate::interconnect::MeshLayout {
+        crate::interconnect::MeshLayout {
             rows: self.rows,
             cols: self.cols,
             controller_routers: self.fc_router.clone(),

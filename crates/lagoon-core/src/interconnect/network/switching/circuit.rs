@@ -11,37 +11,69 @@
 //!
 //! Timing (`f` flit time, `L` link latency, `R` router delay, `H` router-to-router hops, so
 //! `H + 2` links): probe `(H+2)(f+L) + (H+1)R`, ack `(H+2)(f+L)`, data `(H+2)(f+L) + (P-1)f`.
+//!
+//! The links a probe holds are in the [`Reservations`] table Venice's scouts
+//! ([`super::scout`]) keep too, a slot per link direction here. The rest is this mode's own:
+//! the first free candidate rather than Algorithm 1's random pick, cancelling the whole path
+//! rather than backtracking one router, the back-off drawn from the network's generator, and
+//! these times.
 
-use super::routing::NoLoad;
-use super::topology::{Graph, NONE};
-use super::{NetEvent, Network};
+use super::super::routing::NoLoad;
+use super::super::topology::{Graph, NONE};
+use super::super::{NetEvent, Network};
+use super::reservation::Reservations;
 use crate::time::Ps;
 
+/// The circuits' state: which circuit holds each link direction (the shared
+/// [`Reservations`], a slot per global output port), and each circuit's path as a list
+/// threaded through its ports (no allocation).
 pub struct Circuits {
-    /// Per global output port: the circuit (packet) holding it, the next port of that
-    /// circuit's path (a list threaded through the ports: no allocation), reserved since.
-    owner: Vec<u32>,
+    table: Reservations,
+    /// Per global output port: the next port of the path of the circuit holding it.
     next: Vec<u32>,
-    since: Vec<Ps>,
 }
 
 impl Circuits {
     pub fn new(g: &Graph) -> Self {
         let n = g.total_ports() as usize;
         Self {
-            owner: vec![NONE; n],
+            table: Reservations::new(n),
             next: vec![NONE; n],
-            since: vec![0; n],
         }
     }
 
     /// Whether global port `gp` is reserved.
     pub fn reserved(&self, gp: u32) -> bool {
-        self.owner[gp as usize] != NONE
+        self.table.is_held(gp as usize)
+    }
+
+    /// Circuit `pi`'s path from its first port, as slots of the table (for checks).
+    #[cfg(test)]
+    pub(crate) fn path(&self, first: u32) -> impl Iterator<Item = usize> + '_ {
+        std::iter::successors((first != NONE).then_some(first), |&gp| {
+            let n = self.next[gp as usize];
+            (n != NONE).then_some(n)
+        })
+        .map(|gp| gp as usize)
+    }
+
+    /// The table against every circuit's path (for tests).
+    #[cfg(test)]
+    pub(crate) fn check(&self, circuits: impl Iterator<Item = (u32, u32)>) -> Result<(), String> {
+        self.table
+            .check(circuits.map(|(pi, first)| (pi, self.path(first))))
     }
 }
 
 impl Network {
+    /// Every circuit's path (set up or being probed) as the reservation table holds it, no
+    /// link direction in two (for tests, after every event).
+    #[cfg(test)]
+    pub(crate) fn check_circuits(&self) -> Result<(), String> {
+        let held = self.pkts.iter().enumerate().filter(|(_, p)| p.path != NONE);
+        self.circ.check(held.map(|(pi, p)| (pi as u32, p.path)))
+    }
+
     fn probe_hop(&self) -> Ps {
         self.p.flit_time + self.p.link_latency + self.p.router_delay
     }
@@ -72,9 +104,8 @@ impl Network {
 
     fn reserve(&mut self, pi: u32, gp: u32) {
         let c = &mut self.circ;
-        c.owner[gp as usize] = pi;
+        c.table.reserve(gp as usize, pi, self.now);
         c.next[gp as usize] = self.pkts[pi as usize].path;
-        c.since[gp as usize] = self.now;
         let p = &mut self.pkts[pi as usize];
         p.path = gp;
         p.links += 1;
@@ -86,8 +117,7 @@ impl Network {
         let mut gp = self.pkts[pi as usize].path;
         while gp != NONE {
             let c = &mut self.circ;
-            c.owner[gp as usize] = NONE;
-            self.stats.port_busy[gp as usize] += self.now - c.since[gp as usize];
+            self.stats.port_busy[gp as usize] += c.table.release(gp as usize, self.now);
             gp = std::mem::replace(&mut c.next[gp as usize], NONE);
         }
         self.pkts[pi as usize].path = NONE;
@@ -161,6 +191,6 @@ impl Network {
         self.release_path(pi);
         let src = self.pkts[pi as usize].src;
         self.srcs[src as usize].active = NONE;
-        self.fab.todo(super::router::Task::Src(src));
+        self.fab.todo(super::super::router::Task::Src(src));
     }
 }
