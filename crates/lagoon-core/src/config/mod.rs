@@ -222,13 +222,18 @@ impl SsdConfig {
             0
         };
         // Block record + free-list slot; plane allocator; die queues and state;
-        // a translation-directory word per translation page; the L2P map's chunk table (a
-        // pointer per chunk); router and link tables.
+        // a translation-directory word per translation page (and, with a CMT, its generation
+        // and dirty count); the L2P map's chunk table (a pointer per chunk); router and link
+        // tables.
         let chunks = self.physical_pages() >> schema::L2P_CHUNK_BITS;
+        let per_translation_page = match self.ftl.mapping {
+            MappingConfig::Demand { .. } => 12,
+            MappingConfig::Ideal => 4,
+        };
         blocks * (32 + 4)
             + planes * 64
             + dies * 256
-            + self.physical_pages() / entries * 4
+            + self.physical_pages() / entries * per_translation_page
             + chunks * 8
             + routers * 256
             + aged

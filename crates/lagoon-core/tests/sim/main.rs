@@ -10,3 +10,4 @@ mod properties;
 mod robustness;
 mod timing;
 mod traces;
+mod writegc;

@@ -67,6 +67,10 @@ pub struct FtlCounters {
     pub host_page_writes: u64,
     pub gc_page_moves: u64,
     pub translation_page_writes: u64,
+    /// Translation-page write-backs decided (a dirty entry left the CMT; DFTL batch update).
+    pub translation_writebacks: u64,
+    /// Dirty mapping entries those write-backs carried (their mean: entries per write-back).
+    pub translation_entries_written: u64,
     pub erases: u64,
     pub gc_runs: u64,
     /// Victims chosen by static wear levelling (`ftl.static_wl_threshold`), also in `gc_runs`.
@@ -297,6 +301,19 @@ impl Ftl {
     #[inline]
     pub fn plane_of_translation_page(&self, tvpn: u32) -> u32 {
         self.geo.locate(tvpn as u64).0
+    }
+
+    /// Translation pages (of `entries_per_translation_page` entries each).
+    #[inline]
+    pub fn translation_pages(&self) -> usize {
+        self.gtd.len()
+    }
+
+    /// Whether a translation page holds entries on flash: written in the run, or written in
+    /// preconditioning (some page of the drive was).
+    #[inline]
+    pub fn translation_page_holds_data(&self, tvpn: u32) -> bool {
+        self.gtd[tvpn as usize] != IMPLICIT || self.precondition_pages_per_plane > 0
     }
 
     /// Physical page of a translation page. Precondition copies live in a reserved area of
