@@ -65,3 +65,50 @@ fn a_batch_write_back_of_k_dirty_entries_costs_one_translation_page_program() {
         );
     }
 }
+
+/// The first `n` logical pages whose static plane is `plane`.
+fn lpas_on_plane(cfg: &SsdConfig, plane: u32, n: usize) -> Vec<u32> {
+    let g = lagoon_core::flash::Geometry::new(&cfg.flash, cfg.ftl.allocation);
+    (0u64..)
+        .filter(|&l| g.locate(l).0 == plane)
+        .take(n)
+        .map(|l| l as u32)
+        .collect()
+}
+
+/// Same-offset programs (Venice §2; MQSim `TSU_Base.cpp` 86-97) with in-order pages: five
+/// programs for plane 1 and three for plane 0 of one die, queued at once. The first starts
+/// alone on plane 1 (the others come while it runs), so plane 1's frontier is one page ahead. The die then
+/// starts on plane 0, the plane behind (multiplane.rs), so the frontiers meet and the next two
+/// operations are two-plane programs at one offset; plane 1's last two go alone: 6 operations,
+/// two of them pairs. Always starting at the oldest program would keep plane 1 ahead and pair
+/// none (8 operations); `any` pairs regardless of offset (5, three pairs).
+#[test]
+fn a_multi_plane_program_pair_forms_at_the_same_offset_once_the_lagging_plane_catches_up() {
+    use lagoon_core::config::Multiplane;
+    use lagoon_core::ssd::probe::ProbeOp;
+    for (rule, ops, pairs) in [(Multiplane::SameOffset, 6, 2), (Multiplane::Any, 5, 3)] {
+        let mut c = tiny();
+        c.flash.multiplane = rule;
+        // Plane 1's first program at time 0, the others 1 ps later (its die busy by then).
+        let mut progs: Vec<(u64, ProbeOp)> = lpas_on_plane(&c, 1, 5)
+            .into_iter()
+            .enumerate()
+            .map(|(i, lpa)| (u64::from(i > 0), ProbeOp::Program { lpa }))
+            .collect();
+        progs.extend(
+            lpas_on_plane(&c, 0, 3)
+                .into_iter()
+                .map(|lpa| (1, ProbeOp::Program { lpa })),
+        );
+        let done = Simulator::probe_flash_at(&c, Arch::Baseline, &progs).0;
+        let mut ends = done.clone();
+        ends.sort_unstable();
+        ends.dedup();
+        let shared = ends
+            .iter()
+            .filter(|&&t| done.iter().filter(|&&d| d == t).count() == 2)
+            .count();
+        assert_eq!((ends.len(), shared), (ops, pairs), "{rule:?}: {done:?}");
+    }
+}
