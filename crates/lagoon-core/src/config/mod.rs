@@ -188,7 +188,7 @@ impl SsdConfig {
     /// under aged preconditioning, whose GC touches map chunks all over the logical space
     /// at once: there the whole mapping table is counted.
     pub fn model_state_bytes(&self) -> u64 {
-        let aged_map = if self.precondition.mode == PreconditionMode::Aged {
+        let aged_map = if self.precondition.mode != PreconditionMode::Sequential {
             self.logical_pages() * 4
         } else {
             0
@@ -216,7 +216,7 @@ impl SsdConfig {
         let (rows, cols) = self.mesh_dims();
         let routers = rows as u64 * cols as u64;
         // Aged preconditioning's per-block layout.
-        let aged = if self.precondition.mode == PreconditionMode::Aged {
+        let aged = if self.precondition.mode != PreconditionMode::Sequential {
             blocks * 4
         } else {
             0

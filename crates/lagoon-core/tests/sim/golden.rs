@@ -409,6 +409,10 @@ fn cases() -> Vec<Case> {
         c.precondition.invalid_distribution = spread;
         out.push(simple(name, c, Arch::Baseline, &[gc_mixed], 19));
     }
+    // Steady-state preconditioning (issue 33): the functional warm-up's layout.
+    let mut c = tiny();
+    c.precondition.mode = PreconditionMode::Steady;
+    out.push(simple("tiny-steady", c, Arch::Baseline, &[gc_mixed], 19));
 
     // The controller model (dSSD Table 2 designs) on an aged drive, status scans, the fNoC.
     let dssd_w = "syn:read=30,size=uniform:4k-32k,arrival=qd:32,count=3000";

@@ -6,16 +6,16 @@
 //! logical page that exists maps to exactly one valid physical page, and every block's
 //! valid-page counter equals the number of pages in it that their logical page maps to.
 
+pub mod aged;
 pub mod cmt;
 pub mod gc;
 pub mod mapping;
+pub mod steady;
 pub mod superblock;
 pub mod translate;
 pub mod wear;
 
-use crate::config::{
-    DynamicMapping, FtlConfig, GcPolicy, InvalidDistribution, PreconditionMode, SsdConfig,
-};
+use crate::config::{DynamicMapping, FtlConfig, GcPolicy, PreconditionMode, SsdConfig};
 use crate::flash::Geometry;
 use mapping::{L2pMap, IMPLICIT};
 use rand::{Rng, SeedableRng};
@@ -123,33 +123,55 @@ impl Ftl {
         let logical_pages = logical_pages_per_plane * geo.planes as u64;
         let pre = ((logical_pages_per_plane as f64) * cfg.precondition.occupancy).round() as u64;
         let gc_start_blocks = (f.gc_threshold * geo.blocks_per_plane as f64).floor() as u32;
-        let aged = cfg.precondition.mode == PreconditionMode::Aged;
-        let pre_blocks = if aged {
-            let free = match cfg.precondition.free_blocks {
-                0 => gc_start_blocks,
-                n => n,
-            };
-            geo.blocks_per_plane - free.min(geo.blocks_per_plane)
-        } else {
-            pre.div_ceil(ppb as u64) as u32
-        };
-        let aged_start = if aged {
-            aged_layout(
-                geo.planes,
-                pre_blocks,
-                ppb,
-                pre,
-                cfg.precondition.invalid_distribution,
-                seed,
-            )
-        } else {
-            Vec::new()
+        let mode = cfg.precondition.mode;
+        let aged = mode != PreconditionMode::Sequential;
+        // Written (full) blocks of each plane, before its free ones.
+        let mut full_blocks = vec![pre.div_ceil(ppb as u64) as u32; geo.planes as usize];
+        // Blocks described by `aged_start` per plane (`pre_blocks + 1` prefix sums each).
+        let pre_blocks;
+        let aged_start = match mode {
+            PreconditionMode::Sequential => {
+                pre_blocks = 0;
+                Vec::new()
+            }
+            PreconditionMode::Aged => {
+                let free = match cfg.precondition.free_blocks {
+                    0 => gc_start_blocks,
+                    n => n,
+                };
+                pre_blocks = geo.blocks_per_plane - free.min(geo.blocks_per_plane);
+                full_blocks.fill(pre_blocks);
+                aged::aged_layout(
+                    geo.planes,
+                    pre_blocks,
+                    ppb,
+                    pre,
+                    cfg.precondition.invalid_distribution,
+                    seed,
+                )
+            }
+            PreconditionMode::Steady => {
+                pre_blocks = geo.blocks_per_plane;
+                let l = steady::steady_layout(cfg, geo.planes, seed);
+                let mut out = Vec::with_capacity(geo.planes as usize * (pre_blocks as usize + 1));
+                for (p, counts) in l.planes.iter().enumerate() {
+                    full_blocks[p] = counts.len() as u32;
+                    let mut acc = 0u32;
+                    out.push(0);
+                    for b in 0..pre_blocks as usize {
+                        acc += counts.get(b).copied().unwrap_or(0);
+                        out.push(acc);
+                    }
+                }
+                out
+            }
         };
         let mut blocks = Vec::with_capacity(geo.planes as usize * geo.blocks_per_plane as usize);
         let mut planes = Vec::with_capacity(geo.planes as usize);
         for plane in 0..geo.planes {
+            let full = full_blocks[plane as usize];
             for b in 0..geo.blocks_per_plane {
-                blocks.push(if b < pre_blocks {
+                blocks.push(if b < full {
                     let valid = if aged {
                         let s = &aged_start[(plane * (pre_blocks + 1) + b) as usize..];
                         s[1] - s[0]
@@ -177,7 +199,7 @@ impl Ftl {
             }
             // Free list popped from the end: lowest block index first.
             planes.push(PlaneAlloc {
-                free: (pre_blocks..geo.blocks_per_plane).rev().collect(),
+                free: (full..geo.blocks_per_plane).rev().collect(),
                 user: NONE,
                 gc: NONE,
                 gc_active: false,
@@ -206,7 +228,7 @@ impl Ftl {
             plane_valid: vec![pre; geo.planes as usize],
             gc_reserved: vec![0; geo.planes as usize],
             aged_start,
-            aged_blocks: if aged { pre_blocks } else { 0 },
+            aged_blocks: pre_blocks,
             counters: FtlCounters::default(),
             geo,
         }
@@ -917,71 +939,6 @@ impl Ftl {
         }
         Ok(())
     }
-}
-
-/// Aged preconditioning (dSSD §6.1: "SSD is fully utilized and some random fraction of the
-/// pages are invalidated"): for each plane, `full` blocks hold its `pre` preconditioned pages
-/// and `full × ppb − pre` invalid pages. Returns, per plane, the `full + 1` prefix sums of
-/// the valid pages per block. `uniform`: every page equally likely invalid (a block's count
-/// Binomial(ppb, q), the plane's total exact); `equal`: every block the same count, ±1.
-fn aged_layout(
-    planes: u32,
-    full: u32,
-    ppb: u32,
-    pre: u64,
-    dist: InvalidDistribution,
-    seed: u64,
-) -> Vec<u32> {
-    let n = full as usize;
-    let mut out = Vec::with_capacity(planes as usize * (n + 1));
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x6167_6564);
-    let mut valid = vec![0u32; n];
-    for _ in 0..planes {
-        let total = full as u64 * ppb as u64;
-        debug_assert!(pre <= total, "validation keeps the aged layout feasible");
-        match dist {
-            InvalidDistribution::Equal if n > 0 => {
-                let (q, r) = (pre / n as u64, pre % n as u64);
-                for (b, v) in valid.iter_mut().enumerate() {
-                    *v = (q + u64::from((b as u64) < r)) as u32;
-                }
-            }
-            _ => {
-                // Each page of the full blocks invalid with the same probability q: a
-                // block's invalid count is Binomial(ppb, q), drawn by its normal
-                // approximation (O(1) per block), then random ±1 steps make the plane's total
-                // exact.
-                let invalid = total - pre;
-                let q = invalid as f64 / total.max(1) as f64;
-                let (mean, sd) = (ppb as f64 * q, (ppb as f64 * q * (1.0 - q)).sqrt());
-                let mut sum = 0u64;
-                for v in valid.iter_mut() {
-                    let (u1, u2): (f64, f64) = (rng.random(), rng.random());
-                    let z = (-2.0 * (1.0 - u1).ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
-                    let inv = (mean + sd * z).round().clamp(0.0, ppb as f64) as u32;
-                    *v = ppb - inv;
-                    sum += *v as u64;
-                }
-                while sum != pre {
-                    let b = rng.random_range(0..n);
-                    if sum < pre && valid[b] < ppb {
-                        valid[b] += 1;
-                        sum += 1;
-                    } else if sum > pre && valid[b] > 0 {
-                        valid[b] -= 1;
-                        sum -= 1;
-                    }
-                }
-            }
-        }
-        let mut acc = 0u32;
-        out.push(0);
-        for v in &valid {
-            acc += v;
-            out.push(acc);
-        }
-    }
-    out
 }
 
 #[cfg(test)]
