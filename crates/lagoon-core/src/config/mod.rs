@@ -28,7 +28,7 @@ pub mod rules;
 pub mod schema;
 pub mod wear;
 
-pub use cache::CacheConfig;
+pub use cache::{CacheConfig, WritePolicyKind};
 pub use controller::{ControllerConfig, Design, FnocConfig};
 pub use energy::EnergyConfig;
 pub use flash::{ChannelArbitration, CommandTiming, FlashConfig, Multiplane, OnfiTiming};

@@ -184,3 +184,26 @@ fn with_steady_preconditioning_write_amplification_does_not_drift() {
     let aged = windowed_wa(PreconditionMode::Aged, 3.0, 0.05);
     assert!(aged[0] / tail_mean(&aged) > 1.15, "{aged:.3?}");
 }
+
+/// MQSim's write-back policy (`cache.write_policy = "mqsim"`): only a page's first write in
+/// its window goes to flash; rewrites stay in DRAM (the buffer is large enough that none is
+/// evicted). Ten pages written five times each, one write at a time: ten programs. Lagoon's
+/// eager policy programs a rewrite again once the earlier program has started.
+#[test]
+fn the_mqsim_policy_programs_only_first_writes_in_a_window() {
+    use lagoon_core::config::WritePolicyKind;
+    let lpas: Vec<u64> = (0..5).flat_map(|_| 0..10u64).collect();
+    let mut programs = Vec::new();
+    for policy in [WritePolicyKind::Mqsim, WritePolicyKind::Lagoon] {
+        let mut c = tiny();
+        c.cache.write_policy = policy;
+        c.ftl.mapping = MappingConfig::Ideal;
+        c.precondition.occupancy = 0.0;
+        let o = write_pages(&c, &lpas);
+        assert_eq!(o.consistency, Some(Ok(())));
+        assert_eq!(o.ftl.host_page_writes, o.flash.page_programs);
+        programs.push(o.flash.page_programs);
+    }
+    assert_eq!(programs[0], 10);
+    assert!(programs[1] > 10, "{programs:?}");
+}
