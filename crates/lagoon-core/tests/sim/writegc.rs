@@ -207,3 +207,28 @@ fn the_mqsim_policy_programs_only_first_writes_in_a_window() {
     assert_eq!(programs[0], 10);
     assert!(programs[1] > 10, "{programs:?}");
 }
+
+/// Several victims per plane in flight (`ftl.gc_victims_per_plane`, MQSim's 10): each erase
+/// waits for its own victim's moves only, and no logical page is lost (the FTL's invariant
+/// scan), with read + program moves, copyback and global destinations alike.
+#[test]
+fn several_victims_per_plane_keep_every_page() {
+    use crate::common::verified_run;
+    use lagoon_core::config::GcDestination;
+    for (copyback, dest) in [
+        (false, GcDestination::SamePlane),
+        (true, GcDestination::SamePlane),
+        (false, GcDestination::Global),
+    ] {
+        let mut c = tiny();
+        c.ftl.gc_victims_per_plane = 4;
+        c.ftl.copyback = copyback;
+        c.ftl.gc_destination = dest;
+        c.cache.enabled = false;
+        let w = "syn:read=10,size=4k,addr=hotcold:80/20,arrival=qd:16,count=20000";
+        let o = verified_run(&c, Arch::Baseline, w, 9, false);
+        assert_eq!(o.consistency, Some(Ok(())), "{copyback} {dest:?}");
+        assert_eq!(o.flows[0].completed, 20_000);
+        assert!(o.ftl.erases > 100, "{}", o.ftl.erases);
+    }
+}

@@ -58,7 +58,10 @@ struct PlaneAlloc {
     free: Vec<u32>,
     user: u32,
     gc: u32,
-    gc_active: bool,
+    /// Victims being collected (at most `ftl.gc_victims_per_plane`).
+    gc_running: u32,
+    /// Free blocks when the last victim started: another starts only below it.
+    gc_started_at: u32,
 }
 
 /// Counters kept by the FTL.
@@ -97,6 +100,7 @@ pub struct Ftl {
     gc_start_blocks: u32,
     static_wl_threshold: u32,
     gc_urgent_blocks: u32,
+    gc_victims: u32,
     policy: GcPolicy,
     rng: Xoshiro256PlusPlus,
     seq: u64,
@@ -202,7 +206,8 @@ impl Ftl {
                 free: (full..geo.blocks_per_plane).rev().collect(),
                 user: NONE,
                 gc: NONE,
-                gc_active: false,
+                gc_running: 0,
+                gc_started_at: 0,
             });
         }
         let entries = (geo.page_bytes / f.translation_entry_bytes) as u64;
@@ -222,6 +227,7 @@ impl Ftl {
             gc_start_blocks,
             static_wl_threshold: f.static_wl_threshold,
             gc_urgent_blocks,
+            gc_victims: f.gc_victims_per_plane.max(1),
             policy: f.gc_policy,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x6c61_676f_6f6e),
             seq: 0,
@@ -704,7 +710,7 @@ impl Ftl {
     /// GC is running in `plane` (a victim is being collected).
     #[inline]
     pub fn gc_active(&self, plane: u32) -> bool {
-        self.planes[plane as usize].gc_active
+        self.planes[plane as usize].gc_running > 0
     }
 
     /// Valid-page count of every block, by (plane, block), as the counters hold it.
@@ -716,11 +722,16 @@ impl Ftl {
             .map(move |(i, b)| (i as u32 / bpp, i as u32 % bpp, b.valid))
     }
 
-    /// GC is due in `plane` (free blocks below the threshold) and not already running.
+    /// GC is due in `plane`: free blocks below the threshold, and no victim running, or (with
+    /// `ftl.gc_victims_per_plane` > 1, MQSim's `Check_gc_required` at each block allocation,
+    /// `GC_and_WL_Unit_Page_Level.cpp` 43-52) fewer than that many and fewer free blocks than
+    /// when the last one started.
     #[inline]
     pub fn gc_due(&self, plane: u32) -> bool {
         let pa = &self.planes[plane as usize];
-        !pa.gc_active && (pa.free.len() as u32) < self.gc_start_blocks
+        let free = pa.free.len() as u32;
+        free < self.gc_start_blocks
+            && (pa.gc_running == 0 || (pa.gc_running < self.gc_victims && free < pa.gc_started_at))
     }
 
     /// Free blocks so low that GC work takes priority over user I/O on this plane.
@@ -758,7 +769,9 @@ impl Ftl {
             }
         }?;
         self.blocks[base + victim as usize].state = BlockState::Victim;
-        self.planes[plane as usize].gc_active = true;
+        let pa = &mut self.planes[plane as usize];
+        pa.gc_running += 1;
+        pa.gc_started_at = pa.free.len() as u32;
         self.counters.gc_runs += 1;
         Some(victim)
     }
@@ -769,7 +782,7 @@ impl Ftl {
     /// block is full and its valid pages fit the GC room. `None` otherwise. One pass over the
     /// plane's blocks, after an erase (not per page).
     pub fn start_static_wl(&mut self, plane: u32) -> Option<u32> {
-        if self.static_wl_threshold == 0 || self.planes[plane as usize].gc_active {
+        if self.static_wl_threshold == 0 || self.planes[plane as usize].gc_running > 0 {
             return None;
         }
         let base = (plane * self.geo.blocks_per_plane) as usize;
@@ -792,7 +805,9 @@ impl Ftl {
             return None;
         }
         self.blocks[base + victim].state = BlockState::Victim;
-        self.planes[plane as usize].gc_active = true;
+        let pa = &mut self.planes[plane as usize];
+        pa.gc_running += 1;
+        pa.gc_started_at = pa.free.len() as u32;
         self.counters.gc_runs += 1;
         self.counters.static_wl_runs += 1;
         Some(victim as u32)
@@ -845,8 +860,9 @@ impl Ftl {
             state: BlockState::Free,
             opened_seq: 0,
         };
-        self.planes[plane as usize].free.push(block);
-        self.planes[plane as usize].gc_active = false;
+        let pa = &mut self.planes[plane as usize];
+        pa.free.push(block);
+        pa.gc_running = pa.gc_running.saturating_sub(1);
         self.counters.erases += 1;
     }
 
