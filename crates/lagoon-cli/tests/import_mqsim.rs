@@ -118,10 +118,10 @@ fn imported_tpcc_reproduces_the_validation_numbers() {
     assert_eq!(us("device_latency_ns"), 190.7);
     assert_eq!(us("device_read_latency_ns"), 25.7);
     assert_eq!(us("device_write_latency_ns"), 466.8);
-    assert_eq!(r["flash"]["read_commands"], 19721);
+    assert_eq!(r["flash"]["read_commands"], 19705);
     assert_eq!(r["flash"]["mapping_reads"], 6995);
-    assert_eq!(r["flash"]["program_commands"], 7985);
-    assert_eq!(r["flash"]["multiplane_commands"], 74);
+    assert_eq!(r["flash"]["program_commands"], 7986);
+    assert_eq!(r["flash"]["multiplane_commands"], 73);
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -225,14 +225,10 @@ impl WriteBuffer {
         }
     }
 
-    /// Bytes of new data a destage program of `x` carries: its buffered sectors (a destage)
-    /// or its request's (written through).
+    /// Buffered sectors of page `lpa` (0 without a buffer): what a destage program carries.
     #[inline]
-    pub fn covered_bytes(&self, x: &Txn) -> u32 {
-        match &self.slots {
-            Some(c) if x.req == NONE => c.sectors(x.lpa as u64).count_ones() * 512,
-            _ => x.bytes,
-        }
+    pub fn buffered_sectors(&self, lpa: u64) -> u64 {
+        self.slots.as_ref().map_or(0, |c| c.sectors(lpa))
     }
 
     /// A destage program of `lpa` was dispatched (no-op for written-through pages).

@@ -17,6 +17,7 @@ pub mod wear;
 
 use crate::config::{DynamicMapping, FtlConfig, GcPolicy, PreconditionMode, SsdConfig};
 use crate::flash::Geometry;
+use crate::ssd::lru::IntMap;
 use mapping::{L2pMap, IMPLICIT};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -114,6 +115,10 @@ pub struct Ftl {
     /// GC pages on their way to each plane from other planes (global GC destinations), not
     /// yet allocated: their room is kept from user writes.
     gc_reserved: Vec<u32>,
+    /// Written sectors of pages not wholly written (absent: all or none, by `has_data`).
+    partial_sectors: IntMap<u64, u64>,
+    /// The sector mask of a whole page.
+    full_sectors: u64,
     pub counters: FtlCounters,
 }
 
@@ -233,6 +238,11 @@ impl Ftl {
             seq: 0,
             plane_valid: vec![pre; geo.planes as usize],
             gc_reserved: vec![0; geo.planes as usize],
+            partial_sectors: IntMap::default(),
+            full_sectors: match geo.page_bytes / 512 {
+                n if n >= 64 => u64::MAX,
+                n => (1u64 << n.max(1)) - 1,
+            },
             aged_start,
             aged_blocks: pre_blocks,
             counters: FtlCounters::default(),
@@ -311,6 +321,35 @@ impl Ftl {
     #[inline]
     pub fn has_data(&self, lpa: u64) -> bool {
         self.l2p.get(lpa) != IMPLICIT || self.home(lpa).1
+    }
+
+    /// Sectors of a logical page that hold data (sector validity, MQSim's
+    /// `WrittenStateBitmap`): every sector of a preconditioned page or of one written whole,
+    /// the union of what partial writes wrote on a page first written partially in the run,
+    /// none of a page never written.
+    #[inline]
+    pub fn written_sectors(&self, lpa: u64) -> u64 {
+        if let Some(&m) = self.partial_sectors.get(&lpa) {
+            return m;
+        }
+        if self.has_data(lpa) {
+            self.full_sectors
+        } else {
+            0
+        }
+    }
+
+    /// A write of `sectors` of `lpa` was accepted (its data will be programmed).
+    #[inline]
+    pub fn note_written_sectors(&mut self, lpa: u64, sectors: u64) {
+        let w = self.written_sectors(lpa) | sectors;
+        if w == self.full_sectors {
+            if !self.partial_sectors.is_empty() {
+                self.partial_sectors.remove(&lpa);
+            }
+        } else {
+            self.partial_sectors.insert(lpa, w);
+        }
     }
 
     /// Plane a logical page is written to (static allocation).
@@ -880,7 +919,9 @@ impl Ftl {
     /// Bytes of the state that grows as a run writes: materialized map chunks and the
     /// reverse maps of blocks written during the run (the memory guard's measure).
     pub fn grown_bytes(&self) -> usize {
-        self.l2p.materialized_bytes() + self.p2l_pool.capacity() * 4
+        self.l2p.materialized_bytes()
+            + self.p2l_pool.capacity() * 4
+            + self.partial_sectors.capacity() * 17
     }
 
     /// Bytes of mapping and block state (for memory reporting).

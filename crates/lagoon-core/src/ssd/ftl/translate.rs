@@ -181,13 +181,21 @@ impl<Q: DriveQueue> Ssd<Q> {
             TxnKind::UserWrite => {
                 let lpa = x.lpa as u64;
                 let page = self.ftl.geo.page_bytes;
-                // Bytes of new data: the buffered sectors (destage) or the request's (no cache).
-                let covered = self.cache.covered_bytes(&x);
+                // New data: the buffered sectors (destage) or the request's (no cache).
+                let new = if x.req == NONE {
+                    self.cache.buffered_sectors(lpa)
+                } else {
+                    self.hil.sectors_of(x.req, lpa)
+                };
+                let covered = new.count_ones() * 512;
                 let plane = self.write_plane(lpa);
                 self.txns[t].plane = plane;
-                if covered < page && self.ftl.has_data(lpa) {
-                    // Partial page over existing data: read the missing sectors first, then
-                    // program the merged full page (read-modify-write).
+                // Sectors written before that this write does not cover (MQSim's
+                // WrittenStateBitmap & ~write_sectors_bitmap).
+                let missing = self.ftl.written_sectors(lpa) & !new;
+                self.ftl.note_written_sectors(lpa, new);
+                if missing != 0 {
+                    // Read them first, then program the merged full page (read-modify-write).
                     self.txns[t].bytes = page;
                     let old = self.ftl.lookup(lpa);
                     let rd = self.alloc_txn(
@@ -196,7 +204,7 @@ impl<Q: DriveQueue> Ssd<Q> {
                         x.lpa,
                         old,
                         self.ftl.geo.plane_of_ppa(old),
-                        page - covered,
+                        missing.count_ones() * 512,
                     );
                     self.txns[rd].link = t;
                     self.enqueue(now, rd, Q_READ);
