@@ -268,3 +268,66 @@ fn read_modify_write_reads_only_sectors_written_before() {
     assert_eq!(o.flash.rmw_reads, 1);
     assert_eq!(o.flash.page_programs, 3);
 }
+
+/// Random 4 KB writes with GC on a steady-state drive, ideal table against the demand table
+/// (`cached-only` GC updates: only host writes dirty entries). Returns (ideal WA, demand WA,
+/// `k` = dirty entries per translation write-back, translation programs per host write).
+fn demand_against_ideal(cmt_entries: u64) -> (f64, f64, f64, f64) {
+    use lagoon_core::config::{GcMappingUpdate, PreconditionMode};
+    let mut out = Vec::new();
+    for demand in [false, true] {
+        let mut c = tiny();
+        c.flash.blocks_per_plane = 128;
+        c.flash.pages_per_block = 64;
+        c.ftl.overprovisioning = 0.15;
+        c.ftl.gc_threshold = 0.03;
+        c.ftl.gc_mapping_update = GcMappingUpdate::CachedOnly;
+        c.ftl.translation_entry_bytes = 8;
+        c.ftl.mapping = if demand {
+            MappingConfig::Demand {
+                cmt_bytes: 8 * cmt_entries,
+                entry_bytes: 8,
+            }
+        } else {
+            MappingConfig::Ideal
+        };
+        c.cache.enabled = false;
+        c.precondition.occupancy = 1.0;
+        c.precondition.mode = PreconditionMode::Steady;
+        let n = c.logical_pages();
+        let w = format!("syn:read=0,size=4k,addr=uniform,align=4k,arrival=qd:16,count={n}");
+        let o = crate::common::verified_run(&c, Arch::Baseline, &w, 5, false);
+        assert_eq!(o.consistency, Some(Ok(())));
+        let host = o.ftl.host_page_writes as f64;
+        let k =
+            o.ftl.translation_entries_written as f64 / o.ftl.translation_writebacks.max(1) as f64;
+        out.push((
+            o.flash.page_programs as f64 / host,
+            k,
+            o.ftl.translation_page_writes as f64 / host,
+        ));
+    }
+    (out[0].0, out[1].0, out[1].1, out[1].2)
+}
+
+/// DFTL batch update at steady state: one translation program per `k` host writes, `k` the
+/// dirty entries a write-back carried, and write amplification within 15 % of the ideal
+/// table's times (1 + 1/k): a translation program takes flash space as a user page does, so GC
+/// amplifies it alike. (The ideal table's plus 1/k, issue 33's form, holds only while GC adds
+/// little: here 3.96 + 0.18 = 4.14 against 4.91.)
+#[test]
+fn demand_mapping_adds_one_translation_program_per_k_host_writes() {
+    for cmt in [512, 2048] {
+        let (ideal, demand, k, mapping) = demand_against_ideal(cmt);
+        assert!(k > 1.0, "{k}");
+        assert!(
+            (mapping * k - 1.0).abs() < 0.05,
+            "{mapping} per host write, k = {k}"
+        );
+        let expect = ideal * (1.0 + 1.0 / k);
+        assert!(
+            (demand / expect - 1.0).abs() < 0.15,
+            "CMT {cmt}: demand {demand:.3} vs ideal {ideal:.3} x (1 + 1/{k:.2})"
+        );
+    }
+}
