@@ -9,6 +9,8 @@ pub mod lifetime;
 pub mod net;
 pub mod plot;
 pub mod reproduce;
+#[cfg(unix)]
+pub mod serve;
 pub mod trace;
 
 use anyhow::{bail, Context, Result};
@@ -69,6 +71,10 @@ pub enum Command {
         #[command(subcommand)]
         command: import::ImportCommand,
     },
+    /// The simulated drive as a Network Block Device (fio, qemu-img, nbd-client), paced in
+    /// real time, keeping the data written to it (docs/SERVE.md).
+    #[cfg(unix)]
+    Serve(serve::ServeArgs),
     /// Every back end on built-in defaults (what `lagoon` alone runs).
     Demo,
 }
@@ -158,6 +164,8 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             markdown,
         } => config(preset, keys, markdown),
         Command::Import { command } => import::import(command),
+        #[cfg(unix)]
+        Command::Serve(a) => serve::serve(a),
         Command::Demo => demo(),
     }
 }
@@ -210,7 +218,7 @@ fn config(preset: Option<String>, keys: bool, markdown: bool) -> Result<()> {
     }
 }
 
-fn write_out(target: &str, text: &str) -> Result<()> {
+pub(crate) fn write_out(target: &str, text: &str) -> Result<()> {
     if target == "-" {
         let mut out = std::io::stdout().lock();
         out.write_all(text.as_bytes())?;

@@ -361,7 +361,7 @@ fn parse_pct(v: &str) -> Option<f64> {
 }
 
 /// `4096`, `4k`, `4KiB`, `64g`, `512b` → bytes (binary multiples).
-fn parse_bytes(v: &str) -> Option<u64> {
+pub fn parse_bytes(v: &str) -> Option<u64> {
     let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
     let (num, unit) = v.split_at(split);
     let n = parse_u64(num)?;

@@ -23,7 +23,7 @@ section! {
         /// or `mqsim` (MQSim's Data_Cache_Manager_Flash_Advanced: a page's first write in each
         /// `hot_window_ms` goes to flash, rewrites stay in an LRU of pages until evicted; writes
         /// wait while a page per plane of write-back is in flight).
-        write_policy: WritePolicyKind = WritePolicyKind::Lagoon;
+        write_policy: WritePolicyKind = WritePolicyKind::Mqsim;
         /// `mqsim`: the window of first writes (MQSim's bloom_filter_reset_step, 1 s,
         /// Data_Cache_Manager_Flash_Advanced.h 57).
         hot_window_ms: f64 = 1000.0, "ms", Range::above(0.0, 1e9);

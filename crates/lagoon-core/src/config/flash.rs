@@ -52,7 +52,46 @@ section! {
         /// tPROG by page type, ns, as `read_ns_by_page_type`.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         program_ns_by_page_type: Vec<f64> = Vec::new();
+        /// Program/erase suspension: `off` (a read waits for the die's program or erase, as
+        /// in MQSim, whose scheduler never suspends), `erase` or `program-erase` (the die
+        /// suspends the operation, serves the reads waiting for it, and resumes).
+        suspend: Suspend = Suspend::Off;
+        /// Suspend latency: from the suspend command until the die takes a read, ns. No public
+        /// datasheet of Table 1's parts gives one; chosen: about one program-verify (ISPP)
+        /// step, where NAND can stop (Wu & He, FAST '12, §3). MQSim's configurations carry 100
+        /// us (program) and 700 us (erase), unused.
+        suspend_ns: f64 = 20_000.0, "ns", TIME_NS;
+        /// Resume latency: from the resume command until the operation goes on, ns (chosen as
+        /// `suspend_ns`: the die ramps its voltages back up for the next step).
+        resume_ns: f64 = 20_000.0, "ns", TIME_NS;
+        /// Suspensions one program or erase may take before it runs to its end (firmware
+        /// bounds them so writes and erases cannot starve; chosen).
+        max_suspends: u32 = 4, "", Range::int(1, 1_000);
+        /// Which reads may suspend a program or erase: `host` (user reads, their mapping and
+        /// read-modify-write reads) or `all` (GC and status-scan reads too).
+        suspend_reads: SuspendReads = SuspendReads::Host;
     }
+}
+
+/// Program/erase suspension (`flash.suspend`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Suspend {
+    Off,
+    /// Erases yield to reads.
+    Erase,
+    /// Programs and erases yield to reads.
+    ProgramErase,
+}
+
+/// Which reads may suspend (`flash.suspend_reads`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum SuspendReads {
+    /// Reads on behalf of host requests: user, mapping and read-modify-write reads.
+    Host,
+    /// Every read, GC's and status scans' too.
+    All,
 }
 
 /// Command timing on the flash interface.
@@ -130,4 +169,10 @@ pub enum ChannelArbitration {
     CommandFirst,
 }
 
-word_keys!(CommandTiming, Multiplane, ChannelArbitration);
+word_keys!(
+    CommandTiming,
+    Multiplane,
+    ChannelArbitration,
+    Suspend,
+    SuspendReads
+);

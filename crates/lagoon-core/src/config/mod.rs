@@ -31,7 +31,9 @@ pub mod wear;
 pub use cache::{CacheConfig, WritePolicyKind};
 pub use controller::{ControllerConfig, Design, FnocConfig};
 pub use energy::EnergyConfig;
-pub use flash::{ChannelArbitration, CommandTiming, FlashConfig, Multiplane, OnfiTiming};
+pub use flash::{
+    ChannelArbitration, CommandTiming, FlashConfig, Multiplane, OnfiTiming, Suspend, SuspendReads,
+};
 pub use ftl::{
     AllocationScheme, DieScheduling, DynamicMapping, FtlConfig, GcDestination, GcMappingUpdate,
     GcMode, GcPacing, GcPolicy, MappingConfig, WriteCompletion,

@@ -355,7 +355,48 @@ impl Simulator {
     /// [`Self::submit_live`] while the caller moves the clock with [`Self::advance_to`];
     /// other flows run as in [`Self::run`].
     pub fn start_live(&mut self) -> Result<(), SimError> {
+        self.ssd.cache.flush = Some(Box::default());
         self.start()
+    }
+
+    /// Every flow addresses the drive's whole logical space (one namespace shared by every
+    /// queue pair, as the connections of one NBD export are) instead of a share each. Before
+    /// the first request.
+    pub fn share_namespace(&mut self) {
+        self.ssd.hil.share_namespace(self.ssd.ftl.logical_pages);
+    }
+
+    /// Deallocate (TRIM) the whole pages within `bytes` at byte `offset` of live flow `f`'s
+    /// namespace now: the FTL unmaps them (no flash work, no simulated time; GC no longer
+    /// moves them, and reads of them are answered without a flash read). Partial pages are
+    /// left as they are. Returns the pages that held data.
+    pub fn trim_live(&mut self, f: usize, offset: u64, bytes: u64) -> u64 {
+        let page = self.ssd.ftl.geo.page_bytes as u64;
+        let (first, end) = (offset.div_ceil(page), (offset + bytes) / page);
+        let mut held = 0;
+        for p in first..end {
+            let lpa = self.ssd.hil.lpa_of(f, p * page);
+            held += self.ssd.ftl.trim(lpa) as u64;
+        }
+        held
+    }
+
+    /// A flush of live flow `f` arrives now: it completes (a [`LiveCompletion`] with `tag`)
+    /// once every page of data the write buffer held at this moment has been programmed, at
+    /// once if none. It takes no submission queue slot.
+    pub fn flush_live(&mut self, f: usize, tag: u64) {
+        let now = self.now();
+        let fl = crate::ssd::cache::flush::Flush {
+            flow: f,
+            tag,
+            arrival: now,
+        };
+        self.ssd
+            .cache
+            .flush
+            .get_or_insert_with(Box::default)
+            .flush(fl, now);
+        self.ssd.write_back_dirty(now);
     }
 
     /// Handle every event at or before `t`, then set the clock to `t` (never back). A request
@@ -401,9 +442,18 @@ impl Simulator {
         self.submit_tagged(now, f, now, r, tag);
     }
 
-    /// Live completions since the last call, in completion order.
+    /// Live completions since the last call: requests in completion order, then flushes
+    /// ([`Self::flush_live`]; each with its own completion time).
     pub fn take_live_completions(&mut self, out: &mut Vec<LiveCompletion>) {
         out.append(&mut self.live_done);
+        if let Some(t) = &mut self.ssd.cache.flush {
+            out.extend(t.done.drain(..).map(|(f, at)| LiveCompletion {
+                flow: f.flow,
+                tag: f.tag,
+                arrival: f.arrival,
+                completed: at,
+            }));
+        }
     }
 
     /// End a live run now: what was served so far (requests still in the drive are not in it).

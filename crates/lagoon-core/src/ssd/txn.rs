@@ -128,16 +128,23 @@ impl Txn {
     }
 }
 
-impl Linked for Txn {
-    #[inline(always)]
-    fn next(&self) -> u32 {
-        self.next
-    }
-    #[inline(always)]
-    fn set_next(&mut self, n: u32) {
-        self.next = n;
-    }
+/// Records linked into queues through their `next` field.
+macro_rules! linked {
+    ($($t:ty),*) => {$(
+        impl Linked for $t {
+            #[inline(always)]
+            fn next(&self) -> u32 {
+                self.next
+            }
+            #[inline(always)]
+            fn set_next(&mut self, n: u32) {
+                self.next = n;
+            }
+        }
+    )*};
 }
+
+linked!(Txn, Request);
 
 /// `req` of transactions injected by the probe harness (`crate::sim::probe`).
 pub const PROBE: u32 = u32::MAX - 1;
@@ -169,17 +176,6 @@ pub struct Request {
     pub next: u32,
 }
 
-impl Linked for Request {
-    #[inline(always)]
-    fn next(&self) -> u32 {
-        self.next
-    }
-    #[inline(always)]
-    fn set_next(&mut self, n: u32) {
-        self.next = n;
-    }
-}
-
 /// Counters of flash commands.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct FlashCounters {
@@ -198,6 +194,18 @@ pub struct FlashCounters {
     /// Wear-status page reads (`ftl.status_scan_blocks`; absent from reports without them).
     #[serde(skip_serializing_if = "is_zero")]
     pub scan_reads: u64,
+    /// Programs and erases suspended for reads (`flash.suspend`; absent without any), the
+    /// time they spent suspended (suspend command to resume command), and the page reads
+    /// served while they were.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub suspensions: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub suspended_ns: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub reads_during_suspend: u64,
+    /// Suspended operations resumed (each exactly once: equal to `suspensions` after a run).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub resumes: u64,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -132,3 +132,130 @@ fn a_full_queue_holds_live_requests_back_in_arrival_order() {
     assert_eq!(out.flows[0].completed, 6);
     assert_eq!(out.flows[0].replay, Replay::Live);
 }
+
+fn req(op: Op, page: u64) -> IoRequest {
+    IoRequest {
+        arrival_ns: 0,
+        offset_bytes: page * 4096,
+        size_bytes: 4096,
+        op,
+        device: 0,
+    }
+}
+
+fn drain(s: &mut Simulator, done: &mut Vec<LiveCompletion>) {
+    while let Some(t) = s.next_event_time() {
+        s.advance_to(t).unwrap();
+    }
+    s.take_live_completions(done);
+}
+
+/// A flush completes once the write buffer's data from before it is programmed: after the
+/// writes' own completions (acknowledged from DRAM), at once with nothing buffered.
+#[test]
+fn a_live_flush_waits_for_the_buffered_writes_to_be_programmed() {
+    let mut cfg = lagoon_core::config::SsdConfig::load("perf-optimized").unwrap();
+    cfg.cache.enabled = true;
+    let mut s = Simulator::new(&cfg, Arch::Baseline, vec![flow(Replay::Live, vec![])], 1);
+    s.start_live().unwrap();
+    s.flush_live(0, 99);
+    let mut done = Vec::new();
+    s.take_live_completions(&mut done);
+    assert_eq!(
+        done.len(),
+        1,
+        "nothing buffered: the flush completes at once"
+    );
+    assert_eq!((done[0].tag, done[0].completed), (99, 0));
+    done.clear();
+    for k in 0..4 {
+        s.submit_live(0, req(Op::Write, k * 8), k);
+    }
+    // Let the writes complete (from DRAM), then flush before their programs end.
+    let mut t = 0;
+    while done.len() < 4 {
+        t += 1_000 * PS_PER_NS;
+        s.advance_to(t).unwrap();
+        s.take_live_completions(&mut done);
+    }
+    s.flush_live(0, 100);
+    s.take_live_completions(&mut done);
+    assert_eq!(
+        done.len(),
+        4,
+        "the programs (tPROG 100 us) have not finished"
+    );
+    drain(&mut s, &mut done);
+    let f = done
+        .iter()
+        .find(|c| c.tag == 100)
+        .expect("the flush completes");
+    assert_eq!(f.arrival, t);
+    let last_write = done[..4].iter().map(|c| c.completed).max().unwrap();
+    assert!(f.completed > last_write + 50_000 * PS_PER_NS, "{f:?}");
+    let out = s.finish_live();
+    assert_eq!(out.flash.page_programs, 4);
+}
+
+/// MQSim's write-back policy keeps a page's rewrites within its window in DRAM with no program
+/// under way; a flush writes them back, and completes once they are programmed.
+#[test]
+fn a_live_flush_writes_back_rewrites_mqsims_policy_keeps_in_dram() {
+    let mut cfg = lagoon_core::config::SsdConfig::load("perf-optimized").unwrap();
+    cfg.cache.enabled = true;
+    cfg.cache.write_policy = lagoon_core::config::WritePolicyKind::Mqsim;
+    let mut s = Simulator::new(&cfg, Arch::Baseline, vec![flow(Replay::Live, vec![])], 1);
+    s.start_live().unwrap();
+    let mut done = Vec::new();
+    // The first write of page 0 is programmed; once it is, the rewrite stays in DRAM.
+    s.submit_live(0, req(Op::Write, 0), 0);
+    drain(&mut s, &mut done);
+    s.submit_live(0, req(Op::Write, 0), 1);
+    drain(&mut s, &mut done);
+    assert_eq!(done.len(), 2);
+    s.flush_live(0, 7);
+    s.take_live_completions(&mut done);
+    assert_eq!(done.len(), 2, "the rewrite is not on flash yet");
+    let t = s.now();
+    drain(&mut s, &mut done);
+    let f = done
+        .iter()
+        .find(|c| c.tag == 7)
+        .expect("the flush completes");
+    assert!(f.completed > t + 50_000 * PS_PER_NS, "{f:?}");
+    let out = s.finish_live();
+    assert_eq!(out.flash.page_programs, 2);
+}
+
+/// Trimmed pages are read without a flash read, and counted.
+#[test]
+fn a_read_of_trimmed_pages_needs_no_flash_read() {
+    let cfg = lagoon_core::config::SsdConfig::load("perf-optimized").unwrap();
+    let mut s = Simulator::new(&cfg, Arch::Baseline, vec![flow(Replay::Live, vec![])], 1);
+    s.share_namespace();
+    s.start_live().unwrap();
+    // Pages 0-3 whole; the partial last page (4) is left mapped.
+    assert_eq!(s.trim_live(0, 0, 4 * 4096 + 100), 4);
+    s.submit_live(0, req(Op::Read, 0), 1);
+    s.submit_live(0, req(Op::Read, 4), 2);
+    let mut done = Vec::new();
+    drain(&mut s, &mut done);
+    assert_eq!(done.len(), 2);
+    let lat = |tag| {
+        done.iter()
+            .find(|c| c.tag == tag)
+            .map(|c| c.completed - c.arrival)
+            .unwrap()
+    };
+    assert!(
+        lat(1) < lat(2),
+        "no tR for the trimmed page: {} vs {}",
+        lat(1),
+        lat(2)
+    );
+    let out = s.finish_live();
+    // One user page read, beside the mapping (CMT) reads both needed.
+    assert_eq!(out.flash.page_reads - out.flash.mapping_reads, 1);
+    assert_eq!(out.ftl.trimmed_page_reads, 1);
+    assert_eq!(out.ftl.trimmed_pages, 4);
+}

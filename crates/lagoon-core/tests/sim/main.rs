@@ -8,6 +8,7 @@ mod live;
 mod network;
 mod properties;
 mod robustness;
+mod suspend;
 mod timing;
 mod traces;
 mod writegc;

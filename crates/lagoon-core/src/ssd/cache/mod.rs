@@ -10,6 +10,7 @@
 //! per plane of write-back in flight). The stage around it admits a write's pages in order,
 //! parks a write whose page finds no room, and wakes parked writes as programs end.
 
+pub mod flush;
 pub mod mqsim;
 pub mod slots;
 
@@ -182,6 +183,8 @@ impl Policy {
 pub struct WriteBuffer {
     slots: Option<Policy>,
     wait: List,
+    /// Flushes of the buffer (live runs only; [`flush`]).
+    pub(crate) flush: Option<Box<flush::FlushTracker>>,
 }
 
 impl WriteBuffer {
@@ -205,6 +208,7 @@ impl WriteBuffer {
                 }
             }),
             wait: List::EMPTY,
+            flush: None,
         }
     }
 
@@ -237,6 +241,9 @@ impl WriteBuffer {
         if let Some(c) = &mut self.slots {
             if x.req == NONE {
                 c.program_started(x.lpa as u64);
+                if let Some(f) = &mut self.flush {
+                    f.program_started(x.lpa as u64);
+                }
             }
         }
     }
@@ -273,6 +280,7 @@ impl<Q: DriveQueue> Ssd<Q> {
                 Buffered::Done { program, evicted } => {
                     let counts = cache.counts_sectors();
                     let held = cache.sectors(lpa).count_ones();
+                    self.flush_admitted(lpa);
                     if let Some((v, sectors)) = evicted {
                         self.destage(now, v, counts.then_some(sectors.count_ones()));
                     }
@@ -304,6 +312,25 @@ impl<Q: DriveQueue> Ssd<Q> {
         self.translate(now, t);
     }
 
+    /// A flush arrived: pages the policy keeps dirty without a program (MQSim's rewrites in
+    /// DRAM) are written back now, so the flush can complete. Lagoon's policy has none.
+    pub(crate) fn write_back_dirty(&mut self, now: Ps) {
+        let dirty = match &mut self.cache.slots {
+            Some(Policy::Mqsim(c)) => c.take_dirty(),
+            _ => return,
+        };
+        for (lpa, sectors) in dirty {
+            self.destage(now, lpa, Some(sectors.count_ones()));
+        }
+    }
+
+    #[inline]
+    fn flush_admitted(&mut self, lpa: u64) {
+        if let Some(f) = &mut self.cache.flush {
+            f.admitted(lpa);
+        }
+    }
+
     /// Writes parked for a slot retry, oldest first, while the first finds room.
     fn wake_buffer_waiters(&mut self, now: Ps) {
         while self.cache.wait.head != NONE {
@@ -324,15 +351,16 @@ impl<Q: DriveQueue> Ssd<Q> {
     pub(crate) fn user_program_done(&mut self, now: Ps, x: &Txn) {
         if x.req == ACKED {
             // Acknowledged when its data reached the chip.
-        } else if x.req != NONE {
-            self.request_pages_done(now, x.req, 1);
-        } else if self
-            .cache
-            .slots
-            .as_mut()
-            .expect("destage without a buffer")
-            .program_done(x.lpa as u64, if x.link == NONE { 0 } else { x.link as u64 })
-        {
+            return;
+        }
+        if x.req != NONE {
+            return self.request_pages_done(now, x.req, 1);
+        }
+        if let Some(f) = &mut self.cache.flush {
+            f.program_done(x.lpa as u64, now);
+        }
+        let cache = self.cache.slots.as_mut().expect("destage without a buffer");
+        if cache.program_done(x.lpa as u64, if x.link == NONE { 0 } else { x.link as u64 }) {
             let n = self.alloc_txn(TxnKind::UserWrite, NONE, x.lpa, NONE, NONE, 0);
             self.translate(now, n);
         } else {

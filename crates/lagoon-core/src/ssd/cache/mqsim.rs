@@ -148,6 +148,23 @@ impl MqsimCache {
         }
     }
 
+    /// A flush: every buffered page whose data no write-back carries is written back now
+    /// (MQSim models no flush; a drive's flush writes its dirty data). Returns (page, sectors)
+    /// for each, counted against the back-pressure as a write-back.
+    pub fn take_dirty(&mut self) -> Vec<(u64, u64)> {
+        let mut out = Vec::new();
+        let mut counted = 0;
+        self.slots.for_each_mut(|lpa, s| {
+            if !s.in_flight {
+                s.in_flight = true;
+                counted += s.sectors.count_ones() as u64;
+                out.push((lpa, s.sectors));
+            }
+        });
+        self.in_flight_sectors += counted;
+        out
+    }
+
     pub fn occupied_pages(&self) -> usize {
         self.slots.len()
     }

@@ -5,14 +5,18 @@
 //! Invariant (checked by [`Ftl::check_consistency`] and the property tests): every
 //! logical page that exists maps to exactly one valid physical page, and every block's
 //! valid-page counter equals the number of pages in it that their logical page maps to.
+//! A trimmed logical page ([`Ftl::trim`], NVMe deallocate / NBD TRIM) maps to none: it holds
+//! no physical page until written again, so GC never moves it.
 
 pub mod aged;
 pub mod cmt;
 pub mod gc;
+mod layout;
 pub mod mapping;
 pub mod steady;
 pub mod superblock;
 pub mod translate;
+mod trim;
 pub mod wear;
 
 use crate::config::{DynamicMapping, FtlConfig, GcPolicy, PreconditionMode, SsdConfig};
@@ -23,6 +27,9 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 pub const NONE: u32 = u32::MAX;
+/// Map value of a trimmed (deallocated) logical page: no physical page holds it. Physical
+/// page numbers stay below 2^31 (config rule), so it names none.
+pub const TRIMMED: u32 = u32::MAX - 1;
 /// Tag bit in a reverse-map entry: the page holds a translation page (its number below).
 pub const MAP_TAG: u32 = 1 << 31;
 
@@ -83,6 +90,13 @@ pub struct FtlCounters {
     pub unwritten_page_reads: u64,
     /// User page writes placed away from their static plane (`ftl.dynamic_mapping`).
     pub dynamic_redirects: u64,
+    /// Logical pages deallocated by TRIM that held data (absent from reports without TRIM).
+    #[serde(skip_serializing_if = "trim::is_zero")]
+    pub trimmed_pages: u64,
+    /// Page reads of trimmed logical pages: answered with zeros once the mapping entry is
+    /// known, without a flash read (absent from reports without them).
+    #[serde(skip_serializing_if = "trim::is_zero")]
+    pub trimmed_page_reads: u64,
 }
 
 pub struct Ftl {
@@ -123,163 +137,6 @@ pub struct Ftl {
 }
 
 impl Ftl {
-    pub fn new(cfg: &SsdConfig, seed: u64) -> Self {
-        let geo = Geometry::new(&cfg.flash, cfg.ftl.allocation);
-        let f: &FtlConfig = &cfg.ftl;
-        let ppb = geo.pages_per_block;
-        let logical_pages_per_plane =
-            (geo.pages_per_plane as f64 * (1.0 - f.overprovisioning)) as u64;
-        let logical_pages = logical_pages_per_plane * geo.planes as u64;
-        let pre = ((logical_pages_per_plane as f64) * cfg.precondition.occupancy).round() as u64;
-        let gc_start_blocks = (f.gc_threshold * geo.blocks_per_plane as f64).floor() as u32;
-        let mode = cfg.precondition.mode;
-        let aged = mode != PreconditionMode::Sequential;
-        // Written (full) blocks of each plane, before its free ones.
-        let mut full_blocks = vec![pre.div_ceil(ppb as u64) as u32; geo.planes as usize];
-        // Blocks described by `aged_start` per plane (`pre_blocks + 1` prefix sums each).
-        let pre_blocks;
-        let aged_start = match mode {
-            PreconditionMode::Sequential => {
-                pre_blocks = 0;
-                Vec::new()
-            }
-            PreconditionMode::Aged => {
-                let free = match cfg.precondition.free_blocks {
-                    0 => gc_start_blocks,
-                    n => n,
-                };
-                pre_blocks = geo.blocks_per_plane - free.min(geo.blocks_per_plane);
-                full_blocks.fill(pre_blocks);
-                aged::aged_layout(
-                    geo.planes,
-                    pre_blocks,
-                    ppb,
-                    pre,
-                    cfg.precondition.invalid_distribution,
-                    seed,
-                )
-            }
-            PreconditionMode::Steady => {
-                pre_blocks = geo.blocks_per_plane;
-                let l = steady::steady_layout(cfg, geo.planes, seed);
-                let mut out = Vec::with_capacity(geo.planes as usize * (pre_blocks as usize + 1));
-                for (p, counts) in l.planes.iter().enumerate() {
-                    full_blocks[p] = counts.len() as u32;
-                    let mut acc = 0u32;
-                    out.push(0);
-                    for b in 0..pre_blocks as usize {
-                        acc += counts.get(b).copied().unwrap_or(0);
-                        out.push(acc);
-                    }
-                }
-                out
-            }
-        };
-        let mut blocks = Vec::with_capacity(geo.planes as usize * geo.blocks_per_plane as usize);
-        let mut planes = Vec::with_capacity(geo.planes as usize);
-        for plane in 0..geo.planes {
-            let full = full_blocks[plane as usize];
-            for b in 0..geo.blocks_per_plane {
-                blocks.push(if b < full {
-                    let valid = if aged {
-                        let s = &aged_start[(plane * (pre_blocks + 1) + b) as usize..];
-                        s[1] - s[0]
-                    } else {
-                        (pre - b as u64 * ppb as u64).min(ppb as u64) as u32
-                    };
-                    Block {
-                        valid,
-                        written: ppb,
-                        erase_count: 0,
-                        p2l: NONE,
-                        state: BlockState::Full,
-                        opened_seq: 0,
-                    }
-                } else {
-                    Block {
-                        valid: 0,
-                        written: 0,
-                        erase_count: 0,
-                        p2l: NONE,
-                        state: BlockState::Free,
-                        opened_seq: 0,
-                    }
-                });
-            }
-            // Free list popped from the end: lowest block index first.
-            planes.push(PlaneAlloc {
-                free: (full..geo.blocks_per_plane).rev().collect(),
-                user: NONE,
-                gc: NONE,
-                gc_running: 0,
-                gc_started_at: 0,
-            });
-        }
-        let entries = (geo.page_bytes / f.translation_entry_bytes) as u64;
-        let gc_urgent_blocks =
-            ((f.gc_hard_threshold * geo.blocks_per_plane as f64).floor() as u32).max(1);
-        Self {
-            gtd: vec![IMPLICIT; logical_pages.div_ceil(entries) as usize],
-            l2p: L2pMap::new(logical_pages),
-            blocks,
-            planes,
-            p2l_pool: Vec::new(),
-            p2l_free: Vec::new(),
-            logical_pages_per_plane,
-            logical_pages,
-            precondition_pages_per_plane: pre,
-            entries_per_translation_page: entries,
-            gc_start_blocks,
-            static_wl_threshold: f.static_wl_threshold,
-            gc_urgent_blocks,
-            gc_victims: f.gc_victims_per_plane.max(1),
-            policy: f.gc_policy,
-            rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x6c61_676f_6f6e),
-            seq: 0,
-            plane_valid: vec![pre; geo.planes as usize],
-            gc_reserved: vec![0; geo.planes as usize],
-            partial_sectors: IntMap::default(),
-            full_sectors: match geo.page_bytes / 512 {
-                n if n >= 64 => u64::MAX,
-                n => (1u64 << n.max(1)) - 1,
-            },
-            aged_start,
-            aged_blocks: pre_blocks,
-            counters: FtlCounters::default(),
-            geo,
-        }
-    }
-
-    /// Physical page of the `k`-th preconditioned page of `plane` (`k` < the precondition
-    /// count): sequential, or by the aged layout's prefix sums.
-    #[inline]
-    fn precondition_ppa(&self, plane: u32, k: u64) -> u32 {
-        let ppb = self.geo.pages_per_block as u64;
-        if self.aged_start.is_empty() {
-            return self.geo.ppa(plane, (k / ppb) as u32, (k % ppb) as u32);
-        }
-        let n = self.aged_blocks as usize;
-        let s = &self.aged_start[plane as usize * (n + 1)..][..n + 1];
-        // The last block whose range starts at or before k holds it.
-        let b = s.partition_point(|&x| x as u64 <= k) - 1;
-        self.geo.ppa(plane, b as u32, (k - s[b] as u64) as u32)
-    }
-
-    /// Plane page index held at `page` of preconditioned block `block`, if it holds one.
-    #[inline]
-    fn precondition_index(&self, plane: u32, block: u32, page: u32) -> Option<u64> {
-        if self.aged_start.is_empty() {
-            let k = block as u64 * self.geo.pages_per_block as u64 + page as u64;
-            return (k < self.precondition_pages_per_plane).then_some(k);
-        }
-        if block >= self.aged_blocks {
-            return None;
-        }
-        let n = self.aged_blocks as usize;
-        let s = &self.aged_start[plane as usize * (n + 1) + block as usize..][..2];
-        (page < s[1] - s[0]).then_some(s[0] as u64 + page as u64)
-    }
-
     #[inline]
     fn block_index(&self, plane: u32, block: u32) -> usize {
         (plane * self.geo.blocks_per_plane + block) as usize
@@ -303,7 +160,7 @@ impl Ftl {
         }
     }
 
-    /// Physical page to read for a logical page.
+    /// Physical page to read for a logical page ([`TRIMMED`] for a trimmed one).
     #[inline]
     pub fn lookup(&mut self, lpa: u64) -> u32 {
         let p = self.l2p.get(lpa);
@@ -320,7 +177,11 @@ impl Ftl {
     /// Whether a logical page holds data (written in the run or in preconditioning).
     #[inline]
     pub fn has_data(&self, lpa: u64) -> bool {
-        self.l2p.get(lpa) != IMPLICIT || self.home(lpa).1
+        match self.l2p.get(lpa) {
+            IMPLICIT => self.home(lpa).1,
+            TRIMMED => false,
+            _ => true,
+        }
     }
 
     /// Sectors of a logical page that hold data (sector validity, MQSim's
@@ -580,6 +441,9 @@ impl Ftl {
 
     fn invalidate_current(&mut self, lpa: u64) {
         let old = self.l2p.get(lpa);
+        if old == TRIMMED {
+            return;
+        }
         if old != IMPLICIT {
             self.invalidate(old);
         } else {
@@ -972,6 +836,11 @@ impl Ftl {
             }
         }
         for (lpa, ppa) in self.l2p.written() {
+            if ppa == TRIMMED {
+                // Holds no page; a valid page tagged with it would fail `valid_tag` (the
+                // map must point at it) and so be missing from the scan's count.
+                continue;
+            }
             if self.valid_tag(ppa) != Some(lpa as u32) {
                 return Err(format!(
                     "logical page {lpa} maps to physical page {ppa}, which does not hold it"

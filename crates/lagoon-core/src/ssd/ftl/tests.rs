@@ -151,3 +151,87 @@ proptest! {
         prop_assert_eq!(ftl.check_consistency(), Ok(()));
     }
 }
+
+#[test]
+fn a_trimmed_page_holds_no_physical_page_until_written_again() {
+    let c = tiny_config();
+    let mut ftl = Ftl::new(&c, 1);
+    let home = ftl.lookup(0);
+    assert!(ftl.trim(0), "a preconditioned page held data");
+    assert_eq!(
+        ftl.valid_tag(home),
+        None,
+        "its page is invalid: GC will not move it"
+    );
+    assert_eq!(ftl.lookup(0), TRIMMED);
+    assert!(
+        !ftl.has_data(0),
+        "a partial write over it needs no read-modify-write"
+    );
+    assert!(!ftl.trim(0), "trimming it again frees nothing");
+    assert_eq!(ftl.counters.trimmed_pages, 1);
+    ftl.check_consistency().unwrap();
+    let p = ftl.write(0);
+    assert_eq!(ftl.lookup(0), p);
+    assert!(ftl.trim(0));
+    assert_eq!(ftl.valid_tag(p), None);
+    ftl.check_consistency().unwrap();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// Writes and trims in random order under many GC cycles: every page written and not
+    /// trimmed since keeps exactly one valid physical page, a trimmed one has none, and GC
+    /// never moves a trimmed page (its moves count only live pages).
+    #[test]
+    fn trims_never_lose_or_duplicate_a_page(seed in 0u64..1000, trim_pct in 5u32..60) {
+        let c = tiny_config();
+        let mut ftl = Ftl::new(&c, seed);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let span = ftl.logical_pages / 2;
+        // Per logical page: Some(true) written in the run, Some(false) trimmed, None untouched.
+        let mut state = vec![None; span as usize];
+        for _ in 0..20_000u32 {
+            let lpa = rng.random_range(0..span);
+            if rng.random_range(0..100) < trim_pct {
+                ftl.trim(lpa);
+                state[lpa as usize] = Some(false);
+                continue;
+            }
+            let plane = ftl.plane_of_lpa(lpa);
+            while ftl.gc_due(plane) || !ftl.can_allocate(plane, Stream::User) {
+                let moves = ftl.counters.gc_page_moves;
+                let Some(v) = ftl.start_gc(plane) else { break };
+                let mut pages = Vec::new();
+                ftl.for_each_valid(plane, v, |ppa, tag| pages.push((ppa, tag)));
+                for &(_, tag) in &pages {
+                    prop_assert!(tag & MAP_TAG != 0 || (tag as u64) >= span
+                        || state[tag as usize] != Some(false), "GC would move trimmed page {tag}");
+                }
+                for (ppa, tag) in pages {
+                    ftl.relocate(tag, ppa);
+                }
+                ftl.erase_done(plane, v);
+                prop_assert!(ftl.counters.gc_page_moves >= moves);
+            }
+            ftl.write(lpa);
+            state[lpa as usize] = Some(true);
+        }
+        prop_assert!(ftl.counters.erases > 20, "only {} erases", ftl.counters.erases);
+        prop_assert_eq!(ftl.check_consistency(), Ok(()));
+        for (lpa, s) in state.iter().enumerate() {
+            let lpa = lpa as u64;
+            match s {
+                Some(true) => {
+                    let p = ftl.lookup(lpa);
+                    prop_assert_eq!(ftl.valid_tag(p), Some(lpa as u32));
+                }
+                Some(false) => {
+                    prop_assert!(ftl.is_trimmed(lpa));
+                    prop_assert_eq!(ftl.lookup(lpa), TRIMMED);
+                }
+                None => {}
+            }
+        }
+    }
+}

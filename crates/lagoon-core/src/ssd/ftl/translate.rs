@@ -173,6 +173,12 @@ impl<Q: DriveQueue> Ssd<Q> {
         match x.kind {
             TxnKind::UserRead => {
                 let ppa = self.ftl.lookup(x.lpa as u64);
+                if ppa == super::TRIMMED {
+                    // Deallocated: zeros, known from the mapping entry; no flash read.
+                    self.ftl.counters.trimmed_page_reads += 1;
+                    self.free_txn(t);
+                    return self.request_pages_done(now, x.req, 1);
+                }
                 let tx = &mut self.txns[t];
                 tx.ppa = ppa;
                 tx.plane = self.ftl.geo.plane_of_ppa(ppa);

@@ -85,6 +85,21 @@ impl Hil {
         }
     }
 
+    /// Every flow addresses the whole logical space (one namespace shared by all queue pairs,
+    /// as the connections of one NBD export are), instead of a share each.
+    pub fn share_namespace(&mut self, logical_pages: u64) {
+        for q in &mut self.queues {
+            q.lpa_base = 0;
+            q.lpa_span = logical_pages;
+        }
+    }
+
+    /// The logical page (device-wide) holding byte `offset` of flow `f`'s namespace.
+    pub fn lpa_of(&self, f: usize, offset: u64) -> u64 {
+        let q = &self.queues[f];
+        q.lpa_base + (offset / self.page_bytes) % q.lpa_span
+    }
+
     /// Requests of flow `f` submitted and not completed.
     #[inline]
     pub fn outstanding(&self, f: usize) -> u32 {

@@ -39,11 +39,14 @@ pub const NQ: usize = 6;
 const SCAN_LIMIT: usize = 64;
 pub const MAX_PLANES: usize = 16;
 
-/// The scheduler's event.
+/// The scheduler's events.
 #[derive(Clone, Copy, Debug)]
 pub enum TsuEvent {
-    /// A die's array operation (tR, tPROG, tBERS) ended.
-    ArrayDone { die: u32 },
+    /// A die's array operation (tR, tPROG, tBERS) ended, unless the die's generation moved
+    /// on since it was scheduled (the operation was suspended: [`suspend`]).
+    ArrayDone { die: u32, gen: u16 },
+    /// A suspension took effect: the die may serve reads.
+    Suspended { die: u32 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,6 +56,8 @@ pub enum Phase {
     Command,
     Array,
     DataOut,
+    /// A suspend command was given; the operation stops at its next step ([`suspend`]).
+    Suspending,
 }
 
 #[derive(Clone, Copy)]
@@ -69,9 +74,30 @@ pub struct Die {
     gc_streak: u32,
     /// When its command went to the interconnect (after any data staging).
     stage_end: Ps,
+    /// When its array operation is due to end, and the generation its `ArrayDone` carries.
+    array_due: Ps,
+    gen: u16,
+    /// Suspensions the current operation has taken ([`suspend`]).
+    suspends: u32,
 }
 
 impl Die {
+    pub const IDLE: Die = Die {
+        phase: Phase::Idle,
+        op: FlashOp::Read,
+        txns: [NONE; MAX_PLANES],
+        n: 0,
+        bytes: 0,
+        started: 0,
+        busy_time: 0,
+        array_time: 0,
+        gc_streak: 0,
+        stage_end: 0,
+        array_due: 0,
+        gen: 0,
+        suspends: 0,
+    };
+
     /// The transactions of its current operation.
     #[inline]
     pub fn current(&self) -> &[u32] {
@@ -103,20 +129,8 @@ pub struct Tsu {
 impl Tsu {
     pub fn new(cfg: &SsdConfig, g: &Geometry) -> Self {
         let order = Order::new(&cfg.ftl);
-        let idle = Die {
-            phase: Phase::Idle,
-            op: FlashOp::Read,
-            txns: [NONE; MAX_PLANES],
-            n: 0,
-            bytes: 0,
-            started: 0,
-            busy_time: 0,
-            array_time: 0,
-            gc_streak: 0,
-            stage_end: 0,
-        };
         Self {
-            dies: vec![idle; g.dies as usize],
+            dies: vec![Die::IDLE; g.dies as usize],
             queues: vec![[List::EMPTY; NQ]; g.dies as usize],
             gc_share: GcShare::new(&cfg.ftl, order.is_issue_order()),
             record_queue_times: cfg.controller.enabled || order.needs_queue_times(),
@@ -136,15 +150,17 @@ impl Tsu {
             remap: None,
             forwarded: Vec::new(),
             timing: FlashTiming::new(&cfg.flash),
-            suspend: suspend::Suspend,
+            suspend: suspend::Suspend::new(&cfg.flash, g.dies as usize),
         }
     }
 
-    /// No operation in progress and nothing queued (MQSimNet §IV.A's "idle" die).
+    /// No operation in progress (or suspended) and nothing queued (MQSimNet §IV.A's "idle"
+    /// die).
     #[inline]
     pub fn die_idle(&self, d: u32) -> bool {
         matches!(self.dies[d as usize].phase, Phase::Idle)
             && self.queues[d as usize].iter().all(|l| l.head == NONE)
+            && !self.suspend.is_parked(d as usize)
     }
 
     pub fn dies(&self) -> &[Die] {
@@ -303,8 +319,13 @@ impl<Q: DriveQueue> Ssd<Q> {
     fn dispatch_scan(&mut self, now: Ps, die: usize) {
         if self.tsu.dies[die].phase != Phase::Idle {
             // The preemption point: a busy die's program or erase may yield to a read.
-            self.tsu.suspend.on_busy_die(&self.tsu.dies[die]);
+            if self.tsu.suspend.enabled() {
+                self.try_suspend(now, die);
+            }
             return;
+        }
+        if self.tsu.suspend.is_parked(die) {
+            return self.dispatch_suspended(now, die);
         }
         // Block re-entry while scanning: dropping a stale GC move can enqueue an erase here.
         self.tsu.dies[die].phase = Phase::Dispatching;
@@ -318,10 +339,10 @@ impl<Q: DriveQueue> Ssd<Q> {
             if self.tsu.queues[die][q].head == NONE {
                 continue;
             }
-            let mut p = self.scan_queue(now, die, q, &mut dropped, true);
+            let mut p = self.scan_queue::<false>(now, die, q, &mut dropped, true);
             if p.n == 0 && p.aligned {
                 // The lagging plane's writes cannot start (or wait beyond the scan): any.
-                p = self.scan_queue(now, die, q, &mut dropped, false);
+                p = self.scan_queue::<false>(now, die, q, &mut dropped, false);
             }
             if p.n > 0 {
                 self.start_op(now, die, &p);
@@ -334,10 +355,33 @@ impl<Q: DriveQueue> Ssd<Q> {
         }
     }
 
+    /// A die whose program or erase is suspended serves the eligible reads waiting for it,
+    /// then resumes the operation ([`suspend`]).
+    #[inline(never)]
+    fn dispatch_suspended(&mut self, now: Ps, die: usize) {
+        self.tsu.dies[die].phase = Phase::Dispatching;
+        let mut dropped = false;
+        for &q in self.tsu.suspend.read_queues() {
+            if self.tsu.queues[die][q].head == NONE {
+                continue;
+            }
+            let p = self.scan_queue::<true>(now, die, q, &mut dropped, false);
+            if p.n > 0 {
+                self.flash.reads_during_suspend += p.n as u64;
+                self.start_op(now, die, &p);
+                return;
+            }
+        }
+        self.resume(now, die);
+    }
+
     /// Look down queue `q` of `die` for the transactions its next operation runs: the first
     /// executable one and same-kind partners at its offset on other planes. Stale GC moves
-    /// found on the way are dropped (`dropped`), remapped ones forwarded.
-    fn scan_queue(
+    /// found on the way are dropped (`dropped`), remapped ones forwarded. `SUSPENDED`: only
+    /// reads that may run on a suspended die are picked. `align`: same-offset programs start
+    /// on the plane that is behind (multiplane.rs).
+    #[inline(always)]
+    fn scan_queue<const SUSPENDED: bool>(
         &mut self,
         now: Ps,
         die: usize,
@@ -439,6 +483,7 @@ impl<Q: DriveQueue> Ssd<Q> {
                 0
             };
             let ok = same_kind
+                && (!SUSPENDED || self.tsu.suspend.eligible(x.kind))
                 && used_planes & (1 << local) == 0
                 && (picked.n == 0 || offset == offset0)
                 && (picked.n > 0 || target.is_none_or(|o| o == offset))
@@ -547,6 +592,7 @@ impl<Q: DriveQueue> Ssd<Q> {
         d.txns = p.txns;
         d.bytes = bytes;
         d.started = now;
+        d.suspends = 0;
         if matches!(kind, TxnKind::GcRead | TxnKind::ScanRead) && self.datapath.global_copyback() {
             // The GC reads take source dBUF slots; a status-scan read may share their
             // multi-plane read and takes none.
@@ -643,8 +689,20 @@ impl<Q: DriveQueue> Ssd<Q> {
                     timing.array_time(d.op)
                 };
                 d.array_time += t;
-                self.q
-                    .schedule(now + t, TsuEvent::ArrayDone { die: die as u32 });
+                d.array_due = now + t;
+                let gen = d.gen;
+                self.q.schedule(
+                    now + t,
+                    TsuEvent::ArrayDone {
+                        die: die as u32,
+                        gen,
+                    },
+                );
+                if self.tsu.suspend.enabled() {
+                    // Reads that came while the command and data were on the channel (or
+                    // that the die's order put behind this program or erase) may suspend it.
+                    self.try_suspend(now, die);
+                }
             }
             Phase::DataOut => self.finish_op(now, die),
             p => unreachable!("transfer done in phase {p:?}"),
@@ -681,9 +739,16 @@ impl<Q: DriveQueue> Ssd<Q> {
     }
 
     pub fn on_tsu_event(&mut self, now: Ps, ev: TsuEvent) {
-        let TsuEvent::ArrayDone { die } = ev;
-        let die = die as usize;
+        let (die, gen) = match ev {
+            TsuEvent::ArrayDone { die, gen } => (die as usize, gen),
+            TsuEvent::Suspended { die } => return self.on_suspended(now, die as usize),
+        };
         let d = &mut self.tsu.dies[die];
+        if gen != d.gen {
+            // The completion of an operation that was suspended since: its resume scheduled
+            // the one that counts.
+            return;
+        }
         if d.op == FlashOp::Read {
             d.phase = Phase::DataOut;
             let t = Transfer {

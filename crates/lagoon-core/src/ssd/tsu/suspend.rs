@@ -1,17 +1,233 @@
-//! Program/erase suspension: the die state machine's preemption point. A read that finds its
-//! die in the array phase of a program or erase is where real NAND may suspend the operation,
-//! serve the read and resume (issue 35 builds it here). Today no operation is suspended:
-//! every hook returns at once, so results are those of a die that always finishes first.
+//! Program/erase suspension (`flash.suspend`): a read that finds its die in the array phase of
+//! a program or erase suspends it, is served, and the operation resumes where it stopped
+//! (Wu & He, FAST '12; real NAND stops at the end of a program-verify or erase step).
+//!
+//! ```text
+//! program/erase in its array phase ─(eligible read waiting)─▶ suspend command
+//!   ─ suspend_ns ─▶ SUSPENDED: the die serves the eligible reads waiting for it, one
+//!   (multi-plane) read at a time ─(none left)─▶ resume command ─ resume_ns + remaining ─▶ done
+//! ```
+//! Choices (docs/MODEL.md): the die suspends only a whole operation (a multi-plane program
+//! or erase as one); only reads may run while it is suspended, first those of the mapping and
+//! user read queues (and GC's with `suspend_reads = "all"`), in the die's usual order, with
+//! partners; the operation resumes when none is waiting, and takes at most `max_suspends`
+//! suspensions; an operation that would end within the suspend latency is not suspended. The
+//! suspended operation's own completion event is made stale by a generation number (the die's
+//! `gen`), so only the event its resume schedules completes it. The array time counted for
+//! it stays its full tPROG / tBERS; the die is busy from its start to the suspend taking
+//! effect, and from the resume command to its end.
 
-use super::Die;
+use super::{Die, Phase, TsuEvent, MAX_PLANES, Q_GC_READ, Q_MAP_READ, Q_READ};
+use crate::config::{FlashConfig, Suspend as Mode, SuspendReads};
+use crate::engine::NONE;
+use crate::flash::FlashOp;
+use crate::ssd::txn::TxnKind;
+use crate::ssd::{DriveQueue, Ssd};
+use crate::time::{ns, Ps};
 
-/// The suspension policy (none yet).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Suspend;
+/// A suspended operation: the die's second operation slot.
+#[derive(Clone, Copy, Debug)]
+pub struct Parked {
+    op: FlashOp,
+    txns: [u32; MAX_PLANES],
+    n: u8,
+    bytes: u32,
+    stage_end: Ps,
+    /// Array time still to run when the suspension took effect.
+    remaining: Ps,
+    /// Suspensions so far, this one included.
+    suspends: u32,
+    /// When the suspend command was given (for the time spent suspended).
+    since: Ps,
+}
+
+/// The suspension policy and each die's suspended operation.
+#[derive(Clone, Debug)]
+pub struct Suspend {
+    mode: Mode,
+    suspend_ps: Ps,
+    resume_ps: Ps,
+    max: u32,
+    reads: SuspendReads,
+    parked: Vec<Option<Parked>>,
+}
+
+/// Queues a suspended die serves, in order: host reads, then GC's with `suspend_reads = "all"`.
+const HOST_READS: [usize; 2] = [Q_MAP_READ, Q_READ];
+const ALL_READS: [usize; 3] = [Q_MAP_READ, Q_READ, Q_GC_READ];
 
 impl Suspend {
-    /// A dispatch attempt found `die` busy: the point where a waiting read could suspend its
-    /// program or erase. Nothing suspends yet.
+    pub fn new(f: &FlashConfig, dies: usize) -> Self {
+        Self {
+            mode: f.suspend,
+            suspend_ps: ns(f.suspend_ns),
+            resume_ps: ns(f.resume_ns),
+            max: f.max_suspends,
+            reads: f.suspend_reads,
+            parked: if f.suspend == Mode::Off {
+                Vec::new()
+            } else {
+                vec![None; dies]
+            },
+        }
+    }
+
     #[inline(always)]
-    pub fn on_busy_die(&self, _die: &Die) {}
+    pub fn enabled(&self) -> bool {
+        self.mode != Mode::Off
+    }
+
+    /// Whether `die` holds a suspended operation.
+    #[inline(always)]
+    pub fn is_parked(&self, die: usize) -> bool {
+        self.enabled() && self.parked[die].is_some()
+    }
+
+    /// Whether the die's current operation may be suspended now (by kind and count).
+    fn may_suspend(&self, d: &Die, suspends: u32) -> bool {
+        let kind = match d.op {
+            FlashOp::Erase => true,
+            FlashOp::Program => self.mode == Mode::ProgramErase,
+            FlashOp::Read | FlashOp::Copyback => false,
+        };
+        kind && d.phase == Phase::Array && suspends < self.max
+    }
+
+    /// The read queues a suspended die serves.
+    #[inline]
+    pub fn read_queues(&self) -> &'static [usize] {
+        match self.reads {
+            SuspendReads::Host => &HOST_READS,
+            SuspendReads::All => &ALL_READS,
+        }
+    }
+
+    /// Whether a transaction of `kind` may run on a suspended die (and so suspend one).
+    #[inline]
+    pub fn eligible(&self, kind: TxnKind) -> bool {
+        match kind {
+            TxnKind::UserRead | TxnKind::MapRead | TxnKind::RmwRead => true,
+            TxnKind::GcRead | TxnKind::ScanRead => self.reads == SuspendReads::All,
+            _ => false,
+        }
+    }
+}
+
+impl<Q: DriveQueue> Ssd<Q> {
+    /// A dispatch attempt found `die` busy: suspend its program or erase if an eligible read
+    /// waits at the head of one of the die's read queues.
+    pub(super) fn try_suspend(&mut self, now: Ps, die: usize) {
+        let s = &self.tsu.suspend;
+        let d = &self.tsu.dies[die];
+        if s.parked[die].is_some() || !s.may_suspend(d, d.suspends) {
+            return;
+        }
+        // The operation stops at the next step boundary: one that would end by then runs on.
+        let stop = now + s.suspend_ps;
+        if d.array_due <= stop {
+            return;
+        }
+        let waiting = s.read_queues().iter().any(|&q| {
+            let h = self.tsu.queues[die][q].head;
+            h != NONE && s.eligible(self.txns[h].kind)
+        });
+        if !waiting {
+            return;
+        }
+        let d = &mut self.tsu.dies[die];
+        let parked = Parked {
+            op: d.op,
+            txns: d.txns,
+            n: d.n,
+            bytes: d.bytes,
+            stage_end: d.stage_end,
+            remaining: d.array_due - stop,
+            suspends: d.suspends + 1,
+            since: now,
+        };
+        // Its completion event goes stale; the die is busy until the suspension takes effect.
+        d.gen = d.gen.wrapping_add(1);
+        d.busy_time += stop - d.started;
+        d.phase = Phase::Suspending;
+        d.n = 0;
+        self.tsu.suspend.parked[die] = Some(parked);
+        self.flash.suspensions += 1;
+        self.q
+            .schedule(stop, TsuEvent::Suspended { die: die as u32 });
+    }
+
+    /// The suspension took effect: the die serves the reads waiting for it (or resumes).
+    pub(super) fn on_suspended(&mut self, now: Ps, die: usize) {
+        debug_assert_eq!(self.tsu.dies[die].phase, Phase::Suspending);
+        self.tsu.dies[die].phase = Phase::Idle;
+        self.try_dispatch(now, die);
+    }
+
+    /// No eligible read is left for the suspended die: resume its operation.
+    pub(super) fn resume(&mut self, now: Ps, die: usize) {
+        let p = self.tsu.suspend.parked[die]
+            .take()
+            .expect("resume without a suspended operation");
+        let end = now + self.tsu.suspend.resume_ps + p.remaining;
+        self.flash.suspended_ns += (now - p.since) / crate::time::PS_PER_NS;
+        self.flash.resumes += 1;
+        let d = &mut self.tsu.dies[die];
+        d.phase = Phase::Array;
+        d.op = p.op;
+        d.txns = p.txns;
+        d.n = p.n;
+        d.bytes = p.bytes;
+        d.stage_end = p.stage_end;
+        d.started = now;
+        d.suspends = p.suspends;
+        d.array_due = end;
+        let gen = d.gen;
+        self.q.schedule(
+            end,
+            TsuEvent::ArrayDone {
+                die: die as u32,
+                gen,
+            },
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(mode: Mode, reads: SuspendReads) -> Suspend {
+        let f = FlashConfig {
+            suspend: mode,
+            suspend_reads: reads,
+            ..FlashConfig::default()
+        };
+        Suspend::new(&f, 2)
+    }
+
+    #[test]
+    fn which_reads_and_operations_may_suspend() {
+        let host = policy(Mode::ProgramErase, SuspendReads::Host);
+        assert!(host.eligible(TxnKind::UserRead) && host.eligible(TxnKind::RmwRead));
+        assert!(!host.eligible(TxnKind::GcRead) && !host.eligible(TxnKind::UserWrite));
+        assert_eq!(host.read_queues(), &HOST_READS);
+        let all = policy(Mode::Erase, SuspendReads::All);
+        assert!(all.eligible(TxnKind::GcRead) && all.eligible(TxnKind::ScanRead));
+        assert_eq!(all.read_queues(), &ALL_READS);
+        let mut d = Die::IDLE;
+        d.phase = Phase::Array;
+        d.op = FlashOp::Program;
+        assert!(
+            host.may_suspend(&d, 0) && !all.may_suspend(&d, 0),
+            "erase-only mode"
+        );
+        d.op = FlashOp::Erase;
+        assert!(
+            all.may_suspend(&d, 3) && !all.may_suspend(&d, 4),
+            "max_suspends = 4"
+        );
+        d.phase = Phase::Command;
+        assert!(!all.may_suspend(&d, 0), "only in the array phase");
+        assert!(!policy(Mode::Off, SuspendReads::All).enabled());
+    }
 }
