@@ -1620,14 +1620,14 @@ fn a_drive_whose_mapping_tables_outgrow_the_limit_is_named() {
     assert_ne!(code, 0);
     assert!(
         err.contains("flash (geometry): lifetime mode holds every page's map")
-            && err.contains("16.24 GB")
+            && err.contains("16.27 GB")
             && err.contains("4.29 GB limit"),
         "{err}"
     );
     let (code, _, err) = lagoon(&["run", "--ssd", &ssd, "--workload", "syn:read=0,count=100"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("note: this drive's mapping tables grow to 16.24 GB"),
+        err.contains("note: this drive's mapping tables grow to 16.27 GB"),
         "{err}"
     );
     // LAGOON_MAX_STATE_GB moves the limit: above the full maps, no note; below the drive's

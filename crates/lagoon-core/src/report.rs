@@ -107,6 +107,12 @@ pub struct Report {
     pub ftl: FtlCounters,
     /// Flash page programs per page written by the host to flash.
     pub write_amplification: f64,
+    /// The GC moves' share of it: GC page programs per host page written to flash.
+    pub write_amplification_gc: f64,
+    /// The mapping table's share of it: translation-page programs per host page written to
+    /// flash (demand mapping; DFTL batch write-backs, `ftl.translation_entries_written` over
+    /// `ftl.translation_writebacks` entries each).
+    pub write_amplification_mapping: f64,
     pub wear: WearReport,
     /// Energy and average power (Venice §6.4, Table 4; `crate::energy`); null for an unknown back end.
     pub energy: Option<EnergyReport>,
@@ -238,6 +244,16 @@ impl Report {
             ftl: o.ftl.clone(),
             write_amplification: if o.ftl.host_page_writes > 0 {
                 o.flash.page_programs as f64 / host_pages
+            } else {
+                0.0
+            },
+            write_amplification_gc: if o.ftl.host_page_writes > 0 {
+                o.ftl.gc_page_moves as f64 / host_pages
+            } else {
+                0.0
+            },
+            write_amplification_mapping: if o.ftl.host_page_writes > 0 {
+                o.ftl.translation_page_writes as f64 / host_pages
             } else {
                 0.0
             },
@@ -393,8 +409,8 @@ impl Report {
         );
         let _ = writeln!(
             s,
-            "FTL             {} GC runs ({} static wear levelling), {} pages moved, write amplification {:.3}, {} unwritten-page reads",
-            self.ftl.gc_runs, self.ftl.static_wl_runs, self.ftl.gc_page_moves, self.write_amplification, self.ftl.unwritten_page_reads
+            "FTL             {} GC runs ({} static wear levelling), {} pages moved, write amplification {:.3} (GC {:.3}, mapping {:.3}), {} unwritten-page reads",
+            self.ftl.gc_runs, self.ftl.static_wl_runs, self.ftl.gc_page_moves, self.write_amplification, self.write_amplification_gc, self.write_amplification_mapping, self.ftl.unwritten_page_reads
         );
         if let Some(e) = &self.energy {
             let _ = writeln!(

@@ -4,7 +4,8 @@
 use crate::config::SsdConfig;
 
 /// 2 channels x 2 chips x 1 die x 2 planes, 64 blocks of 16 pages of 4 KB (1,024 pages per
-/// plane), 20 % over-provisioning, GC below 10 % free blocks, a 64-page write buffer;
+/// plane), 20 % over-provisioning, GC below 10 % free blocks, a 64-page write buffer with
+/// Lagoon's eager destage;
 /// everything else as [`SsdConfig::default`].
 pub fn tiny() -> SsdConfig {
     let mut c = SsdConfig {
@@ -20,6 +21,9 @@ pub fn tiny() -> SsdConfig {
     c.ftl.overprovisioning = 0.2;
     c.ftl.gc_threshold = 0.1;
     c.cache.capacity_bytes = 64 * 4096;
+    // Eager destage: every buffered page is programmed, so tests of GC and scheduling see
+    // their writes reach flash (MQSim's policy, the default, keeps rewrites in DRAM).
+    c.cache.write_policy = crate::config::WritePolicyKind::Lagoon;
     c.validate().expect("the tiny drive is valid");
     c
 }

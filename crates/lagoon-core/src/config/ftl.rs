@@ -61,6 +61,10 @@ section! {
         /// §3 "global free block selection": the plane with the fewest valid pages that has room
         /// short of its last free block, scanned from a rotating start; the victim's own if none).
         gc_destination: GcDestination = GcDestination::SamePlane;
+        /// Victims a plane may collect at once (MQSim: 10, `max_ongoing_gc_reqs_per_plane`,
+        /// `SSD_Device.cpp` 310): with more than one, a plane below `gc_threshold` starts another
+        /// each time its free blocks fall below their count when the last one started.
+        gc_victims_per_plane: u32 = 1, "victims", Range::int(1, 1024);
         /// When a plane starts its next victim: `backlog` (whenever it is below `gc_threshold`:
         /// after each erase too, so a plane works off its deficit in one go) or `per-write`
         /// (SimpleSSD's GCReclaimBlocks = 1: one victim per host write that finds its plane below

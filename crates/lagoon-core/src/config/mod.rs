@@ -28,7 +28,7 @@ pub mod rules;
 pub mod schema;
 pub mod wear;
 
-pub use cache::CacheConfig;
+pub use cache::{CacheConfig, WritePolicyKind};
 pub use controller::{ControllerConfig, Design, FnocConfig};
 pub use energy::EnergyConfig;
 pub use flash::{
@@ -190,7 +190,7 @@ impl SsdConfig {
     /// under aged preconditioning, whose GC touches map chunks all over the logical space
     /// at once: there the whole mapping table is counted.
     pub fn model_state_bytes(&self) -> u64 {
-        let aged_map = if self.precondition.mode == PreconditionMode::Aged {
+        let aged_map = if self.precondition.mode != PreconditionMode::Sequential {
             self.logical_pages() * 4
         } else {
             0
@@ -218,19 +218,24 @@ impl SsdConfig {
         let (rows, cols) = self.mesh_dims();
         let routers = rows as u64 * cols as u64;
         // Aged preconditioning's per-block layout.
-        let aged = if self.precondition.mode == PreconditionMode::Aged {
+        let aged = if self.precondition.mode != PreconditionMode::Sequential {
             blocks * 4
         } else {
             0
         };
         // Block record + free-list slot; plane allocator; die queues and state;
-        // a translation-directory word per translation page; the L2P map's chunk table (a
-        // pointer per chunk); router and link tables.
+        // a translation-directory word per translation page (and, with a CMT, its generation
+        // and dirty count); the L2P map's chunk table (a pointer per chunk); router and link
+        // tables.
         let chunks = self.physical_pages() >> schema::L2P_CHUNK_BITS;
+        let per_translation_page = match self.ftl.mapping {
+            MappingConfig::Demand { .. } => 12,
+            MappingConfig::Ideal => 4,
+        };
         blocks * (32 + 4)
             + planes * 64
             + dies * 256
-            + self.physical_pages() / entries * 4
+            + self.physical_pages() / entries * per_translation_page
             + chunks * 8
             + routers * 256
             + aged

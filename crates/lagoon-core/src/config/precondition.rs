@@ -14,6 +14,11 @@ section! {
         /// `aged`: a steady state (dSSD §6.1: "SSD is fully utilized and some random fraction of
         /// the pages are invalidated"): every block but `free_blocks` per plane is full, holding
         /// the written pages and, beside them, invalid pages spread by `invalid_distribution`.
+        /// `steady`: the state GC converges to under uniform random overwrites, reached by a
+        /// functional warm-up of one plane of this geometry with this FTL's GC (policy,
+        /// threshold) for `warmup_overwrites` writes per written page; each plane takes a
+        /// snapshot of it at its own phase (MQSim derives the same state from a mean-field
+        /// model instead, `FTL.cpp` 431-446).
         mode: PreconditionMode = PreconditionMode::Sequential;
         /// `aged`: free blocks left per plane; 0 = the GC threshold's count (GC starts when the
         /// first user write opens a block).
@@ -22,6 +27,9 @@ section! {
         /// likely invalid: Binomial counts per block, the total exact; seeded) or `equal` (every
         /// block the same count, ±1).
         invalid_distribution: InvalidDistribution = InvalidDistribution::Uniform;
+        /// `steady`: random overwrites per written page in the warm-up (write amplification has
+        /// settled after about two; docs/validation.md).
+        warmup_overwrites: f64 = 3.0, "writes per written page", Range::real(0.0, 100.0);
     }
 }
 
@@ -30,6 +38,7 @@ section! {
 pub enum PreconditionMode {
     Sequential,
     Aged,
+    Steady,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]

@@ -396,6 +396,7 @@ impl Simulator {
             .flush
             .get_or_insert_with(Box::default)
             .flush(fl, now);
+        self.ssd.write_back_dirty(now);
     }
 
     /// Handle every event at or before `t`, then set the clock to `t` (never back). A request

@@ -159,6 +159,16 @@ impl<V: Copy + Default> Lru<V> {
         Some(&mut self.slots[s as usize].value)
     }
 
+    /// Visit every entry from most to least recently used, without changing the order.
+    pub fn for_each_mut(&mut self, mut f: impl FnMut(u64, &mut V)) {
+        let mut s = self.head;
+        while s != EMPTY {
+            let slot = &mut self.slots[s as usize];
+            f(slot.key, &mut slot.value);
+            s = slot.next;
+        }
+    }
+
     /// Least recently used entry.
     pub fn lru(&self) -> Option<(u64, V)> {
         (self.tail != EMPTY).then(|| {

@@ -96,8 +96,8 @@ impl<Q: DriveQueue> Ssd<Q> {
             q,
             hil: Hil::new(cfg, &ftl, flows),
             cache: cache::WriteBuffer::new(cfg, ftl.geo.page_bytes),
-            translate: Translate::new(cfg),
-            gc: Gc::new(&ftl.geo),
+            translate: Translate::new(cfg, &ftl),
+            gc: Gc::new(&ftl.geo, cfg.ftl.gc_victims_per_plane),
             tsu: Tsu::new(cfg, &ftl.geo),
             datapath,
             net,
@@ -158,11 +158,11 @@ impl<Q: DriveQueue> Ssd<Q> {
                 self.enqueue(now, x.link, tsu::Q_WRITE);
             }
             TxnKind::ScanRead => self.flash.scan_reads += 1,
-            TxnKind::MapRead => self.mapping_read_done(now, x.lpa),
+            TxnKind::MapRead => self.mapping_read_done(now, &x),
             TxnKind::UserWrite => self.user_program_done(now, &x),
             TxnKind::MapWrite => self.flash.mapping_writes += 1,
-            TxnKind::GcRead => self.gc_read_done(now, &x),
-            TxnKind::GcWrite | TxnKind::Copyback => self.gc_write_done(now, &x),
+            TxnKind::GcRead => self.gc_read_done(now, t, &x),
+            TxnKind::GcWrite | TxnKind::Copyback => self.gc_write_done(now, t, &x),
             TxnKind::Erase => self.erase_done(now, &x),
         }
     }

@@ -81,13 +81,14 @@ impl<Q: DriveQueue> Ssd<Q> {
                 // read + program (or copyback), along the configured path.
                 let ppa = self.ftl.lookup(lpa as u64);
                 let plane = self.ftl.geo.plane_of_ppa(ppa);
-                self.gc.probe_move(plane);
                 let (kind, q, bytes) = if self.cfg.ftl.copyback {
                     (TxnKind::Copyback, Q_GC_WRITE, 0)
                 } else {
                     (TxnKind::GcRead, Q_GC_READ, page)
                 };
-                (self.alloc_txn(kind, NONE, lpa, ppa, plane, bytes), q)
+                let t = self.alloc_txn(kind, NONE, lpa, ppa, plane, bytes);
+                self.gc.probe_move(t);
+                (t, q)
             }
         };
         if !matches!(self.probe.ops[i], ProbeOp::GcMove { .. }) {

@@ -176,7 +176,6 @@ pub struct Request {
     pub next: u32,
 }
 
-
 /// Counters of flash commands.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct FlashCounters {

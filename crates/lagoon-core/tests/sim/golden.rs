@@ -400,6 +400,17 @@ fn cases() -> Vec<Case> {
         &["syn:read=20,size=uniform:4k-64k,arrival=qd:32,count=3000"],
         18,
     ));
+    // MQSim's write-back policy (issue 33): first writes in a window, an LRU, per-plane cap.
+    let mut mq = perf.clone();
+    mq.cache.capacity_bytes = 64 * 4096;
+    mq.cache.write_policy = lagoon_core::config::WritePolicyKind::Mqsim;
+    out.push(simple(
+        "perf-small-cache-mqsim-policy",
+        mq,
+        Arch::Baseline,
+        &["syn:read=20,size=uniform:4k-64k,addr=hotcold:90/10,arrival=qd:32,count=3000"],
+        18,
+    ));
     for (name, spread) in [
         ("tiny-aged-uniform", InvalidDistribution::Uniform),
         ("tiny-aged-equal", InvalidDistribution::Equal),
@@ -409,6 +420,10 @@ fn cases() -> Vec<Case> {
         c.precondition.invalid_distribution = spread;
         out.push(simple(name, c, Arch::Baseline, &[gc_mixed], 19));
     }
+    // Steady-state preconditioning (issue 33): the functional warm-up's layout.
+    let mut c = tiny();
+    c.precondition.mode = PreconditionMode::Steady;
+    out.push(simple("tiny-steady", c, Arch::Baseline, &[gc_mixed], 19));
 
     // The controller model (dSSD Table 2 designs) on an aged drive, status scans, the fNoC.
     let dssd_w = "syn:read=30,size=uniform:4k-32k,arrival=qd:32,count=3000";

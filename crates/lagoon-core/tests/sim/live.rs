@@ -197,6 +197,36 @@ fn a_live_flush_waits_for_the_buffered_writes_to_be_programmed() {
     assert_eq!(out.flash.page_programs, 4);
 }
 
+/// MQSim's write-back policy keeps a page's rewrites within its window in DRAM with no program
+/// under way; a flush writes them back, and completes once they are programmed.
+#[test]
+fn a_live_flush_writes_back_rewrites_mqsims_policy_keeps_in_dram() {
+    let mut cfg = lagoon_core::config::SsdConfig::load("perf-optimized").unwrap();
+    cfg.cache.enabled = true;
+    cfg.cache.write_policy = lagoon_core::config::WritePolicyKind::Mqsim;
+    let mut s = Simulator::new(&cfg, Arch::Baseline, vec![flow(Replay::Live, vec![])], 1);
+    s.start_live().unwrap();
+    let mut done = Vec::new();
+    // The first write of page 0 is programmed; once it is, the rewrite stays in DRAM.
+    s.submit_live(0, req(Op::Write, 0), 0);
+    drain(&mut s, &mut done);
+    s.submit_live(0, req(Op::Write, 0), 1);
+    drain(&mut s, &mut done);
+    assert_eq!(done.len(), 2);
+    s.flush_live(0, 7);
+    s.take_live_completions(&mut done);
+    assert_eq!(done.len(), 2, "the rewrite is not on flash yet");
+    let t = s.now();
+    drain(&mut s, &mut done);
+    let f = done
+        .iter()
+        .find(|c| c.tag == 7)
+        .expect("the flush completes");
+    assert!(f.completed > t + 50_000 * PS_PER_NS, "{f:?}");
+    let out = s.finish_live();
+    assert_eq!(out.flash.page_programs, 2);
+}
+
 /// Trimmed pages are read without a flash read, and counted.
 #[test]
 fn a_read_of_trimmed_pages_needs_no_flash_read() {

@@ -11,3 +11,4 @@ mod robustness;
 mod suspend;
 mod timing;
 mod traces;
+mod writegc;

@@ -106,7 +106,7 @@ fn an_unknown_name_lists_the_valid_ones() {
             "`per-plane`, `parallel`, `preemptive`, `tiny-tail`",
         ),
         ("ftl", "gc_destination", "`same-plane` or `global`"),
-        ("precondition", "mode", "`sequential` or `aged`"),
+        ("precondition", "mode", "`sequential`, `aged`, `steady`"),
         (
             "precondition",
             "invalid_distribution",

@@ -14,7 +14,10 @@ const ALL: [(&str, u64); 4] = [
     ("fiu-cheetah-mail.trace", 9_998),
 ];
 
-/// With the always-cached mapping table the path-conflict-free back end is never slower.
+/// With the always-cached mapping table the path-conflict-free back end never takes longer,
+/// and its mean latency is at most 0.5 % above (greedy pairing: on msr-cut-105, closed:32,
+/// cost-optimized, its faster transfers leave 283 two-plane programs where baseline forms 292,
+/// mean +0.04 %, makespan −0.5 %).
 /// With the demand-cached table (the presets) it can be by a few per cent: concurrent misses
 /// to one translation page share a flash read only while that read is in flight, so faster
 /// transfers mean fewer shared reads (seen: cost-optimized, fiu, closed:32, +2.4 %).
@@ -27,12 +30,12 @@ fn all_traces_both_presets_both_back_ends_both_replays() {
         ("cost-optimized", true),
     ] {
         let mut cfg = SsdConfig::load(preset).unwrap();
-        let tolerance = if ideal_map {
+        let (tolerance, latency_tolerance) = if ideal_map {
             cfg.ftl.mapping = lagoon_core::config::MappingConfig::Ideal;
-            // latencies are recorded in whole ns: allow 1 ppm of rounding
-            1.000_001
+            // makespan: whole-ns rounding only (1 ppm); mean latency: greedy pairing (above)
+            (1.000_001, 1.005)
         } else {
-            1.05
+            (1.05, 1.05)
         };
         for (name, n) in ALL {
             for replay in [Replay::Timed { speedup: 1.0 }, Replay::Closed { depth: 32 }] {
@@ -53,7 +56,7 @@ fn all_traces_both_presets_both_back_ends_both_replays() {
                     base.0
                 );
                 assert!(
-                    ideal.1 <= base.1 * tolerance,
+                    ideal.1 <= base.1 * latency_tolerance,
                     "{ctx}: ideal mean latency {} > baseline {}",
                     ideal.1,
                     base.1

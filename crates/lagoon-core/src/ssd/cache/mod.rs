@@ -2,41 +2,71 @@
 //! for room in it.
 //!
 //! The buffer's decisions — whether a page written now needs a program (destage), merges
-//! into one, or must wait (back-pressure), and whether a finished program frees its slot —
-//! sit behind one interface, [`WritePolicy`]; Lagoon's own policy is [`slots::DataCache`]
-//! (eager destage: every newly buffered page is queued for programming at once; see its
-//! module doc). The stage around it admits a write's pages in order, parks a write whose
-//! page finds no room, and wakes parked writes as programs free slots.
+//! into one, evicts another page, or must wait (back-pressure), and whether a finished
+//! program frees its slot — sit behind one interface, [`WritePolicy`], picked by
+//! `cache.write_policy`: Lagoon's own [`slots::DataCache`] (eager destage: every newly
+//! buffered page is queued for programming at once; see its module doc) or MQSim's
+//! [`mqsim::MqsimCache`] (first write in a window to flash, hot pages kept in an LRU, one page
+//! per plane of write-back in flight). The stage around it admits a write's pages in order,
+//! parks a write whose page finds no room, and wakes parked writes as programs end.
 
 pub mod flush;
+pub mod mqsim;
 pub mod slots;
 
 use super::txn::{Txn, TxnKind, ACKED};
 use super::{DriveQueue, Ssd};
-use crate::config::SsdConfig;
+use crate::config::{SsdConfig, WritePolicyKind};
 use crate::engine::{List, NONE};
-use crate::time::Ps;
+use crate::time::{Ps, PS_PER_MS};
+pub use mqsim::MqsimCache;
 pub use slots::{Admit, DataCache};
+
+/// What buffering one page of a write did.
+pub enum Buffered {
+    /// No room now: the write waits (back-pressure).
+    Full,
+    /// Buffered. `program`: the page is to be programmed now (its destage). `evicted`: a page
+    /// pushed out for it, to be programmed with these sectors.
+    Done {
+        program: bool,
+        evicted: Option<(u64, u64)>,
+    },
+}
 
 /// A write buffer's destage and back-pressure decisions.
 pub trait WritePolicy {
-    /// Buffer `sectors` of page `lpa` written now.
-    fn admit(&mut self, lpa: u64, sectors: u64) -> Admit;
+    /// Buffer `sectors` of page `lpa` written at `now`.
+    fn admit(&mut self, now: Ps, lpa: u64, sectors: u64) -> Buffered;
     /// Whether a write to `lpa` would find room (a parked write may retry).
     fn has_room(&self, lpa: u64) -> bool;
     /// Buffered sectors of a page (0 if absent).
     fn sectors(&self, lpa: u64) -> u64;
     /// The page's program was dispatched to a die.
     fn program_started(&mut self, lpa: u64);
-    /// The page's program finished: true if newer data needs another program (the slot is
-    /// kept); otherwise the slot may be released.
-    fn program_done(&mut self, lpa: u64) -> bool;
+    /// The page's program finished (`counted`: the sectors it was issued with, see
+    /// [`WritePolicy::counts_sectors`]): true if newer data needs another program (the slot
+    /// is kept); otherwise the slot may be released.
+    fn program_done(&mut self, lpa: u64, counted: u64) -> bool;
+    /// Whether programs are counted against the back-pressure by their sectors when issued
+    /// (the stage then records them on the program).
+    fn counts_sectors(&self) -> bool;
 }
 
 impl WritePolicy for DataCache {
     #[inline]
-    fn admit(&mut self, lpa: u64, sectors: u64) -> Admit {
-        DataCache::admit(self, lpa, sectors)
+    fn admit(&mut self, _now: Ps, lpa: u64, sectors: u64) -> Buffered {
+        match DataCache::admit(self, lpa, sectors) {
+            Admit::Full => Buffered::Full,
+            Admit::Merged => Buffered::Done {
+                program: false,
+                evicted: None,
+            },
+            Admit::NeedsProgram => Buffered::Done {
+                program: true,
+                evicted: None,
+            },
+        }
     }
     #[inline]
     fn has_room(&self, lpa: u64) -> bool {
@@ -51,15 +81,107 @@ impl WritePolicy for DataCache {
         DataCache::program_started(self, lpa)
     }
     #[inline]
-    fn program_done(&mut self, lpa: u64) -> bool {
+    fn program_done(&mut self, lpa: u64, _counted: u64) -> bool {
         DataCache::program_done(self, lpa)
+    }
+    #[inline]
+    fn counts_sectors(&self) -> bool {
+        false
+    }
+}
+
+impl WritePolicy for MqsimCache {
+    #[inline]
+    fn admit(&mut self, now: Ps, lpa: u64, sectors: u64) -> Buffered {
+        match MqsimCache::admit(self, now, lpa, sectors) {
+            None => Buffered::Full,
+            Some(b) => Buffered::Done {
+                program: b.program,
+                evicted: b.evicted,
+            },
+        }
+    }
+    #[inline]
+    fn has_room(&self, _lpa: u64) -> bool {
+        MqsimCache::has_room(self)
+    }
+    #[inline]
+    fn sectors(&self, lpa: u64) -> u64 {
+        MqsimCache::sectors(self, lpa)
+    }
+    #[inline]
+    fn program_started(&mut self, lpa: u64) {
+        MqsimCache::program_started(self, lpa)
+    }
+    #[inline]
+    fn program_done(&mut self, lpa: u64, counted: u64) -> bool {
+        MqsimCache::program_done(self, lpa, counted);
+        false
+    }
+    #[inline]
+    fn counts_sectors(&self) -> bool {
+        true
+    }
+}
+
+/// The configured policy (enum dispatch: a match per call, no virtual call on the hot path).
+pub enum Policy {
+    Lagoon(DataCache),
+    Mqsim(MqsimCache),
+}
+
+macro_rules! each {
+    ($p:expr, $c:ident => $e:expr) => {
+        match $p {
+            Policy::Lagoon($c) => $e,
+            Policy::Mqsim($c) => $e,
+        }
+    };
+}
+
+impl WritePolicy for Policy {
+    #[inline]
+    fn admit(&mut self, now: Ps, lpa: u64, sectors: u64) -> Buffered {
+        each!(self, c => WritePolicy::admit(c, now, lpa, sectors))
+    }
+    #[inline]
+    fn has_room(&self, lpa: u64) -> bool {
+        each!(self, c => WritePolicy::has_room(c, lpa))
+    }
+    #[inline]
+    fn sectors(&self, lpa: u64) -> u64 {
+        each!(self, c => WritePolicy::sectors(c, lpa))
+    }
+    #[inline]
+    fn program_started(&mut self, lpa: u64) {
+        each!(self, c => WritePolicy::program_started(c, lpa))
+    }
+    #[inline]
+    fn program_done(&mut self, lpa: u64, counted: u64) -> bool {
+        each!(self, c => WritePolicy::program_done(c, lpa, counted))
+    }
+    #[inline]
+    fn counts_sectors(&self) -> bool {
+        each!(self, c => WritePolicy::counts_sectors(c))
+    }
+}
+
+impl Policy {
+    fn counters(&self) -> (u64, u64) {
+        each!(self, c => (c.read_hits, c.write_merges))
+    }
+    fn count_read_hit(&mut self) {
+        each!(self, c => c.read_hits += 1)
+    }
+    fn bytes(&self) -> usize {
+        each!(self, c => c.bytes())
     }
 }
 
 /// The write buffer stage: the policy's state (none with `cache.enabled = false`) and the
 /// writes waiting for a slot.
 pub struct WriteBuffer {
-    slots: Option<DataCache>,
+    slots: Option<Policy>,
     wait: List,
     /// Flushes of the buffer (live runs only; [`flush`]).
     pub(crate) flush: Option<Box<flush::FlushTracker>>,
@@ -67,11 +189,24 @@ pub struct WriteBuffer {
 
 impl WriteBuffer {
     pub fn new(cfg: &SsdConfig, page_bytes: u32) -> Self {
+        let c = &cfg.cache;
         Self {
-            slots: cfg
-                .cache
-                .enabled
-                .then(|| DataCache::new(&cfg.cache, page_bytes)),
+            slots: c.enabled.then(|| match c.write_policy {
+                WritePolicyKind::Lagoon => Policy::Lagoon(DataCache::new(c, page_bytes)),
+                WritePolicyKind::Mqsim => {
+                    let f = &cfg.flash;
+                    let planes = f.channels as u64
+                        * f.chips_per_channel as u64
+                        * f.dies_per_chip as u64
+                        * f.planes_per_die as u64;
+                    Policy::Mqsim(MqsimCache::new(
+                        ((c.capacity_bytes / page_bytes as u64) as usize).max(1),
+                        // SSD_Device.cpp 339: a page of sectors per plane.
+                        planes * (page_bytes as u64 / 512).max(1),
+                        (c.hot_window_ms * PS_PER_MS as f64) as Ps,
+                    ))
+                }
+            }),
             wait: List::EMPTY,
             flush: None,
         }
@@ -87,21 +222,17 @@ impl WriteBuffer {
     pub fn read_hit(&mut self, lpa: u64, sectors: u64) -> bool {
         match &mut self.slots {
             Some(c) if c.sectors(lpa) & sectors == sectors => {
-                c.read_hits += 1;
+                c.count_read_hit();
                 true
             }
             _ => false,
         }
     }
 
-    /// Bytes of new data a destage program of `x` carries: its buffered sectors (a destage)
-    /// or its request's (written through).
+    /// Buffered sectors of page `lpa` (0 without a buffer): what a destage program carries.
     #[inline]
-    pub fn covered_bytes(&self, x: &Txn) -> u32 {
-        match &self.slots {
-            Some(c) if x.req == NONE => c.sectors(x.lpa as u64).count_ones() * 512,
-            _ => x.bytes,
-        }
+    pub fn buffered_sectors(&self, lpa: u64) -> u64 {
+        self.slots.as_ref().map_or(0, |c| c.sectors(lpa))
     }
 
     /// A destage program of `lpa` was dispatched (no-op for written-through pages).
@@ -119,9 +250,7 @@ impl WriteBuffer {
 
     /// Read hits and write merges.
     pub fn counters(&self) -> (u64, u64) {
-        self.slots
-            .as_ref()
-            .map_or((0, 0), |c| (c.read_hits, c.write_merges))
+        self.slots.as_ref().map_or((0, 0), |c| c.counters())
     }
 
     /// Heap bytes the buffer holds (it grows as pages are buffered).
@@ -143,16 +272,21 @@ impl<Q: DriveQueue> Ssd<Q> {
                 .slots
                 .as_mut()
                 .expect("buffered write without a buffer");
-            match WritePolicy::admit(cache, lpa, mask) {
-                Admit::Full => {
+            match WritePolicy::admit(cache, now, lpa, mask) {
+                Buffered::Full => {
                     self.hil.wait_for_buffer(&mut self.cache.wait, id, k);
                     return;
                 }
-                Admit::Merged => self.flush_admitted(lpa),
-                Admit::NeedsProgram => {
+                Buffered::Done { program, evicted } => {
+                    let counts = cache.counts_sectors();
+                    let held = cache.sectors(lpa).count_ones();
                     self.flush_admitted(lpa);
-                    let t = self.alloc_txn(TxnKind::UserWrite, NONE, lpa as u32, NONE, NONE, 0);
-                    self.translate(now, t);
+                    if let Some((v, sectors)) = evicted {
+                        self.destage(now, v, counts.then_some(sectors.count_ones()));
+                    }
+                    if program {
+                        self.destage(now, lpa, counts.then_some(held));
+                    }
                 }
             }
             k += 1;
@@ -166,6 +300,28 @@ impl<Q: DriveQueue> Ssd<Q> {
             end,
             super::hil::HilEvent::DramDone { req: id },
         );
+    }
+
+    /// Program buffered page `lpa` (a destage); `counted`: the sectors it holds against the
+    /// policy's back-pressure, kept on the transaction until it ends.
+    fn destage(&mut self, now: Ps, lpa: u64, counted: Option<u32>) {
+        let t = self.alloc_txn(TxnKind::UserWrite, NONE, lpa as u32, NONE, NONE, 0);
+        if let Some(n) = counted {
+            self.txns[t].link = n;
+        }
+        self.translate(now, t);
+    }
+
+    /// A flush arrived: pages the policy keeps dirty without a program (MQSim's rewrites in
+    /// DRAM) are written back now, so the flush can complete. Lagoon's policy has none.
+    pub(crate) fn write_back_dirty(&mut self, now: Ps) {
+        let dirty = match &mut self.cache.slots {
+            Some(Policy::Mqsim(c)) => c.take_dirty(),
+            _ => return,
+        };
+        for (lpa, sectors) in dirty {
+            self.destage(now, lpa, Some(sectors.count_ones()));
+        }
     }
 
     #[inline]
@@ -204,7 +360,7 @@ impl<Q: DriveQueue> Ssd<Q> {
             f.program_done(x.lpa as u64, now);
         }
         let cache = self.cache.slots.as_mut().expect("destage without a buffer");
-        if cache.program_done(x.lpa as u64) {
+        if cache.program_done(x.lpa as u64, if x.link == NONE { 0 } else { x.link as u64 }) {
             let n = self.alloc_txn(TxnKind::UserWrite, NONE, x.lpa, NONE, NONE, 0);
             self.translate(now, n);
         } else {

@@ -14,28 +14,47 @@ use crate::ssd::{DriveQueue, Ssd};
 use crate::time::Ps;
 
 pub struct Gc {
-    /// Page moves of each plane's victim still to finish.
-    moves: Vec<u32>,
-    /// Each plane's victim block (NONE: no GC running).
-    victim: Vec<u32>,
+    /// The victims each plane is collecting: (block, page moves still to finish). One at a
+    /// time unless `ftl.gc_victims_per_plane` allows more (MQSim: up to 10).
+    victims: Vec<Vec<(u32, u32)>>,
+    /// The victim block of each GC move in flight, by transaction index (NONE: a probe's lone
+    /// move, no victim).
+    victim_of: Vec<u32>,
     scratch: Vec<(u32, u32)>,
     /// Rotating start of the global destination scan.
     rr: u32,
 }
 
 impl Gc {
-    pub fn new(g: &Geometry) -> Self {
+    pub fn new(g: &Geometry, victims_per_plane: u32) -> Self {
+        let k = victims_per_plane.max(1) as usize;
         Self {
-            moves: vec![0; g.planes as usize],
-            victim: vec![NONE; g.planes as usize],
+            victims: (0..g.planes).map(|_| Vec::with_capacity(k)).collect(),
+            victim_of: Vec::new(),
             scratch: Vec::with_capacity(g.pages_per_block as usize),
             rr: 0,
         }
     }
 
-    /// A probe's lone GC move in `plane` (no victim, so no erase follows it).
-    pub(crate) fn probe_move(&mut self, plane: u32) {
-        self.moves[plane as usize] += 1 << 30;
+    /// Move transaction `t` works for victim `block` (NONE: none).
+    #[inline]
+    fn set_victim(&mut self, t: u32, block: u32) {
+        let t = t as usize;
+        if self.victim_of.len() <= t {
+            self.victim_of.resize((t + 1).next_power_of_two(), NONE);
+        }
+        self.victim_of[t] = block;
+    }
+
+    /// The victim move transaction `t` works for.
+    #[inline]
+    fn victim(&self, t: u32) -> u32 {
+        self.victim_of.get(t as usize).copied().unwrap_or(NONE)
+    }
+
+    /// A probe's lone GC move `t` (no victim, so no erase follows it).
+    pub(crate) fn probe_move(&mut self, t: u32) {
+        self.set_victim(t, NONE);
     }
 }
 
@@ -84,12 +103,13 @@ impl<Q: DriveQueue> Ssd<Q> {
     /// Queue the page moves of `victim` (chosen by GC or static wear levelling), then its
     /// erase.
     fn collect(&mut self, now: Ps, plane: u32, victim: u32) {
-        self.gc.victim[plane as usize] = victim;
         let mut moves = std::mem::take(&mut self.gc.scratch);
         moves.clear();
         self.ftl
             .for_each_valid(plane, victim, |ppa, tag| moves.push((ppa, tag)));
-        self.gc.moves[plane as usize] = moves.len() as u32;
+        if !moves.is_empty() {
+            self.gc.victims[plane as usize].push((victim, moves.len() as u32));
+        }
         let copyback = self.cfg.ftl.copyback;
         for &(ppa, tag) in &moves {
             let (kind, q, bytes) = if copyback {
@@ -98,12 +118,13 @@ impl<Q: DriveQueue> Ssd<Q> {
                 (TxnKind::GcRead, Q_GC_READ, self.ftl.geo.page_bytes)
             };
             let t = self.alloc_txn(kind, NONE, tag, ppa, plane, bytes);
+            self.gc.set_victim(t, victim);
             self.enqueue(now, t, q);
         }
         let none = moves.is_empty();
         self.gc.scratch = moves;
         if none {
-            self.issue_erase(now, plane);
+            self.issue_erase(now, plane, victim);
         }
     }
 
@@ -128,10 +149,11 @@ impl<Q: DriveQueue> Ssd<Q> {
             }
             // Less the pages its own victim still has to move: they may land there (its own
             // plane is their fallback) and must not find the room promised to imports.
-            let room = self
-                .ftl
-                .gc_room(p)
-                .saturating_sub(self.gc.moves[p as usize] as u64);
+            let own: u64 = self.gc.victims[p as usize]
+                .iter()
+                .map(|&(_, m)| m as u64)
+                .sum();
+            let room = self.ftl.gc_room(p).saturating_sub(own);
             // Pages reserved there count as valid: they will be.
             let valid = self.ftl.plane_valid(p) + self.ftl.gc_room_reserved(p);
             if room > 0 && valid < best_valid {
@@ -163,6 +185,7 @@ impl<Q: DriveQueue> Ssd<Q> {
     /// is part of the run).
     pub(crate) fn gc_move_dropped(&mut self, now: Ps, t: u32) {
         let x = &{ self.txns[t] };
+        let victim = self.gc.victim(t);
         if x.kind == TxnKind::GcWrite && self.datapath.global_copyback() {
             let fc = self.fc_of_plane(x.plane);
             self.dbuf_release(now, fc, 1);
@@ -173,7 +196,7 @@ impl<Q: DriveQueue> Ssd<Q> {
         }
         self.free_txn(t);
         self.gc_arrived(x);
-        self.gc_move_done(now, x.gc_source_plane());
+        self.gc_move_done(now, x.gc_source_plane(), victim);
     }
 
     /// A GC program (or copyback) is about to start: the page's new place, and the mapping
@@ -181,11 +204,12 @@ impl<Q: DriveQueue> Ssd<Q> {
     pub(crate) fn place_gc_page(&mut self, now: Ps, x: &Txn) -> u32 {
         let ppa = self.ftl.relocate_to(x.lpa, x.ppa, x.plane);
         self.gc_arrived(x);
-        if x.plane != x.gc_source_plane() {
-            // A page imported from another plane may start this plane's GC: with per-plane
-            // thresholds it takes the plane's space as a host write does.
-            self.maybe_gc(now, x.plane, true);
-        }
+        // A page placed in a plane takes its space as a host write does: imported from
+        // another plane it may start this plane's GC (per-plane thresholds); in its own plane
+        // it may start another victim beside the running one (`ftl.gc_victims_per_plane` > 1:
+        // MQSim checks at every block allocation, GC writes' included, Flash_Block_Manager.cpp
+        // 52). With one victim per plane the latter never starts one: its victim is running.
+        self.maybe_gc(now, x.plane, true);
         if x.lpa & MAP_TAG == 0 {
             let lpa = x.lpa as u64;
             match self.cfg.ftl.gc_mapping_update {
@@ -197,8 +221,10 @@ impl<Q: DriveQueue> Ssd<Q> {
         ppa
     }
 
-    /// A GC read finished: its page goes on to its destination as a GC program.
-    pub(crate) fn gc_read_done(&mut self, now: Ps, x: &Txn) {
+    /// A GC read (transaction `t`, freed) finished: its page goes on to its destination as a
+    /// GC program.
+    pub(crate) fn gc_read_done(&mut self, now: Ps, t: u32, x: &Txn) {
+        let victim = self.gc.victim(t);
         self.flash.gc_reads += 1;
         if let Some(tl) = &mut self.timeline {
             let b = self.ftl.geo.page_bytes as u64;
@@ -219,30 +245,42 @@ impl<Q: DriveQueue> Ssd<Q> {
             self.ftl.geo.page_bytes,
         );
         self.txns[g].link = x.plane;
+        self.gc.set_victim(g, victim);
         self.enqueue(now, g, Q_GC_WRITE);
     }
 
-    /// A GC program (or copyback) finished: one move of its victim is done.
-    pub(crate) fn gc_write_done(&mut self, now: Ps, x: &Txn) {
+    /// A GC program (or copyback; transaction `t`, freed) finished: one move of its victim is
+    /// done.
+    pub(crate) fn gc_write_done(&mut self, now: Ps, t: u32, x: &Txn) {
+        let victim = self.gc.victim(t);
         self.flash.gc_writes += 1;
         if let Some(tl) = &mut self.timeline {
             let b = self.ftl.geo.page_bytes as u64;
             tl.gc_bytes.add(now, b);
         }
         self.probe.gc_move_done(now, x.plane);
-        self.gc_move_done(now, x.gc_source_plane());
+        self.gc_move_done(now, x.gc_source_plane(), victim);
     }
 
-    fn gc_move_done(&mut self, now: Ps, plane: u32) {
-        let m = &mut self.gc.moves[plane as usize];
-        *m -= 1;
-        if *m == 0 {
-            self.issue_erase(now, plane);
+    /// A move of `victim` in `plane` finished (or was dropped); its last one erases it. A
+    /// probe's lone move has no victim.
+    fn gc_move_done(&mut self, now: Ps, plane: u32, victim: u32) {
+        if victim == NONE {
+            return;
+        }
+        let vs = &mut self.gc.victims[plane as usize];
+        let i = vs
+            .iter()
+            .position(|&(b, _)| b == victim)
+            .expect("a GC move of a victim being collected");
+        vs[i].1 -= 1;
+        if vs[i].1 == 0 {
+            vs.swap_remove(i);
+            self.issue_erase(now, plane, victim);
         }
     }
 
-    fn issue_erase(&mut self, now: Ps, plane: u32) {
-        let victim = self.gc.victim[plane as usize];
+    fn issue_erase(&mut self, now: Ps, plane: u32, victim: u32) {
         debug_assert_eq!(self.ftl.valid_pages(plane, victim), 0);
         let ppa = self.ftl.geo.ppa(plane, victim, 0);
         let t = self.alloc_txn(TxnKind::Erase, NONE, NONE, ppa, plane, 0);
@@ -253,7 +291,6 @@ impl<Q: DriveQueue> Ssd<Q> {
     pub(crate) fn erase_done(&mut self, now: Ps, x: &Txn) {
         self.ftl
             .erase_done(x.plane, self.ftl.geo.block_of_ppa(x.ppa));
-        self.gc.victim[x.plane as usize] = NONE;
         self.maybe_gc(now, x.plane, false);
         // MQSim checks static wear levelling after each erase (GC_and_WL_Unit_Base), while
         // the host has requests in the drive or to come. After the last one no round starts

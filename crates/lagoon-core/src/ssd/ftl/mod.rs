@@ -8,18 +8,20 @@
 //! A trimmed logical page ([`Ftl::trim`], NVMe deallocate / NBD TRIM) maps to none: it holds
 //! no physical page until written again, so GC never moves it.
 
+pub mod aged;
 pub mod cmt;
 pub mod gc;
+mod layout;
 pub mod mapping;
+pub mod steady;
 pub mod superblock;
 pub mod translate;
 mod trim;
 pub mod wear;
 
-use crate::config::{
-    DynamicMapping, FtlConfig, GcPolicy, InvalidDistribution, PreconditionMode, SsdConfig,
-};
+use crate::config::{DynamicMapping, FtlConfig, GcPolicy, PreconditionMode, SsdConfig};
 use crate::flash::Geometry;
+use crate::ssd::lru::IntMap;
 use mapping::{L2pMap, IMPLICIT};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -64,7 +66,10 @@ struct PlaneAlloc {
     free: Vec<u32>,
     user: u32,
     gc: u32,
-    gc_active: bool,
+    /// Victims being collected (at most `ftl.gc_victims_per_plane`).
+    gc_running: u32,
+    /// Free blocks when the last victim started: another starts only below it.
+    gc_started_at: u32,
 }
 
 /// Counters kept by the FTL.
@@ -73,6 +78,10 @@ pub struct FtlCounters {
     pub host_page_writes: u64,
     pub gc_page_moves: u64,
     pub translation_page_writes: u64,
+    /// Translation-page write-backs decided (a dirty entry left the CMT; DFTL batch update).
+    pub translation_writebacks: u64,
+    /// Dirty mapping entries those write-backs carried (their mean: entries per write-back).
+    pub translation_entries_written: u64,
     pub erases: u64,
     pub gc_runs: u64,
     /// Victims chosen by static wear levelling (`ftl.static_wl_threshold`), also in `gc_runs`.
@@ -106,6 +115,7 @@ pub struct Ftl {
     gc_start_blocks: u32,
     static_wl_threshold: u32,
     gc_urgent_blocks: u32,
+    gc_victims: u32,
     policy: GcPolicy,
     rng: Xoshiro256PlusPlus,
     seq: u64,
@@ -119,138 +129,14 @@ pub struct Ftl {
     /// GC pages on their way to each plane from other planes (global GC destinations), not
     /// yet allocated: their room is kept from user writes.
     gc_reserved: Vec<u32>,
+    /// Written sectors of pages not wholly written (absent: all or none, by `has_data`).
+    partial_sectors: IntMap<u64, u64>,
+    /// The sector mask of a whole page.
+    full_sectors: u64,
     pub counters: FtlCounters,
 }
 
 impl Ftl {
-    pub fn new(cfg: &SsdConfig, seed: u64) -> Self {
-        let geo = Geometry::new(&cfg.flash, cfg.ftl.allocation);
-        let f: &FtlConfig = &cfg.ftl;
-        let ppb = geo.pages_per_block;
-        let logical_pages_per_plane =
-            (geo.pages_per_plane as f64 * (1.0 - f.overprovisioning)) as u64;
-        let logical_pages = logical_pages_per_plane * geo.planes as u64;
-        let pre = ((logical_pages_per_plane as f64) * cfg.precondition.occupancy).round() as u64;
-        let gc_start_blocks = (f.gc_threshold * geo.blocks_per_plane as f64).floor() as u32;
-        let aged = cfg.precondition.mode == PreconditionMode::Aged;
-        let pre_blocks = if aged {
-            let free = match cfg.precondition.free_blocks {
-                0 => gc_start_blocks,
-                n => n,
-            };
-            geo.blocks_per_plane - free.min(geo.blocks_per_plane)
-        } else {
-            pre.div_ceil(ppb as u64) as u32
-        };
-        let aged_start = if aged {
-            aged_layout(
-                geo.planes,
-                pre_blocks,
-                ppb,
-                pre,
-                cfg.precondition.invalid_distribution,
-                seed,
-            )
-        } else {
-            Vec::new()
-        };
-        let mut blocks = Vec::with_capacity(geo.planes as usize * geo.blocks_per_plane as usize);
-        let mut planes = Vec::with_capacity(geo.planes as usize);
-        for plane in 0..geo.planes {
-            for b in 0..geo.blocks_per_plane {
-                blocks.push(if b < pre_blocks {
-                    let valid = if aged {
-                        let s = &aged_start[(plane * (pre_blocks + 1) + b) as usize..];
-                        s[1] - s[0]
-                    } else {
-                        (pre - b as u64 * ppb as u64).min(ppb as u64) as u32
-                    };
-                    Block {
-                        valid,
-                        written: ppb,
-                        erase_count: 0,
-                        p2l: NONE,
-                        state: BlockState::Full,
-                        opened_seq: 0,
-                    }
-                } else {
-                    Block {
-                        valid: 0,
-                        written: 0,
-                        erase_count: 0,
-                        p2l: NONE,
-                        state: BlockState::Free,
-                        opened_seq: 0,
-                    }
-                });
-            }
-            // Free list popped from the end: lowest block index first.
-            planes.push(PlaneAlloc {
-                free: (pre_blocks..geo.blocks_per_plane).rev().collect(),
-                user: NONE,
-                gc: NONE,
-                gc_active: false,
-            });
-        }
-        let entries = (geo.page_bytes / f.translation_entry_bytes) as u64;
-        let gc_urgent_blocks =
-            ((f.gc_hard_threshold * geo.blocks_per_plane as f64).floor() as u32).max(1);
-        Self {
-            gtd: vec![IMPLICIT; logical_pages.div_ceil(entries) as usize],
-            l2p: L2pMap::new(logical_pages),
-            blocks,
-            planes,
-            p2l_pool: Vec::new(),
-            p2l_free: Vec::new(),
-            logical_pages_per_plane,
-            logical_pages,
-            precondition_pages_per_plane: pre,
-            entries_per_translation_page: entries,
-            gc_start_blocks,
-            static_wl_threshold: f.static_wl_threshold,
-            gc_urgent_blocks,
-            policy: f.gc_policy,
-            rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x6c61_676f_6f6e),
-            seq: 0,
-            plane_valid: vec![pre; geo.planes as usize],
-            gc_reserved: vec![0; geo.planes as usize],
-            aged_start,
-            aged_blocks: if aged { pre_blocks } else { 0 },
-            counters: FtlCounters::default(),
-            geo,
-        }
-    }
-
-    /// Physical page of the `k`-th preconditioned page of `plane` (`k` < the precondition
-    /// count): sequential, or by the aged layout's prefix sums.
-    #[inline]
-    fn precondition_ppa(&self, plane: u32, k: u64) -> u32 {
-        let ppb = self.geo.pages_per_block as u64;
-        if self.aged_start.is_empty() {
-            return self.geo.ppa(plane, (k / ppb) as u32, (k % ppb) as u32);
-        }
-        let n = self.aged_blocks as usize;
-        let s = &self.aged_start[plane as usize * (n + 1)..][..n + 1];
-        // The last block whose range starts at or before k holds it.
-        let b = s.partition_point(|&x| x as u64 <= k) - 1;
-        self.geo.ppa(plane, b as u32, (k - s[b] as u64) as u32)
-    }
-
-    /// Plane page index held at `page` of preconditioned block `block`, if it holds one.
-    #[inline]
-    fn precondition_index(&self, plane: u32, block: u32, page: u32) -> Option<u64> {
-        if self.aged_start.is_empty() {
-            let k = block as u64 * self.geo.pages_per_block as u64 + page as u64;
-            return (k < self.precondition_pages_per_plane).then_some(k);
-        }
-        if block >= self.aged_blocks {
-            return None;
-        }
-        let n = self.aged_blocks as usize;
-        let s = &self.aged_start[plane as usize * (n + 1) + block as usize..][..2];
-        (page < s[1] - s[0]).then_some(s[0] as u64 + page as u64)
-    }
-
     #[inline]
     fn block_index(&self, plane: u32, block: u32) -> usize {
         (plane * self.geo.blocks_per_plane + block) as usize
@@ -298,6 +184,35 @@ impl Ftl {
         }
     }
 
+    /// Sectors of a logical page that hold data (sector validity, MQSim's
+    /// `WrittenStateBitmap`): every sector of a preconditioned page or of one written whole,
+    /// the union of what partial writes wrote on a page first written partially in the run,
+    /// none of a page never written.
+    #[inline]
+    pub fn written_sectors(&self, lpa: u64) -> u64 {
+        if let Some(&m) = self.partial_sectors.get(&lpa) {
+            return m;
+        }
+        if self.has_data(lpa) {
+            self.full_sectors
+        } else {
+            0
+        }
+    }
+
+    /// A write of `sectors` of `lpa` was accepted (its data will be programmed).
+    #[inline]
+    pub fn note_written_sectors(&mut self, lpa: u64, sectors: u64) {
+        let w = self.written_sectors(lpa) | sectors;
+        if w == self.full_sectors {
+            if !self.partial_sectors.is_empty() {
+                self.partial_sectors.remove(&lpa);
+            }
+        } else {
+            self.partial_sectors.insert(lpa, w);
+        }
+    }
+
     /// Plane a logical page is written to (static allocation).
     #[inline]
     pub fn plane_of_lpa(&self, lpa: u64) -> u32 {
@@ -314,6 +229,19 @@ impl Ftl {
     #[inline]
     pub fn plane_of_translation_page(&self, tvpn: u32) -> u32 {
         self.geo.locate(tvpn as u64).0
+    }
+
+    /// Translation pages (of `entries_per_translation_page` entries each).
+    #[inline]
+    pub fn translation_pages(&self) -> usize {
+        self.gtd.len()
+    }
+
+    /// Whether a translation page holds entries on flash: written in the run, or written in
+    /// preconditioning (some page of the drive was).
+    #[inline]
+    pub fn translation_page_holds_data(&self, tvpn: u32) -> bool {
+        self.gtd[tvpn as usize] != IMPLICIT || self.precondition_pages_per_plane > 0
     }
 
     /// Physical page of a translation page. Precondition copies live in a reserved area of
@@ -685,7 +613,7 @@ impl Ftl {
     /// GC is running in `plane` (a victim is being collected).
     #[inline]
     pub fn gc_active(&self, plane: u32) -> bool {
-        self.planes[plane as usize].gc_active
+        self.planes[plane as usize].gc_running > 0
     }
 
     /// Valid-page count of every block, by (plane, block), as the counters hold it.
@@ -697,11 +625,16 @@ impl Ftl {
             .map(move |(i, b)| (i as u32 / bpp, i as u32 % bpp, b.valid))
     }
 
-    /// GC is due in `plane` (free blocks below the threshold) and not already running.
+    /// GC is due in `plane`: free blocks below the threshold, and no victim running, or (with
+    /// `ftl.gc_victims_per_plane` > 1, MQSim's `Check_gc_required` at each block allocation,
+    /// `GC_and_WL_Unit_Page_Level.cpp` 43-52) fewer than that many and fewer free blocks than
+    /// when the last one started.
     #[inline]
     pub fn gc_due(&self, plane: u32) -> bool {
         let pa = &self.planes[plane as usize];
-        !pa.gc_active && (pa.free.len() as u32) < self.gc_start_blocks
+        let free = pa.free.len() as u32;
+        free < self.gc_start_blocks
+            && (pa.gc_running == 0 || (pa.gc_running < self.gc_victims && free < pa.gc_started_at))
     }
 
     /// Free blocks so low that GC work takes priority over user I/O on this plane.
@@ -739,7 +672,9 @@ impl Ftl {
             }
         }?;
         self.blocks[base + victim as usize].state = BlockState::Victim;
-        self.planes[plane as usize].gc_active = true;
+        let pa = &mut self.planes[plane as usize];
+        pa.gc_running += 1;
+        pa.gc_started_at = pa.free.len() as u32;
         self.counters.gc_runs += 1;
         Some(victim)
     }
@@ -750,7 +685,7 @@ impl Ftl {
     /// block is full and its valid pages fit the GC room. `None` otherwise. One pass over the
     /// plane's blocks, after an erase (not per page).
     pub fn start_static_wl(&mut self, plane: u32) -> Option<u32> {
-        if self.static_wl_threshold == 0 || self.planes[plane as usize].gc_active {
+        if self.static_wl_threshold == 0 || self.planes[plane as usize].gc_running > 0 {
             return None;
         }
         let base = (plane * self.geo.blocks_per_plane) as usize;
@@ -773,7 +708,9 @@ impl Ftl {
             return None;
         }
         self.blocks[base + victim].state = BlockState::Victim;
-        self.planes[plane as usize].gc_active = true;
+        let pa = &mut self.planes[plane as usize];
+        pa.gc_running += 1;
+        pa.gc_started_at = pa.free.len() as u32;
         self.counters.gc_runs += 1;
         self.counters.static_wl_runs += 1;
         Some(victim as u32)
@@ -826,8 +763,9 @@ impl Ftl {
             state: BlockState::Free,
             opened_seq: 0,
         };
-        self.planes[plane as usize].free.push(block);
-        self.planes[plane as usize].gc_active = false;
+        let pa = &mut self.planes[plane as usize];
+        pa.free.push(block);
+        pa.gc_running = pa.gc_running.saturating_sub(1);
         self.counters.erases += 1;
     }
 
@@ -845,7 +783,9 @@ impl Ftl {
     /// Bytes of the state that grows as a run writes: materialized map chunks and the
     /// reverse maps of blocks written during the run (the memory guard's measure).
     pub fn grown_bytes(&self) -> usize {
-        self.l2p.materialized_bytes() + self.p2l_pool.capacity() * 4
+        self.l2p.materialized_bytes()
+            + self.p2l_pool.capacity() * 4
+            + self.partial_sectors.capacity() * 17
     }
 
     /// Bytes of mapping and block state (for memory reporting).
@@ -925,71 +865,6 @@ impl Ftl {
         }
         Ok(())
     }
-}
-
-/// Aged preconditioning (dSSD §6.1: "SSD is fully utilized and some random fraction of the
-/// pages are invalidated"): for each plane, `full` blocks hold its `pre` preconditioned pages
-/// and `full × ppb − pre` invalid pages. Returns, per plane, the `full + 1` prefix sums of
-/// the valid pages per block. `uniform`: every page equally likely invalid (a block's count
-/// Binomial(ppb, q), the plane's total exact); `equal`: every block the same count, ±1.
-fn aged_layout(
-    planes: u32,
-    full: u32,
-    ppb: u32,
-    pre: u64,
-    dist: InvalidDistribution,
-    seed: u64,
-) -> Vec<u32> {
-    let n = full as usize;
-    let mut out = Vec::with_capacity(planes as usize * (n + 1));
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x6167_6564);
-    let mut valid = vec![0u32; n];
-    for _ in 0..planes {
-        let total = full as u64 * ppb as u64;
-        debug_assert!(pre <= total, "validation keeps the aged layout feasible");
-        match dist {
-            InvalidDistribution::Equal if n > 0 => {
-                let (q, r) = (pre / n as u64, pre % n as u64);
-                for (b, v) in valid.iter_mut().enumerate() {
-                    *v = (q + u64::from((b as u64) < r)) as u32;
-                }
-            }
-            _ => {
-                // Each page of the full blocks invalid with the same probability q: a
-                // block's invalid count is Binomial(ppb, q), drawn by its normal
-                // approximation (O(1) per block), then random ±1 steps make the plane's total
-                // exact.
-                let invalid = total - pre;
-                let q = invalid as f64 / total.max(1) as f64;
-                let (mean, sd) = (ppb as f64 * q, (ppb as f64 * q * (1.0 - q)).sqrt());
-                let mut sum = 0u64;
-                for v in valid.iter_mut() {
-                    let (u1, u2): (f64, f64) = (rng.random(), rng.random());
-                    let z = (-2.0 * (1.0 - u1).ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
-                    let inv = (mean + sd * z).round().clamp(0.0, ppb as f64) as u32;
-                    *v = ppb - inv;
-                    sum += *v as u64;
-                }
-                while sum != pre {
-                    let b = rng.random_range(0..n);
-                    if sum < pre && valid[b] < ppb {
-                        valid[b] += 1;
-                        sum += 1;
-                    } else if sum > pre && valid[b] > 0 {
-                        valid[b] -= 1;
-                        sum -= 1;
-                    }
-                }
-            }
-        }
-        let mut acc = 0u32;
-        out.push(0);
-        for v in &valid {
-            acc += v;
-            out.push(acc);
-        }
-    }
-    out
 }
 
 #[cfg(test)]

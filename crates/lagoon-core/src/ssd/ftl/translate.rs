@@ -2,13 +2,18 @@
 //! DFTL and MQSim's CMT; none with the ideal table), transactions waiting for a translation
 //! page's read (one read serves every waiter), the plane a user write goes to (static or
 //! MQSimNet §IV.A's dynamic chip/die mapping) and read-modify-write of partial pages.
+//!
+//! A dirty entry leaving the CMT writes its translation page back with every other dirty
+//! entry of that page (DFTL batch update): one merge read of the page's other entries, then
+//! one program ([`Ssd::cmt_insert`]).
 
 use super::cmt::{Cmt, Evicted};
+use super::Ftl;
 use crate::config::{MappingConfig, SsdConfig};
 use crate::engine::{List, NONE};
 use crate::ssd::lru::IntMap;
 use crate::ssd::tsu::{Q_MAP_READ, Q_READ, Q_WRITE};
-use crate::ssd::txn::TxnKind;
+use crate::ssd::txn::{Txn, TxnKind};
 use crate::ssd::{DriveQueue, Ssd};
 use crate::time::Ps;
 
@@ -19,14 +24,18 @@ pub struct Translate {
 }
 
 impl Translate {
-    pub fn new(cfg: &SsdConfig) -> Self {
+    pub fn new(cfg: &SsdConfig, ftl: &Ftl) -> Self {
         Self {
             cmt: match cfg.ftl.mapping {
                 MappingConfig::Ideal => None,
                 MappingConfig::Demand {
                     cmt_bytes,
                     entry_bytes,
-                } => Some(Cmt::new((cmt_bytes / entry_bytes as u64) as usize)),
+                } => Some(Cmt::new(
+                    (cmt_bytes / entry_bytes as u64) as usize,
+                    ftl.translation_pages(),
+                    ftl.entries_per_translation_page,
+                )),
             },
             waiters: IntMap::with_capacity_and_hasher(1024, Default::default()),
         }
@@ -89,13 +98,17 @@ impl<Q: DriveQueue> Ssd<Q> {
         self.enqueue(now, m, Q_MAP_READ);
     }
 
-    /// A translation page's read finished: its waiters' entries are cached and they go on.
-    pub(crate) fn mapping_read_done(&mut self, now: Ps, tvpn: u32) {
+    /// A translation page's read finished: the merge read of a write-back (its program goes
+    /// on), or a miss's read (its waiters' entries are cached and they go on).
+    pub(crate) fn mapping_read_done(&mut self, now: Ps, x: &Txn) {
         self.flash.mapping_reads += 1;
+        if x.link != NONE {
+            return self.enqueue(now, x.link, Q_WRITE);
+        }
         let list = self
             .translate
             .waiters
-            .remove(&tvpn)
+            .remove(&x.lpa)
             .expect("mapping read without waiters");
         let mut w = list.head;
         while w != NONE {
@@ -106,15 +119,24 @@ impl<Q: DriveQueue> Ssd<Q> {
         }
     }
 
-    /// Cache `lpa`'s entry (`dirty`: its mapping changed); a dirty entry evicted for it has
-    /// its translation page written back (Demand FTL write-back).
+    /// Cache `lpa`'s entry (`dirty`: its mapping changed). A dirty entry evicted for it has
+    /// its translation page written back with every dirty entry of that page (DFTL batch
+    /// update; MQSim `Address_Mapping_Unit_Page_Level.cpp` 1582-1600): the page's other
+    /// entries are read first to be merged (DFTL §3.3), unless every entry of the page is in
+    /// the write-back or the page holds nothing yet; then one program.
     pub(crate) fn cmt_insert(&mut self, now: Ps, lpa: u64, dirty: bool) {
         let Some(cmt) = &mut self.translate.cmt else {
             return;
         };
-        if let Evicted::Dirty { lpa: victim } = cmt.insert(lpa, dirty) {
+        if let Evicted::Dirty {
+            lpa: victim,
+            entries,
+        } = cmt.insert(lpa, dirty)
+        {
             let tvpn = self.ftl.translation_page_of(victim);
             let plane = self.ftl.plane_of_translation_page(tvpn);
+            self.ftl.counters.translation_writebacks += 1;
+            self.ftl.counters.translation_entries_written += entries as u64;
             let t = self.alloc_txn(
                 TxnKind::MapWrite,
                 NONE,
@@ -123,7 +145,25 @@ impl<Q: DriveQueue> Ssd<Q> {
                 plane,
                 self.ftl.geo.page_bytes,
             );
-            self.enqueue(now, t, Q_WRITE);
+            if (entries as u64) < self.ftl.entries_per_translation_page
+                && self.ftl.translation_page_holds_data(tvpn)
+            {
+                // MQSim reads the sectors of the page's *clean cached* entries (1587-1597),
+                // the ones it already holds; the merge needs the others: the whole page.
+                let ppa = self.ftl.translation_page_location(tvpn);
+                let m = self.alloc_txn(
+                    TxnKind::MapRead,
+                    NONE,
+                    tvpn,
+                    ppa,
+                    self.ftl.geo.plane_of_ppa(ppa),
+                    self.ftl.geo.page_bytes,
+                );
+                self.txns[m].link = t;
+                self.enqueue(now, m, Q_MAP_READ);
+            } else {
+                self.enqueue(now, t, Q_WRITE);
+            }
         }
     }
 
@@ -147,13 +187,21 @@ impl<Q: DriveQueue> Ssd<Q> {
             TxnKind::UserWrite => {
                 let lpa = x.lpa as u64;
                 let page = self.ftl.geo.page_bytes;
-                // Bytes of new data: the buffered sectors (destage) or the request's (no cache).
-                let covered = self.cache.covered_bytes(&x);
+                // New data: the buffered sectors (destage) or the request's (no cache).
+                let new = if x.req == NONE {
+                    self.cache.buffered_sectors(lpa)
+                } else {
+                    self.hil.sectors_of(x.req, lpa)
+                };
+                let covered = new.count_ones() * 512;
                 let plane = self.write_plane(lpa);
                 self.txns[t].plane = plane;
-                if covered < page && self.ftl.has_data(lpa) {
-                    // Partial page over existing data: read the missing sectors first, then
-                    // program the merged full page (read-modify-write).
+                // Sectors written before that this write does not cover (MQSim's
+                // WrittenStateBitmap & ~write_sectors_bitmap).
+                let missing = self.ftl.written_sectors(lpa) & !new;
+                self.ftl.note_written_sectors(lpa, new);
+                if missing != 0 {
+                    // Read them first, then program the merged full page (read-modify-write).
                     self.txns[t].bytes = page;
                     let old = self.ftl.lookup(lpa);
                     let rd = self.alloc_txn(
@@ -162,7 +210,7 @@ impl<Q: DriveQueue> Ssd<Q> {
                         x.lpa,
                         old,
                         self.ftl.geo.plane_of_ppa(old),
-                        page - covered,
+                        missing.count_ones() * 512,
                     );
                     self.txns[rd].link = t;
                     self.enqueue(now, rd, Q_READ);

@@ -15,6 +15,8 @@ impl Ftl {
         }
         // Marked even if it held nothing (never written, outside the preconditioned range): a
         // read of it is then answered without a flash read.
+        // Its sectors hold nothing now: a later partial write reads none of them.
+        self.partial_sectors.remove(&lpa);
         if self.l2p.get(lpa) != TRIMMED {
             self.l2p.set(lpa, TRIMMED);
         }

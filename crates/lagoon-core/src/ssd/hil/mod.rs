@@ -166,6 +166,17 @@ impl Hil {
         )
     }
 
+    /// The sectors request `id` writes in logical page `lpa` (0 if it does not touch it).
+    pub fn sectors_of(&self, id: u32, lpa: u64) -> u64 {
+        let r = &self.reqs[id];
+        let page = self.page_bytes;
+        let (first, last) = (r.offset / page, (r.offset + r.size as u64 - 1) / page);
+        (first..=last)
+            .map(|i| self.page_of(r, i))
+            .find(|p| p.0 == lpa)
+            .map_or(0, |p| p.1)
+    }
+
     /// The logical page and sectors of page `k` of request `id` (counted from its first).
     #[inline]
     pub fn page(&self, id: u32, k: u64) -> (u64, u64) {

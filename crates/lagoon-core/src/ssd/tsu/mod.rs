@@ -23,7 +23,7 @@ use crate::engine::{List, NONE};
 use crate::flash::{FlashOp, FlashTiming, Geometry};
 use crate::interconnect::Transfer;
 use crate::time::Ps;
-use multiplane::{plane_offset, ReadOffsets};
+use multiplane::{plane_offset, ReadOffsets, WriteOffsets};
 use order::{DieOrder, GcShare, Order};
 use std::sync::Arc;
 
@@ -112,6 +112,7 @@ pub struct Tsu {
     gc_share: GcShare,
     rule: Multiplane,
     read_offsets: ReadOffsets,
+    write_offsets: WriteOffsets,
     /// When each transaction last entered a die queue, by slab index (issue order and the
     /// controller model's breakdown only).
     queued_at: Vec<Ps>,
@@ -137,6 +138,11 @@ impl Tsu {
                 g.dies as usize,
                 g.planes_per_die,
                 cfg.flash.multiplane == Multiplane::SameOffset && !order.in_order(Q_READ),
+            ),
+            write_offsets: WriteOffsets::new(
+                g.dies as usize,
+                g.planes_per_die,
+                cfg.flash.multiplane == Multiplane::SameOffset,
             ),
             order,
             rule: cfg.flash.multiplane,
@@ -194,6 +200,7 @@ impl Tsu {
         self.remap = Some(remap);
         // A remapped read may be forwarded to another die: no read counters.
         self.read_offsets.disable();
+        self.write_offsets.disable();
     }
 
     /// When transaction `t` entered its die queue (a side table, so that `Txn` stays as it
@@ -241,6 +248,8 @@ fn exec_plane(remap: &Option<Arc<BlockRemap>>, ftl: &Ftl, x: &Txn) -> u32 {
 struct Picked {
     txns: [u32; MAX_PLANES],
     n: usize,
+    /// The program had to start at the lagging plane's offset (and may have found none).
+    aligned: bool,
 }
 
 impl<Q: DriveQueue> Ssd<Q> {
@@ -265,6 +274,10 @@ impl<Q: DriveQueue> Ssd<Q> {
             self.tsu.mark_queued(t, now, len);
         }
         self.tsu.queues[die][q].push_back(self.txns.items(), t);
+        if let Some(class) = self.tsu.write_offsets.class(q) {
+            let local = self.txns[t].plane % self.ftl.geo.planes_per_die;
+            self.tsu.write_offsets.add(die, class, local, 1);
+        }
         if self.tsu.read_offsets.counts_queue(q) {
             // A queued read's plane and page never change.
             let x = &self.txns[t];
@@ -326,7 +339,11 @@ impl<Q: DriveQueue> Ssd<Q> {
             if self.tsu.queues[die][q].head == NONE {
                 continue;
             }
-            let p = self.scan_queue::<false>(now, die, q, &mut dropped);
+            let mut p = self.scan_queue::<false>(now, die, q, &mut dropped, true);
+            if p.n == 0 && p.aligned {
+                // The lagging plane's writes cannot start (or wait beyond the scan): any.
+                p = self.scan_queue::<false>(now, die, q, &mut dropped, false);
+            }
             if p.n > 0 {
                 self.start_op(now, die, &p);
                 return;
@@ -348,7 +365,7 @@ impl<Q: DriveQueue> Ssd<Q> {
             if self.tsu.queues[die][q].head == NONE {
                 continue;
             }
-            let p = self.scan_queue::<true>(now, die, q, &mut dropped);
+            let p = self.scan_queue::<true>(now, die, q, &mut dropped, false);
             if p.n > 0 {
                 self.flash.reads_during_suspend += p.n as u64;
                 self.start_op(now, die, &p);
@@ -361,7 +378,8 @@ impl<Q: DriveQueue> Ssd<Q> {
     /// Look down queue `q` of `die` for the transactions its next operation runs: the first
     /// executable one and same-kind partners at its offset on other planes. Stale GC moves
     /// found on the way are dropped (`dropped`), remapped ones forwarded. `SUSPENDED`: only
-    /// reads that may run on a suspended die are picked.
+    /// reads that may run on a suspended die are picked. `align`: same-offset programs start
+    /// on the plane that is behind (multiplane.rs).
     #[inline(always)]
     fn scan_queue<const SUSPENDED: bool>(
         &mut self,
@@ -369,10 +387,12 @@ impl<Q: DriveQueue> Ssd<Q> {
         die: usize,
         q: usize,
         dropped: &mut bool,
+        align: bool,
     ) -> Picked {
         let mut picked = Picked {
             txns: [NONE; MAX_PLANES],
             n: 0,
+            aligned: false,
         };
         let mut used_planes = 0u32;
         let rule = self.tsu.rule;
@@ -395,6 +415,18 @@ impl<Q: DriveQueue> Ssd<Q> {
         let by_offset = self.tsu.read_offsets.counts_queue(q);
         let ppd = self.ftl.geo.planes_per_die;
         let all_planes = (1u32 << ppd) - 1;
+        // Same-offset programs: start on the plane whose frontier is behind (multiplane.rs).
+        let write_class = self.tsu.write_offsets.class(q);
+        let target = match write_class {
+            Some(class) if align && !fifo && !remapped && rule == Multiplane::SameOffset => {
+                let (ftl, stream) = (&self.ftl, [Stream::User, Stream::Gc][class]);
+                self.tsu
+                    .write_offsets
+                    .target(ftl, die, class, |p| ftl.can_allocate(p, stream))
+            }
+            _ => None,
+        };
+        picked.aligned = target.is_some();
         let mut refused = 0u32;
         let mut prev = NONE;
         let mut cur = self.tsu.queues[die][q].head;
@@ -410,6 +442,14 @@ impl<Q: DriveQueue> Ssd<Q> {
                 // The page was overwritten since GC chose it: nothing to move.
                 self.tsu.queues[die][q].remove(self.txns.items(), prev, cur);
                 debug_assert!(q > Q_READ, "GC moves wait in their own queues");
+                if let Some(class) = write_class {
+                    self.tsu.write_offsets.add(
+                        die,
+                        class,
+                        x.plane % self.ftl.geo.planes_per_die,
+                        -1,
+                    );
+                }
                 self.gc_move_dropped(now, cur);
                 *dropped = true;
                 cur = next;
@@ -446,6 +486,7 @@ impl<Q: DriveQueue> Ssd<Q> {
                 && (!SUSPENDED || self.tsu.suspend.eligible(x.kind))
                 && used_planes & (1 << local) == 0
                 && (picked.n == 0 || offset == offset0)
+                && (picked.n > 0 || target.is_none_or(|o| o == offset))
                 && match x.kind {
                     TxnKind::UserWrite | TxnKind::MapWrite => {
                         self.ftl.can_allocate(x.plane, Stream::User)
@@ -459,6 +500,9 @@ impl<Q: DriveQueue> Ssd<Q> {
                 && (x.kind != TxnKind::GcRead || self.claim_destination_slot(cur));
             if ok {
                 self.tsu.queues[die][q].remove(self.txns.items(), prev, cur);
+                if let Some(class) = write_class {
+                    self.tsu.write_offsets.add(die, class, local, -1);
+                }
                 if by_offset {
                     self.tsu.read_offsets.remove(die, q, local, offset);
                 }
