@@ -47,7 +47,8 @@ pub enum Command {
     },
     /// Every design on one or more drives (repeat --ssd) and one workload, side by side.
     Compare(compare::CompareArgs),
-    /// Regenerate a paper's evaluation: runs, CSV/JSON, SVG figures and a summary.
+    /// Regenerate a paper's evaluation: runs, CSV/JSON, SVG figures and a summary (`all`: the
+    /// five papers, and FIDELITY.md with every headline).
     Reproduce(reproduce::ReproduceArgs),
     /// Write a fresh drive to death (functional: FTL, GC, wear, superblocks; no timing) and
     /// report bad superblocks against data written (Decoupled SSD §5, §6.4).

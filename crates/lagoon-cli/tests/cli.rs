@@ -734,6 +734,222 @@ fn committed_results_re_render_and_the_readme_agrees() {
     );
 }
 
+/// docs/results/FIDELITY.md comes out byte for byte from the committed papers' files with
+/// `lagoon reproduce all --render-only` (and every paper's summary with it); its counts and
+/// rows agree with each headlines.json (read here as plain JSON); every evidence file a
+/// committed headline names is in the repository, with the authors' simulator's value in it.
+#[test]
+fn fidelity_md_re_renders_from_the_committed_results() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let results = root.join("docs/results");
+    let copy = tempfile::Builder::new()
+        .prefix("lagoon-fidelity-")
+        .tempdir()
+        .unwrap();
+    let to = copy.path().join("r");
+    let papers = ["venice", "piq", "mqsimnet", "dssd", "superblocks"];
+    let mut present = Vec::new();
+    for paper in papers {
+        let dir = results.join(paper);
+        if !dir.join("headlines.json").is_file() {
+            continue;
+        }
+        present.push(paper);
+        std::fs::create_dir_all(to.join(paper)).unwrap();
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            let ext = p.extension().and_then(|x| x.to_str()).unwrap_or("");
+            if p.is_file() && ext != "svg" && p.file_name().unwrap() != "summary.md" {
+                std::fs::copy(&p, to.join(paper).join(p.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+    assert!(!present.is_empty());
+    let (code, out, err) = lagoon(&[
+        "reproduce",
+        "all",
+        "--render-only",
+        "--out",
+        to.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.matches("published headline numbers reproduced").count(),
+        present.len(),
+        "{out}"
+    );
+    let md = std::fs::read_to_string(to.join("FIDELITY.md")).unwrap();
+    assert_eq!(
+        md,
+        std::fs::read_to_string(results.join("FIDELITY.md")).unwrap(),
+        "docs/results/FIDELITY.md: run lagoon reproduce all --render-only --out docs/results"
+    );
+    for paper in &present {
+        assert_eq!(
+            std::fs::read(to.join(paper).join("summary.md")).unwrap(),
+            std::fs::read(results.join(paper).join("summary.md")).unwrap(),
+            "{paper}: summary.md re-rendered by reproduce all differs"
+        );
+    }
+    let mut total = [0usize; 7];
+    let mut rows = 0;
+    for paper in &present {
+        let h = headlines(&results.join(paper));
+        let hs = h["headlines"].as_array().unwrap();
+        let n = |f: &dyn Fn(&serde_json::Value) -> bool| hs.iter().filter(|x| f(x)).count();
+        let c = [
+            hs.len(),
+            n(&|x| x["verdict"] == "reproduced"),
+            n(&|x| x["verdict"] == "not-reproduced"),
+            n(&|x| x["verdict"] == "not-measured"),
+            n(&|x| x["evidence"] == "authors-simulator"),
+            n(&|x| x["evidence"] == "sensitivity"),
+            n(&|x| x["evidence"] == "lagoon-only"),
+        ];
+        let cells = |c: &[usize; 7]| {
+            c.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(" | ")
+        };
+        assert!(
+            md.contains(&format!("\n| `{paper}` | {} |\n", cells(&c))),
+            "FIDELITY.md: no counts row {paper} {c:?}"
+        );
+        for (t, x) in total.iter_mut().zip(c) {
+            *t += x;
+        }
+        for x in hs {
+            let verdict = x["verdict"].as_str().unwrap().replace('-', " ");
+            let row = format!("| `{paper}` | `{}` |", x["id"].as_str().unwrap());
+            let line = md
+                .lines()
+                .find(|l| l.starts_with(&row))
+                .unwrap_or_else(|| panic!("FIDELITY.md: no row {row}"));
+            assert!(line.contains(&format!("| {verdict} |")), "{line}");
+            rows += 1;
+            if let Some(f) = x["evidence_file"].as_str() {
+                let text = std::fs::read_to_string(root.join(f))
+                    .unwrap_or_else(|e| panic!("{paper}: evidence_file {f}: {e}"));
+                assert!(line.contains(&format!("[{f}](/{f})")), "{line}");
+                if let Some(v) = x["authors"]["value"].as_f64() {
+                    assert_eq!(x["evidence"], "authors-simulator", "{x}");
+                    assert!(text.contains(&format!("{v}")), "{paper}: {v} is not in {f}");
+                }
+            }
+        }
+        assert!(md.contains(&format!(
+            "`{}`",
+            h["provenance"]["command"].as_str().unwrap()
+        )));
+    }
+    let cells = total
+        .iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(" | ");
+    assert!(
+        md.contains(&format!("\n| all | {cells} |\n")),
+        "all: {total:?}"
+    );
+    assert_eq!(rows, total[0]);
+}
+
+/// `--refresh-evidence` rewrites only the evidence: the committed PIQ headlines with their
+/// evidence taken away come back as committed, numbers and verdicts untouched.
+#[test]
+fn refresh_evidence_restores_the_committed_evidence() {
+    use lagoon_cli::reproduce::book;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dir = root.join("docs/results/piq");
+    let copy = tempfile::Builder::new()
+        .prefix("lagoon-evidence-")
+        .tempdir()
+        .unwrap();
+    let to = copy.path().join("piq");
+    std::fs::create_dir_all(&to).unwrap();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, to.join(p.file_name().unwrap())).unwrap();
+    }
+    // The evidence taken away in the text itself (parsing and writing the file again could
+    // move a number's last digit).
+    let text = std::fs::read_to_string(to.join("headlines.json")).unwrap();
+    let (mut out, mut in_authors, mut stripped) = (String::new(), false, 0);
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        if in_authors {
+            in_authors = !t.starts_with('}');
+        } else if t.starts_with("\"authors\": {") {
+            in_authors = true;
+        } else if t.starts_with("\"evidence\": ") {
+            stripped += usize::from(!t.contains("lagoon-only"));
+            out.push_str("      \"evidence\": \"lagoon-only\",\n");
+        } else if t.starts_with("\"evidence_file\": ") {
+            out.push_str("      \"evidence_file\": null,\n");
+        } else if let Some((base, _)) = line.split_once("; the authors' simulator, ") {
+            out.push_str(base);
+            out.push_str(if line.ends_with('\n') { "\"\n" } else { "\"" });
+        } else {
+            out.push_str(line);
+        }
+    }
+    assert!(stripped >= 3, "{stripped} PIQ headlines with evidence");
+    std::fs::write(to.join("headlines.json"), out).unwrap();
+    assert!(!book::check_headlines(&to).unwrap().is_empty());
+    let notes = to.join("notes.md");
+    let (code, _, err) = lagoon(&[
+        "reproduce",
+        "piq",
+        "--refresh-evidence",
+        "--out",
+        to.to_str().unwrap(),
+        "--notes",
+        notes.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(&format!("evidence rewritten for {stripped} of")),
+        "{err}"
+    );
+    for f in ["headlines.json", "summary.md"] {
+        assert_eq!(
+            std::fs::read_to_string(to.join(f)).unwrap(),
+            std::fs::read_to_string(dir.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+}
+
+/// `reproduce all` takes only what every paper shares, and checks it before simulating.
+#[test]
+fn reproduce_all_refuses_one_papers_options() {
+    for (flag, value) in [
+        ("--traces", TRACES),
+        ("--requests", "10"),
+        ("--notes", "x.md"),
+    ] {
+        let (code, _, err) = lagoon(&["reproduce", "all", flag, value, "--out", "-"]);
+        assert_eq!(code, 2, "{flag}: {err}");
+        let (code, _, err) = lagoon(&["reproduce", "all", flag, value]);
+        assert_eq!(code, 2, "{flag}: {err}");
+        assert!(
+            err.contains(flag) && err.contains("reproduce PAPER"),
+            "{err}"
+        );
+    }
+    let empty = tempfile::tempdir().unwrap();
+    let (code, _, err) = lagoon(&[
+        "reproduce",
+        "all",
+        "--render-only",
+        "--out",
+        empty.path().to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no paper's directory"), "{err}");
+}
+
 /// Every time claim of the README is CPU seconds, the figure docs/BENCHMARKS.md's "Command
 /// times" table gives for that very command; `--help` makes none.
 #[test]

@@ -235,6 +235,7 @@ fn reproduce(
         seed,
         seeds,
         render_only,
+        refresh_evidence: false,
         quiet,
         executor: py_exec.clone().map(|e| e as _),
         cancel: Some(current_cancel()),

@@ -49,6 +49,16 @@ pub enum Evidence {
     LagoonOnly,
 }
 
+impl Evidence {
+    pub fn words(self) -> &'static str {
+        match self {
+            Evidence::AuthorsSimulator => "authors' simulator",
+            Evidence::Sensitivity => "sensitivity",
+            Evidence::LagoonOnly => "Lagoon only",
+        }
+    }
+}
+
 /// One published number, cited.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -70,10 +80,17 @@ pub struct Number {
     /// figure or table draws beside Lagoon's.
     #[serde(default)]
     pub headline: bool,
+    /// What backs the verdict beyond Lagoon (issue 34), and the file in the repository that
+    /// holds its runs (commands, configurations, numbers, how to repeat them), from the
+    /// repository's root.
     #[serde(default)]
     pub evidence: Evidence,
     #[serde(default)]
     pub evidence_file: Option<String>,
+    /// With `authors-simulator` evidence: the authors' simulator's own value of the quantity,
+    /// where the evidence file gives one (`[number.authors]`).
+    #[serde(default)]
+    pub authors: Option<super::evidence::AuthorsValue>,
     /// How the value follows from the quote when it is not printed as such.
     #[serde(default)]
     pub note: Option<String>,
@@ -120,6 +137,7 @@ pub fn paper(name: &str) -> Result<PaperFile> {
                 n.value
             );
         }
+        super::evidence::check_number(name, n)?;
     }
     Ok(p)
 }
@@ -298,6 +316,16 @@ pub enum Verdict {
     NotMeasured,
 }
 
+impl Verdict {
+    pub fn words(self) -> &'static str {
+        match self {
+            Verdict::Reproduced => "reproduced",
+            Verdict::NotReproduced => "not reproduced",
+            Verdict::NotMeasured => "not measured",
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Headline {
@@ -311,6 +339,11 @@ pub struct Headline {
     pub outside_ci: Option<bool>,
     pub evidence: Evidence,
     pub evidence_file: Option<String>,
+    /// The authors' simulator's value, judged by the same rule (absent without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authors: Option<super::evidence::AuthorsCheck>,
+    /// The verdict's reason in words; with an authors' value, followed by what it agrees with
+    /// ([`super::evidence::MARK`]).
     pub reason: String,
 }
 
@@ -419,26 +452,30 @@ fn headline(n: &Number, id: String, reading: Option<String>, v: &[f64]) -> Headl
         lagoon: None,
         verdict: Verdict::NotMeasured,
         outside_ci: None,
-        evidence: n.evidence,
-        evidence_file: n.evidence_file.clone(),
+        evidence: Evidence::LagoonOnly,
+        evidence_file: None,
+        authors: None,
         reason: "this run did not measure it".into(),
     };
-    if s.n == 0 {
-        return base;
-    }
-    let (ok, why) = verdict(n.kind, n.value, s.mean);
-    let [lo, hi] = s.ci95.unwrap_or([s.mean, s.mean]);
-    Headline {
-        lagoon: Some(s),
-        verdict: if ok {
-            Verdict::Reproduced
-        } else {
-            Verdict::NotReproduced
-        },
-        outside_ci: Some(!(lo..=hi).contains(&n.value)),
-        reason: why,
-        ..base
-    }
+    let mut h = if s.n == 0 {
+        base
+    } else {
+        let (ok, why) = verdict(n.kind, n.value, s.mean);
+        let [lo, hi] = s.ci95.unwrap_or([s.mean, s.mean]);
+        Headline {
+            lagoon: Some(s),
+            verdict: if ok {
+                Verdict::Reproduced
+            } else {
+                Verdict::NotReproduced
+            },
+            outside_ci: Some(!(lo..=hi).contains(&n.value)),
+            reason: why,
+            ..base
+        }
+    };
+    super::evidence::apply(&mut h, n);
+    h
 }
 
 /// Per-seed values of headline_seeds.csv, by id.
@@ -506,14 +543,14 @@ pub fn verdict_line(h: &HeadlinesFile, dir: &str) -> String {
     s
 }
 
-fn short(commit: &str) -> String {
+pub(crate) fn short(commit: &str) -> String {
     match commit.split_once('-') {
         Some((c, rest)) => format!("{}-{rest}", &c[..c.len().min(12)]),
         None => commit[..commit.len().min(12)].to_string(),
     }
 }
 
-fn seeds_text(s: &[u64]) -> String {
+pub(crate) fn seeds_text(s: &[u64]) -> String {
     match s {
         [] => "none".into(),
         [a] => a.to_string(),
@@ -984,7 +1021,7 @@ fn md_table(dir: &Path, spec: &TableSpec) -> Result<String> {
     Ok(s)
 }
 
-fn fmt_value(v: f64, unit: &str, kind: Kind) -> String {
+pub(crate) fn fmt_value(v: f64, unit: &str, kind: Kind) -> String {
     match (kind, unit) {
         (Kind::Rate, _) | (_, "%") => format!("{:.2} %", 100.0 * v),
         _ if v.abs() >= 100.0 => format!("{v:.1}"),
@@ -1056,16 +1093,8 @@ pub fn summary_md(
             ),
             None => ("-".into(), "-".into(), "0".into()),
         };
-        let verdict = match x.verdict {
-            Verdict::Reproduced => "reproduced",
-            Verdict::NotReproduced => "not reproduced",
-            Verdict::NotMeasured => "not measured",
-        };
-        let ev = match x.evidence {
-            Evidence::AuthorsSimulator => "authors' simulator",
-            Evidence::Sensitivity => "sensitivity",
-            Evidence::LagoonOnly => "Lagoon only",
-        };
+        let verdict = x.verdict.words();
+        let ev = x.evidence.words();
         let ev = match &x.evidence_file {
             Some(f) => format!("{ev} ({f})"),
             None => ev.to_string(),
@@ -1127,8 +1156,16 @@ pub fn render(dir: &Path, notes: Option<&str>) -> Result<()> {
 }
 
 /// The per-seed values and headlines.json of `dir` agree: every headline's mean, interval
-/// and verdict recomputed from headline_seeds.csv and the paper's file. Returns the errors.
+/// and verdict recomputed from headline_seeds.csv and the paper's file, and its evidence is
+/// the data file's ([`super::evidence::check`]). Returns the errors.
 pub fn check_headlines(dir: &Path) -> Result<Vec<String>> {
+    let mut errs = check_numbers(dir)?;
+    errs.extend(super::evidence::check(dir)?);
+    Ok(errs)
+}
+
+/// The numbers half of [`check_headlines`]: means, intervals and verdicts.
+pub fn check_numbers(dir: &Path) -> Result<Vec<String>> {
     let h = read_headlines(dir)?;
     let p = paper(&h.paper)?;
     let values = read_seed_values(dir)?;

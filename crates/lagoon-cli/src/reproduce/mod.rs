@@ -3,6 +3,8 @@
 
 pub mod book;
 pub mod dssd;
+pub mod evidence;
+pub mod fidelity;
 pub mod mqsimnet;
 pub mod piq;
 pub mod superblocks;
@@ -24,13 +26,17 @@ pub const MAX_NOTES_BYTES: u64 = 1 << 20;
 #[derive(Args)]
 pub struct ReproduceArgs {
     /// The paper to reproduce: `venice`, `piq`, `mqsimnet`, `dssd` or `superblocks` (the
-    /// Decoupled SSD's dynamic superblocks, §6.4, in the lifetime mode).
+    /// Decoupled SSD's dynamic superblocks, §6.4, in the lifetime mode); or `all`: the five
+    /// into OUT/<paper> (OUT from --out, default results), then OUT/FIDELITY.md, every
+    /// headline of every paper in one table from their headlines.json (--quick, --seed,
+    /// --seeds and --jobs apply to each; a notes.md already in OUT/<paper> is appended to its
+    /// summary and kept).
     pub paper: String,
     /// Fewer requests per run and 2 seeds (every figure kept); CPU time per paper in
     /// docs/BENCHMARKS.md ("Reproductions").
     #[arg(long)]
     pub quick: bool,
-    /// Output directory (default: results/<paper>). Written under a temporary name and
+    /// Output directory (default: results/<paper>; with `all`, results). Written under a temporary name and
     /// renamed at the end; a directory that holds something other than a reproduction's
     /// output is refused before any simulation.
     #[arg(long)]
@@ -61,6 +67,11 @@ pub struct ReproduceArgs {
     /// (figures.json, headlines.json, CSVs), without simulating.
     #[arg(long)]
     pub render_only: bool,
+    /// Rewrite only the evidence fields of --out's headlines.json (evidence, evidence_file,
+    /// the authors' simulator's value and the reason's sentence on it) from the paper's data
+    /// file, then redraw as --render-only does; nothing is simulated.
+    #[arg(long)]
+    pub refresh_evidence: bool,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -105,9 +116,12 @@ fn read_notes(p: &Path) -> Result<String> {
 }
 
 pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
+    if a.paper == "all" {
+        return all(a);
+    }
     if !PAPERS.contains(&a.paper.as_str()) {
         bail!(
-            "reproduce: unknown paper '{}' (known: {})",
+            "reproduce: unknown paper '{}' (known: {}, or all)",
             a.paper,
             PAPERS.join(", ")
         );
@@ -125,22 +139,44 @@ pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
     }
     // Everything the user named is checked before the first simulation.
     let notes = a.notes.as_deref().map(read_notes).transpose()?;
-    if a.render_only {
+    if a.render_only || a.refresh_evidence {
+        let flag = if a.refresh_evidence {
+            "--refresh-evidence"
+        } else {
+            "--render-only"
+        };
         if !out.join("figures.json").is_file() {
             bail!(
-                "--render-only: {} holds no reproduction (no figures.json)",
+                "{flag}: {} holds no reproduction (no figures.json)",
                 out.display()
             );
         }
         let h = book::read_headlines(&out)?;
         if h.paper != a.paper {
             bail!(
-                "--render-only: {} is a reproduction of {}, not {}",
+                "{flag}: {} is a reproduction of {}, not {}",
                 out.display(),
                 h.paper,
                 a.paper
             );
         }
+        if a.refresh_evidence {
+            let changed = evidence::refresh(&out)?;
+            if !a.quiet {
+                eprintln!(
+                    "{}: evidence rewritten for {} of {} headlines{}",
+                    out.join("headlines.json").display(),
+                    changed.len(),
+                    h.headlines.len(),
+                    if changed.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", changed.join(", "))
+                    }
+                );
+            }
+        }
+        let h = book::read_headlines(&out)?;
         book::render(&out, notes.as_deref())?;
         println!("{}", book::verdict_line(&h, &out.display().to_string()));
         return Ok(());
@@ -183,6 +219,91 @@ pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
         eprintln!("{}", book::verdict_line(&h, &out.display().to_string()));
         eprintln!("summary: {}", out.join("summary.md").display());
     }
+    Ok(())
+}
+
+/// `lagoon reproduce all`: each paper into OUT/<paper>, then OUT/FIDELITY.md; with
+/// --render-only or --refresh-evidence, each paper that OUT holds is redrawn (its notes.md
+/// appended) and FIDELITY.md written, without simulating.
+fn all(a: ReproduceArgs) -> Result<()> {
+    let out = a.out.clone().unwrap_or_else(|| PathBuf::from("results"));
+    if crate::out::is_stdout(&out) {
+        bail!("--out names the directory `reproduce all` writes; - (standard output) is not one");
+    }
+    for (set, flag) in [
+        (a.traces.is_some(), "--traces"),
+        (a.requests.is_some(), "--requests"),
+        (a.notes.is_some(), "--notes"),
+    ] {
+        if set {
+            bail!("reproduce all: {flag} means something else for each paper; give it to `lagoon reproduce PAPER`");
+        }
+    }
+    let simulate = !(a.render_only || a.refresh_evidence);
+    // Which papers, and each one's notes: everything checked before the first simulation.
+    let mut todo = Vec::new();
+    for paper in PAPERS {
+        let dir = out.join(paper);
+        if !simulate && !dir.join("headlines.json").is_file() {
+            continue;
+        }
+        if simulate && !book::replaceable(&dir)? {
+            bail!(
+                "--out {}: {} exists and is not a reproduction's output",
+                out.display(),
+                dir.display()
+            );
+        }
+        let notes = dir.join("notes.md");
+        let kept = notes.is_file().then(|| read_notes(&notes)).transpose()?;
+        todo.push((paper, dir, kept));
+    }
+    if todo.is_empty() {
+        bail!(
+            "reproduce all: no paper's directory in {} has a headlines.json ({})",
+            out.display(),
+            PAPERS.join(", ")
+        );
+    }
+    let n = todo.len();
+    for (i, (paper, dir, kept)) in todo.into_iter().enumerate() {
+        if simulate && !a.quiet {
+            eprintln!(
+                "reproduce all: {paper} ({} of {n}) -> {}",
+                i + 1,
+                dir.display()
+            );
+        }
+        let notes_file = dir.join("notes.md");
+        let one = ReproduceArgs {
+            paper: paper.to_string(),
+            quick: a.quick,
+            out: Some(dir.clone()),
+            traces: None,
+            requests: None,
+            jobs: a.jobs,
+            notes: kept.is_some().then(|| notes_file.clone()),
+            seed: a.seed,
+            seeds: a.seeds,
+            render_only: a.render_only,
+            refresh_evidence: a.refresh_evidence,
+            quiet: a.quiet,
+            executor: a.executor.clone(),
+            cancel: a.cancel.clone(),
+            work: None,
+            tiny_drive: a.tiny_drive,
+        };
+        reproduce(one)?;
+        // The new directory replaced the old one: its notes, written by hand, are kept.
+        if let (true, Some(text)) = (simulate, kept) {
+            write(&notes_file, &text)?;
+        }
+    }
+    let (papers, headlines) = fidelity::write(&out)?;
+    println!(
+        "{}: {headlines} headlines of {papers} papers",
+        out.join(fidelity::FILE).display()
+    );
     Ok(())
 }
 
