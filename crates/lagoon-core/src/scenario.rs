@@ -170,6 +170,15 @@ impl Scenario {
         }
         let outcome = sim.run(progress)?;
         if outcome.flows.iter().all(|f| f.completed == 0) {
+            if self
+                .cancel
+                .as_ref()
+                .is_some_and(|c| c.request() != crate::cancel::Request::None)
+            {
+                return Err(ScenarioError::Invalid(
+                    "stopped (Ctrl-C) before any request completed: nothing to report".into(),
+                ));
+            }
             return Err(ScenarioError::Invalid(format!(
                 "no request to simulate: {} gave none (e.g. count=0)",
                 self.workloads.join(" + ")

@@ -189,6 +189,9 @@ pub trait BackEnd {
     fn local_events(&self) -> u64 {
         0
     }
+    /// A back end that runs many events of its own per engine event looks at `c` between
+    /// them (the engine looks at it every 65,536 of its own).
+    fn set_cancel(&mut self, _c: &crate::cancel::Cancel) {}
     /// One line on what the back end holds (waiting transfers, busy controllers), for the
     /// watchdog's error when a run is stuck.
     fn describe_state(&self) -> String {

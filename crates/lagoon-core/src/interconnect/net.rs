@@ -166,6 +166,10 @@ impl BackEnd for NetSsd {
         each!(self, b => b.local_events())
     }
 
+    fn set_cancel(&mut self, c: &crate::cancel::Cancel) {
+        each!(self, b => b.set_cancel(c))
+    }
+
     fn describe_state(&self) -> String {
         each!(self, b => b.describe_state())
     }
@@ -353,6 +357,10 @@ impl BackEnd for Messages {
 
     fn local_events(&self) -> u64 {
         self.net.events()
+    }
+
+    fn set_cancel(&mut self, c: &crate::cancel::Cancel) {
+        self.net.set_cancel(c.clone());
     }
 
     fn take_error(&mut self) -> Option<String> {

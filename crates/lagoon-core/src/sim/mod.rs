@@ -195,6 +195,7 @@ impl Simulator {
     /// Look at `c` every 65,536 events (a few ms): `abort` ends the run with
     /// [`SimError::Cancelled`]; `finish` ends it at once and reports what was done.
     pub fn set_cancel(&mut self, c: crate::cancel::Cancel) {
+        self.ssd.net.set_cancel(&c);
         self.cancel = Some(c);
     }
 
@@ -271,10 +272,14 @@ impl Simulator {
                 same_instant = 0;
             }
             same_instant += 1;
+            // A Net event that ran past a multiple of 65,536 of the back end's own events
+            // (looked at after it, below) also triggers the periodic checks.
+            let mut local_tick = false;
             if let Event::Ic(IcEvent::Net(_)) = ev {
                 // Local events happen only inside Net events: the delta is the last one's.
                 let l = self.ssd.net.local_events();
                 net_only += 1 + (l - local_seen);
+                local_tick = (l >> 16) != (local_seen >> 16);
                 local_seen = l;
             } else {
                 net_only = 0;
@@ -290,7 +295,7 @@ impl Simulator {
             if self.host.error.is_some() || self.host.fault.is_some() || self.ssd.fault.is_some() {
                 return Ok(LoopEnd::Stopped);
             }
-            if self.ssd.q.events_processed() & 0xffff == 0 {
+            if self.ssd.q.events_processed() & 0xffff == 0 || local_tick {
                 let done: u64 = self.host.flows.iter().map(|f| f.completed).sum();
                 if done != completed_seen {
                     completed_seen = done;

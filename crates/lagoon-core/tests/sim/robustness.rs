@@ -376,3 +376,37 @@ fn a_cancelled_run_stops_at_the_next_look() {
     let r = s.run(|_| {}).unwrap();
     assert!(r.requests > 0 && r.requests < 1_000_000, "{}", r.requests);
 }
+
+/// A network of 1-byte flits and 1-flit packets runs millions of its own events per engine
+/// event: a stop request is looked at between them (every 65,536), so a finish asked before
+/// the run ends it long before its 300 requests (it used to run them all, 90 s of CPU).
+#[test]
+fn a_network_of_tiny_flits_answers_a_stop_between_its_own_events() {
+    use lagoon_core::cancel::Cancel;
+    let mut cfg = lagoon_core::config::SsdConfig::load("mqsimnet").unwrap();
+    cfg.network.flit_bytes = 1;
+    cfg.network.packet_flits = 1;
+    cfg.validate().unwrap();
+    let w = "syn:read=50,size=64k,addr=uniform,arrival=qd:32,count=300";
+    let mut s = lagoon_core::scenario::Scenario::new("tiny-flits", cfg, Arch::Net, vec![w.into()]);
+    let c = Cancel::new();
+    s.cancel = Some(c.clone());
+    c.finish();
+    match s.run(|_| {}) {
+        Ok(r) => assert!(r.requests < 300, "{}", r.requests),
+        Err(e) => assert!(
+            e.to_string()
+                .contains("stopped (Ctrl-C) before any request completed"),
+            "{e}"
+        ),
+    }
+    let c = Cancel::new();
+    s.cancel = Some(c.clone());
+    c.abort();
+    assert!(matches!(
+        s.run(|_| {}),
+        Err(lagoon_core::scenario::ScenarioError::Sim(
+            SimError::Cancelled { .. }
+        ))
+    ));
+}

@@ -268,6 +268,9 @@ pub struct Network {
     pub(crate) express: bool,
     /// One VC and a routing that [`Routing::is_fixed`]: VC allocation takes the one port.
     pub(crate) fixed_route: bool,
+    /// Looked at every 65,536 events of [`Network::advance_before`]: a stop request returns
+    /// early, so a run of many network events per engine event answers Ctrl-C.
+    stop: Option<crate::cancel::Cancel>,
 }
 
 impl Network {
@@ -357,6 +360,7 @@ impl Network {
             cands: Vec::with_capacity(64),
             in_flight: 0,
             last_move: 0,
+            stop: None,
             now: 0,
             out: Vec::new(),
             audit: None,
@@ -394,6 +398,12 @@ impl Network {
         let s = &self.srcs[e as usize];
         s.queued > 0 || s.rfree > self.now.max(self.q.now())
     }
+    /// Return early from [`Network::advance_before`] once `c` asks to stop (its caller looks
+    /// at `c` too and ends the run).
+    pub fn set_cancel(&mut self, c: crate::cancel::Cancel) {
+        self.stop = Some(c);
+    }
+
     /// Events handled so far.
     pub fn events(&self) -> u64 {
         self.q.events_processed()
@@ -549,6 +559,14 @@ impl Network {
             out.append(&mut self.out);
             if self.in_flight > 0 && now > self.last_move + self.p.stall_limit {
                 return Err(self.deadlock_error());
+            }
+            if self.q.events_processed() & 0xffff == 0
+                && self
+                    .stop
+                    .as_ref()
+                    .is_some_and(|c| c.request() != crate::cancel::Request::None)
+            {
+                return Ok(());
             }
         }
         if self.in_flight > 0 && self.q.is_empty() {
