@@ -1723,11 +1723,11 @@ fn reproduce_dssd_writes_figures_and_summary() {
 }
 
 /// Found by issue 31's seeds: on the tests' tiny drive, a Fig. 15(b) window over a RESERV
-/// drive aged with the `newest` RBT pick stalls (the watchdog: "1 die queues hold
-/// transactions") for seeds 5 and 6. A core issue (block-remapped timed windows), kept here
-/// as a reproducer; `reproduce superblocks` reports the stall as an error naming the run.
+/// drive aged with the `newest` RBT pick stalled (the watchdog: "1 die queues hold
+/// transactions") for seeds 5 and 6: a write waiting for room in its plane sat on the die of
+/// its remapped block, which the erase that freed a block did not wake
+/// (`Ssd::wake_after_erase`).
 #[test]
-#[ignore = "core stall in a block-remapped window (reported; not in lagoon-cli)"]
 fn superblocks_windows_on_every_seed_of_the_tiny_drive() {
     for seed in ["5", "6"] {
         let dir = tempfile::tempdir().unwrap();

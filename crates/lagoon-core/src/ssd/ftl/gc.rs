@@ -292,6 +292,7 @@ impl<Q: DriveQueue> Ssd<Q> {
         self.ftl
             .erase_done(x.plane, self.ftl.geo.block_of_ppa(x.ppa));
         self.maybe_gc(now, x.plane, false);
+        self.wake_after_erase(now);
         // MQSim checks static wear levelling after each erase (GC_and_WL_Unit_Base), while
         // the host has requests in the drive or to come. After the last one no round starts
         // (a MQSim run ends with its requests): at a threshold of 1 every round's moves cost

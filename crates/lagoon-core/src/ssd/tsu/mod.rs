@@ -292,6 +292,23 @@ impl<Q: DriveQueue> Ssd<Q> {
         die
     }
 
+    /// A block of some plane became free (an erase ended). Writes waiting for room in that
+    /// plane wait on the die their next block runs on: its own die, which ran the erase and
+    /// looks at its queues next, unless blocks are remapped. Then they may wait on any die, so
+    /// every idle die with transactions queued looks again (remapped runs only).
+    pub(crate) fn wake_after_erase(&mut self, now: Ps) {
+        if self.tsu.remap.is_none() {
+            return;
+        }
+        for d in 0..self.tsu.dies.len() {
+            if self.tsu.dies[d].phase == Phase::Idle
+                && self.tsu.queues[d].iter().any(|l| l.head != NONE)
+            {
+                self.try_dispatch(now, d);
+            }
+        }
+    }
+
     /// If the die is idle, start its next operation.
     pub(crate) fn try_dispatch(&mut self, now: Ps, die: usize) {
         self.dispatch_scan(now, die);
