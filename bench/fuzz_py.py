@@ -10,10 +10,11 @@ outside a key's range that is accepted, or a crash of the interpreter (the scrip
 run it under `timeout` and check its exit status).
 
 Usage (the package installed, e.g. target/py-venv after scripts/test):
-    target/py-venv/bin/python bench/fuzz_py.py [CASES] [SEED]     (defaults 10000, 1)
+    target/py-venv/bin/python bench/fuzz_py.py [CASES] [SEED] [TIMEOUT_S]   (defaults 10000, 1, 30)
 """
 import math
 import random
+import signal
 import sys
 
 import numpy as np
@@ -22,6 +23,8 @@ import lagoon
 
 CASES = int(sys.argv[1]) if len(sys.argv) > 1 else 10000
 SEED = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+# A case still running after this long is stopped (an alarm the package sees as Ctrl-C).
+TIMEOUT_S = float(sys.argv[3]) if len(sys.argv) > 3 else 30.0
 
 CFG = lagoon.config("perf-optimized")
 SECTIONS = [k for k, v in CFG.items() if isinstance(v, dict)]
@@ -74,9 +77,26 @@ def config_case(rng):
     return d, None
 
 
-def check(what, fn, failures, must_fail=False):
+class CaseTimeout(BaseException):
+    """Raised by the alarm in a case still running after TIMEOUT_S (seen by the package's
+    signal polling as a KeyboardInterrupt would be: the run is aborted)."""
+
+
+def on_alarm(_sig, _frame):
+    raise CaseTimeout()
+
+
+def check(what, fn, failures, must_fail=False, huge=False):
+    """One case. `huge`: the case asks for at least 2^31 requests (work asked for, not a
+    hang): stopped at the time limit, it counts as a long run."""
+    signal.setitimer(signal.ITIMER_REAL, TIMEOUT_S)
     try:
         fn()
+    except CaseTimeout:
+        if huge:
+            return "long run stopped at the limit"
+        failures.append((what, "no end in %.0f s" % TIMEOUT_S))
+        return "failed"
     except (lagoon.LagoonError, TypeError, ValueError) as e:
         if not str(e).strip():
             failures.append((what, "an error without a message"))
@@ -87,6 +107,8 @@ def check(what, fn, failures, must_fail=False):
     except Exception as e:  # noqa: BLE001
         failures.append((what, "%s: %s" % (type(e).__name__, e)))
         return "failed"
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
     if must_fail:
         failures.append((what, "accepted"))
     return "ok"
@@ -94,6 +116,7 @@ def check(what, fn, failures, must_fail=False):
 
 def main():
     rng = random.Random(SEED)
+    signal.signal(signal.SIGALRM, on_alarm)
     failures, counts = [], {}
     for i in range(CASES):
         r = rng.random()
@@ -118,7 +141,9 @@ def main():
                 {"workload": "syn:count=20", "ssd": value(rng)},
             ])
             what = "run(**%r)" % (kw,)
-            res = check(what, lambda: lagoon.run(**kw), failures)
+            huge = kw.get("repeat") is not None and isinstance(kw["repeat"], int) \
+                and not isinstance(kw["repeat"], bool) and kw["repeat"] >= 2**31
+            res = check(what, lambda: lagoon.run(**kw), failures, huge=huge)
         counts[res] = counts.get(res, 0) + 1
     for what, why in failures[:30]:
         print("FAIL %s: %s" % (str(what)[:300], why))
