@@ -468,7 +468,11 @@ pub fn bars_with(
         .max(9.5 * title.chars().count() as f64 + 40.0);
     // A line under the x label says what the whiskers are.
     let note_h = if st.intervals.is_some() { 16.0 } else { 0.0 };
-    let h = TOP + HEIGHT + BOTTOM + 20.0 + note_h;
+    // Group labels run down at 45° (~4.8 px a character at 12 px): below about 19 characters
+    // they fit above the x label; a longer one moves the x label down.
+    let longest = groups.iter().map(|g| g.chars().count()).max().unwrap_or(0) as f64;
+    let label_room = (4.8 * longest - 94.0).max(0.0).ceil();
+    let h = TOP + HEIGHT + BOTTOM + 20.0 + note_h + label_room;
     let mut vals: Vec<f64> = series
         .iter()
         .flat_map(|(_, v)| v.iter().copied())
