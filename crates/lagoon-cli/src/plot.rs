@@ -1156,3 +1156,134 @@ mod tests {
         assert_eq!(svg.matches("<path").count(), 2);
     }
 }
+
+/// One row of [`ranges`]: a reachable range, a value on it (as built) and a target (the
+/// paper's value).
+#[derive(Clone, Debug)]
+pub struct Range {
+    pub label: String,
+    pub low: f64,
+    pub high: f64,
+    pub mark: f64,
+    pub target: f64,
+}
+
+/// One row per item, the x axis shared: a bar from `low` to `high`, a dot at `mark`, a
+/// diamond at `target`; with a `reference` a dashed line there (1 for ratios). A log axis when
+/// every value is positive and they span more than a decade and a half.
+pub fn ranges(title: &str, x_label: &str, rows: &[Range], reference: Option<f64>) -> String {
+    let vals: Vec<f64> = rows
+        .iter()
+        .flat_map(|r| [r.low, r.high, r.mark, r.target])
+        .chain(reference)
+        .filter(|v| v.is_finite())
+        .collect();
+    let (lo, hi) = vals
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| {
+            (l.min(v), h.max(v))
+        });
+    let log = lo > 0.0 && hi / lo > 30.0;
+    let ax = if log {
+        Axis::fit_log(lo, hi)
+    } else {
+        Axis::fit(lo, hi, false)
+    };
+    let label_w = rows
+        .iter()
+        .map(|r| r.label.chars().count())
+        .max()
+        .unwrap_or(0) as f64
+        * 7.0
+        + 16.0;
+    let (left, plot_w, row_h) = (label_w.max(LEFT), 520.0, 18.0);
+    let w = (left + plot_w + RIGHT).max(9.5 * title.chars().count() as f64 + 40.0);
+    let plot_h = row_h * rows.len().max(1) as f64;
+    let h = TOP + plot_h + 78.0;
+    let x_of = |v: f64| left + plot_w * ax.frac(ax.pos(v));
+    let mut s = header(w, h, title);
+    for t in ax.ticks() {
+        let x = left + plot_w * ax.frac(t);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{:.1}" stroke="#ddd"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
+            TOP + plot_h,
+            TOP + plot_h + 16.0,
+            ax.label(t)
+        );
+    }
+    if let Some(r) = reference {
+        let x = x_of(r);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{:.1}" stroke="#444" stroke-dasharray="5,4"/>"##,
+            TOP + plot_h
+        );
+    }
+    for (i, r) in rows.iter().enumerate() {
+        let y = TOP + row_h * (i as f64 + 0.5);
+        let _ = writeln!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            left - 8.0,
+            y + 4.0,
+            esc(&r.label)
+        );
+        if r.low.is_finite() && r.high.is_finite() {
+            let (a, b) = (x_of(r.low), x_of(r.high));
+            let _ = writeln!(
+                s,
+                r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="8" fill="#56B4E9" stroke="#0072B2" stroke-width="0.6"><title>{}: {:.4} to {:.4}</title></rect>"##,
+                a.min(b) - 1.0,
+                y - 4.0,
+                (b - a).abs() + 2.0,
+                esc(&r.label),
+                r.low,
+                r.high
+            );
+        }
+        if r.mark.is_finite() {
+            let _ = writeln!(
+                s,
+                r##"<circle cx="{:.1}" cy="{y:.1}" r="3.5" fill="#000"><title>as built: {:.4}</title></circle>"##,
+                x_of(r.mark),
+                r.mark
+            );
+        }
+        if r.target.is_finite() {
+            let x = x_of(r.target);
+            let _ = writeln!(
+                s,
+                r##"<path d="M{x:.1},{:.1} L{:.1},{y:.1} L{x:.1},{:.1} L{:.1},{y:.1} Z" fill="#D55E00" stroke="#000" stroke-width="0.5"><title>paper: {:.4}</title></path>"##,
+                y - 6.0,
+                x + 6.0,
+                y + 6.0,
+                x - 6.0,
+                r.target
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        r##"<rect x="{left:.1}" y="{TOP}" width="{plot_w:.1}" height="{plot_h:.1}" fill="none" stroke="#333"/><text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
+        left + plot_w / 2.0,
+        TOP + plot_h + 36.0,
+        esc(x_label)
+    );
+    // Legend: range bar, as-built dot, paper's diamond.
+    let ly = TOP + plot_h + 60.0;
+    let _ = writeln!(
+        s,
+        r##"<rect x="{left:.1}" y="{:.1}" width="24" height="8" fill="#56B4E9" stroke="#0072B2" stroke-width="0.6"/><text x="{:.1}" y="{ly:.1}">range the readings reach</text><circle cx="{:.1}" cy="{:.1}" r="3.5" fill="#000"/><text x="{:.1}" y="{ly:.1}">as built</text><path d="M{:.1},{:.1} l6,6 l-6,6 l-6,-6 Z" fill="#D55E00" stroke="#000" stroke-width="0.5"/><text x="{:.1}" y="{ly:.1}">the paper's value</text>"##,
+        ly - 8.0,
+        left + 30.0,
+        left + 210.0,
+        ly - 4.0,
+        left + 220.0,
+        left + 300.0,
+        ly - 10.0,
+        left + 310.0
+    );
+    s.push_str("</svg>\n");
+    s
+}

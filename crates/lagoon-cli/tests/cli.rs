@@ -734,6 +734,103 @@ fn committed_results_re_render_and_the_readme_agrees() {
     );
 }
 
+/// Every committed sensitivity search (docs/results/sensitivity/PAPER) re-renders byte for
+/// byte from its sensitivity.json with `--sensitivity --render-only`, and every number its
+/// summary gives of a headline is one of the search's points.
+#[test]
+fn committed_sensitivity_searches_re_render() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dir = root.join("docs/results/sensitivity");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    let copy = tempfile::Builder::new()
+        .prefix("lagoon-sensitivity-")
+        .tempdir()
+        .unwrap();
+    let mut n = 0;
+    for e in entries {
+        let from = e.unwrap().path();
+        if !from.join("sensitivity.json").is_file() {
+            continue;
+        }
+        let paper = from.file_name().unwrap().to_string_lossy().into_owned();
+        let to = copy.path().join(&paper);
+        std::fs::create_dir_all(&to).unwrap();
+        std::fs::copy(from.join("sensitivity.json"), to.join("sensitivity.json")).unwrap();
+        let (code, _, err) = lagoon(&[
+            "reproduce",
+            &paper,
+            "--sensitivity",
+            "--render-only",
+            "--out",
+            to.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{paper}: {err}");
+        for f in std::fs::read_dir(&from).unwrap() {
+            let f = f.unwrap().path();
+            let name = f.file_name().unwrap();
+            let ext = f.extension().and_then(|x| x.to_str()).unwrap_or("");
+            if ext == "svg" || name == "summary.md" {
+                assert_eq!(
+                    std::fs::read(&f).unwrap(),
+                    std::fs::read(to.join(name)).unwrap_or_default(),
+                    "{paper}: {} does not re-render (lagoon reproduce {paper} --sensitivity --render-only --out docs/results/sensitivity/{paper})",
+                    name.to_string_lossy()
+                );
+            }
+        }
+        let s: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(from.join("sensitivity.json")).unwrap())
+                .unwrap();
+        let points = s["points"].as_array().unwrap();
+        for h in s["headlines"].as_array().unwrap() {
+            let id = h["id"].as_str().unwrap();
+            let vals: Vec<f64> = points
+                .iter()
+                .filter_map(|p| p["values"][id]["mean"].as_f64())
+                .collect();
+            let lo = vals.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            assert_eq!(
+                (h["low"].as_f64(), h["high"].as_f64()),
+                (Some(lo), Some(hi)),
+                "{paper}: {id}"
+            );
+            assert_eq!(
+                h["as_built"].as_f64(),
+                points[0]["values"][id]["mean"].as_f64(),
+                "{paper}: {id}"
+            );
+            // Every point the reproduction's own per-reading file records.
+            for p in points {
+                let own: serde_json::Value = serde_json::from_str(
+                    &std::fs::read_to_string(
+                        from.join("points")
+                            .join(format!("{}.json", p["id"].as_str().unwrap())),
+                    )
+                    .unwrap(),
+                )
+                .unwrap();
+                let mine = own["headlines"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|x| x["id"] == id)
+                    .map(|x| x["lagoon"]["mean"].clone());
+                assert_eq!(
+                    mine,
+                    Some(p["values"][id]["mean"].clone()),
+                    "{paper}: {id} at point {}",
+                    p["id"]
+                );
+            }
+        }
+        n += 1;
+    }
+    assert!(n > 0 || !dir.exists());
+}
+
 /// docs/results/FIDELITY.md comes out byte for byte from the committed papers' files with
 /// `lagoon reproduce all --render-only` (and every paper's summary with it); its counts and
 /// rows agree with each headlines.json (read here as plain JSON); every evidence file a
@@ -762,6 +859,15 @@ fn fidelity_md_re_renders_from_the_committed_results() {
             if p.is_file() && ext != "svg" && p.file_name().unwrap() != "summary.md" {
                 std::fs::copy(&p, to.join(paper).join(p.file_name().unwrap())).unwrap();
             }
+        }
+        let search = results
+            .join("sensitivity")
+            .join(paper)
+            .join("sensitivity.json");
+        if search.is_file() {
+            let dir = to.join("sensitivity").join(paper);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::copy(&search, dir.join("sensitivity.json")).unwrap();
         }
     }
     assert!(!present.is_empty());
@@ -828,6 +934,36 @@ fn fidelity_md_re_renders_from_the_committed_results() {
                 .unwrap_or_else(|| panic!("FIDELITY.md: no row {row}"));
             assert!(line.contains(&format!("| {verdict} |")), "{line}");
             rows += 1;
+            // Issue 34: a headline the runs do not reproduce is settled by the authors'
+            // simulator or a sensitivity search, never left at Lagoon's word alone.
+            assert!(
+                !(x["verdict"] == "not-reproduced" && x["evidence"] == "lagoon-only"),
+                "{paper}: {} is not reproduced with Lagoon-only evidence",
+                x["id"]
+            );
+            if x["evidence"] == "sensitivity" {
+                let f = format!("docs/results/sensitivity/{paper}/summary.md");
+                assert_eq!(x["evidence_file"].as_str(), Some(f.as_str()), "{x}");
+                let search: serde_json::Value = serde_json::from_str(
+                    &std::fs::read_to_string(
+                        results
+                            .join("sensitivity")
+                            .join(paper)
+                            .join("sensitivity.json"),
+                    )
+                    .unwrap(),
+                )
+                .unwrap();
+                let id = x["id"].as_str().unwrap();
+                assert!(
+                    search["headlines"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|r| r["id"] == id),
+                    "{paper}: the sensitivity search has no {id}"
+                );
+            }
             if let Some(f) = x["evidence_file"].as_str() {
                 let text = std::fs::read_to_string(root.join(f))
                     .unwrap_or_else(|e| panic!("{paper}: evidence_file {f}: {e}"));

@@ -205,7 +205,7 @@ fn run_job<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyAny>> {
 /// them as a KeyboardInterrupt (they cancel their futures) and is raised here; without one,
 /// the local runs stop through [`interruptible`].
 #[pyfunction]
-#[pyo3(signature = (paper, out, quick=false, requests=None, traces=None, seed=1, notes=None, jobs=None, quiet=false, executor=None, tiny_drive=false, seeds=None, render_only=false))]
+#[pyo3(signature = (paper, out, quick=false, requests=None, traces=None, seed=1, notes=None, jobs=None, quiet=false, executor=None, tiny_drive=false, seeds=None, render_only=false, refresh_evidence=false, sensitivity=false))]
 #[allow(clippy::too_many_arguments)]
 fn reproduce(
     py: Python<'_>,
@@ -222,6 +222,8 @@ fn reproduce(
     tiny_drive: bool,
     seeds: Option<u64>,
     render_only: bool,
+    refresh_evidence: bool,
+    sensitivity: bool,
 ) -> PyResult<()> {
     let py_exec = executor.map(|f| Arc::new(job::PyExecutor::new(f)));
     let a = ReproduceArgs {
@@ -235,7 +237,9 @@ fn reproduce(
         seed,
         seeds,
         render_only,
-        refresh_evidence: false,
+        refresh_evidence,
+        sensitivity,
+        reading: Vec::new(),
         quiet,
         executor: py_exec.clone().map(|e| e as _),
         cancel: Some(current_cancel()),

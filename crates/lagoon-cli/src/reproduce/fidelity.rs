@@ -1,11 +1,14 @@
 //! `FIDELITY.md` (issue 34): every headline of every paper in one table, written by
 //! `lagoon reproduce all` into its output directory from the `headlines.json` of each paper's
-//! directory there (`OUT/<paper>/headlines.json`) and nothing else, so
+//! directory there (`OUT/<paper>/headlines.json`) and, for headlines whose evidence is a
+//! sensitivity search, the search's `OUT/sensitivity/<paper>/sensitivity.json`; nothing else, so
 //! `lagoon reproduce all --render-only --out docs/results` writes the committed one again.
 
 use super::book::{self, Evidence, HeadlinesFile, Kind, Verdict};
+use super::sensitivity::{self, Search};
 use super::PAPERS;
-use anyhow::Result;
+use anyhow::{Context, Result};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -55,7 +58,23 @@ fn counts(hs: &[&HeadlinesFile]) -> [usize; 7] {
 }
 
 /// FIDELITY.md's text from the papers' headlines.
-pub fn markdown(papers: &[HeadlinesFile]) -> String {
+/// The sensitivity searches in `out/sensitivity/<paper>/`, by paper.
+pub fn searches(out: &Path) -> Result<BTreeMap<String, Search>> {
+    let mut m = BTreeMap::new();
+    for name in PAPERS {
+        let p = out.join("sensitivity").join(name).join(sensitivity::JSON);
+        if p.is_file() {
+            let text = std::fs::read_to_string(&p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
+            let s: Search =
+                serde_json::from_str(&text).with_context(|| format!("{}", p.display()))?;
+            m.insert(name.to_string(), s);
+        }
+    }
+    Ok(m)
+}
+
+pub fn markdown(papers: &[HeadlinesFile], searches: &BTreeMap<String, Search>) -> String {
     let mut s = String::from("# Fidelity: every published headline number beside Lagoon's\n\n");
     let _ = writeln!(
         s,
@@ -150,6 +169,24 @@ pub fn markdown(papers: &[HeadlinesFile]) -> String {
             if let Some(file) = &x.evidence_file {
                 let _ = write!(ev, ": [{file}](/{file})");
             }
+            let reach = searches
+                .get(&h.paper)
+                .filter(|_| x.evidence == Evidence::Sensitivity)
+                .and_then(|s| s.headlines.iter().find(|r| r.id == x.id).map(|r| (s, r)));
+            if let Some((search, r)) = reach {
+                let _ = write!(
+                    ev,
+                    "; {} readings reach {} to {}{unit}, the paper's value {}",
+                    search.points.len(),
+                    f(r.low),
+                    f(r.high),
+                    match r.reproduced_at.as_slice() {
+                        [] => "under none".to_string(),
+                        [one] => format!("under '{one}'"),
+                        [one, more @ ..] => format!("under '{one}' and {} more", more.len()),
+                    }
+                );
+            }
             if let Some(a) = &x.authors {
                 let yes = |b: bool| if b { "yes" } else { "no" };
                 let _ = write!(
@@ -188,6 +225,6 @@ pub fn write(out: &Path) -> Result<(usize, usize)> {
         out.display(),
         PAPERS.join(", ")
     );
-    super::write(&out.join(FILE), &markdown(&papers))?;
+    super::write(&out.join(FILE), &markdown(&papers, &searches(out)?))?;
     Ok((papers.len(), papers.iter().map(|h| h.headlines.len()).sum()))
 }

@@ -7,6 +7,7 @@ pub mod evidence;
 pub mod fidelity;
 pub mod mqsimnet;
 pub mod piq;
+pub mod sensitivity;
 pub mod superblocks;
 pub mod venice;
 
@@ -23,7 +24,7 @@ pub const PAPERS: [&str; 5] = ["venice", "piq", "mqsimnet", "dssd", "superblocks
 /// The largest `--notes` file (a Markdown text written by hand).
 pub const MAX_NOTES_BYTES: u64 = 1 << 20;
 
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub struct ReproduceArgs {
     /// The paper to reproduce: `venice`, `piq`, `mqsimnet`, `dssd` or `superblocks` (the
     /// Decoupled SSD's dynamic superblocks, §6.4, in the lifetime mode); or `all`: the five
@@ -72,6 +73,15 @@ pub struct ReproduceArgs {
     /// file, then redraw as --render-only does; nothing is simulated.
     #[arg(long)]
     pub refresh_evidence: bool,
+    /// Search the parameters the paper leaves open (venice, mqsimnet, dssd, superblocks):
+    /// each reading runs the whole reproduction (with --quick, --requests, --seeds as given;
+    /// one seed by default) changed as it says, one parameter at a time, then every pair of
+    /// readings of the two that move the headlines most. Writes --out (default
+    /// results/sensitivity/PAPER): every headline's reachable range, the readings that give
+    /// the paper's number, figures (docs/results/sensitivity). With --render-only, redraws
+    /// the search's summary.md and figures from its sensitivity.json.
+    #[arg(long, conflicts_with_all = ["refresh_evidence", "notes"])]
+    pub sensitivity: bool,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -89,6 +99,9 @@ pub struct ReproduceArgs {
     /// seconds.
     #[arg(long, hide = true)]
     pub tiny_drive: bool,
+    /// A sensitivity reading: how every run is changed ([`sensitivity::Apply`]).
+    #[arg(skip)]
+    pub reading: Vec<sensitivity::Apply>,
 }
 
 /// `--notes`: read in full before any simulation, at most [`MAX_NOTES_BYTES`] of UTF-8.
@@ -117,6 +130,9 @@ fn read_notes(p: &Path) -> Result<String> {
 
 pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
     if a.paper == "all" {
+        if a.sensitivity {
+            bail!("reproduce all --sensitivity: give one paper (venice, mqsimnet, dssd or superblocks)");
+        }
         return all(a);
     }
     if !PAPERS.contains(&a.paper.as_str()) {
@@ -136,6 +152,14 @@ pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
     a.out = Some(out.clone());
     if a.cancel.is_none() {
         a.cancel = Some(crate::interrupt::cancel());
+    }
+    if a.sensitivity {
+        if let Some(t) = &a.traces {
+            if !t.is_dir() {
+                bail!("--traces {}: no such directory", t.display());
+            }
+        }
+        return sensitivity::run(&a);
     }
     // Everything the user named is checked before the first simulation.
     let notes = a.notes.as_deref().map(read_notes).transpose()?;
@@ -292,6 +316,8 @@ fn all(a: ReproduceArgs) -> Result<()> {
             cancel: a.cancel.clone(),
             work: None,
             tiny_drive: a.tiny_drive,
+            sensitivity: false,
+            reading: Vec::new(),
         };
         reproduce(one)?;
         // The new directory replaced the old one: its notes, written by hand, are kept.
@@ -355,6 +381,7 @@ impl ReproduceArgs {
                 j.scenario.cancel = Some(c.clone());
             }
         }
+        sensitivity::apply_all(&self.reading, &mut jobs)?;
         let per_job = crate::batch::check_memory(&jobs)?;
         let executor = self.executor_for(per_job);
         if !self.quiet {
@@ -379,9 +406,21 @@ impl ReproduceArgs {
         })
     }
 
+    /// The value a sensitivity reading gives the reproduction's `name` ([`sensitivity::Apply::Knob`]),
+    /// None as built.
+    pub fn knob(&self, name: &str) -> Option<&str> {
+        self.reading.iter().find_map(|r| match r {
+            sensitivity::Apply::Knob { name: n, value } if n == name => Some(value.as_str()),
+            _ => None,
+        })
+    }
+
     /// The command that regenerates these results, for the summaries.
     pub fn command_line(&self) -> String {
         let mut c = format!("lagoon reproduce {}", self.paper);
+        if self.sensitivity {
+            c.push_str(" --sensitivity");
+        }
         if self.quick {
             c.push_str(" --quick");
         }

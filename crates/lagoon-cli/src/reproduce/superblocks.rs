@@ -204,7 +204,10 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
             });
         }
     }
-    for r in &runs {
+    for r in runs.iter_mut() {
+        for x in &a.reading {
+            r.cfg = x.apply_config(&r.cfg)?;
+        }
         r.cfg
             .validate()
             .with_context(|| format!("{} {}", r.exp, r.label))?;
@@ -622,6 +625,7 @@ fn fig14c(a: &ReproduceArgs, m: &mut Manifest, h: &mut Headlines) -> Result<serd
             }
         }
     }
+    super::sensitivity::apply_all(&a.reading, &mut jobs)?;
     let recs = a.executor().run(jobs, a.quiet)?;
     let latency = |case: usize, k: usize| recs[case * seeds.len() + k].mean_latency_us;
     let mut head = strings(&[
@@ -941,6 +945,7 @@ fn fig15<'a>(
         }
     }
     // The timed windows go to the command's executor too (the remap travels with the job).
+    super::sensitivity::apply_all(&a.reading, &mut jobs)?;
     let mut recs = a.executor().run(jobs, a.quiet)?;
     let recs_b = recs.split_off(fig15a_jobs);
     let np = b_points.len();

@@ -166,6 +166,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         recs: &ran.recs,
         workloads: &names,
         seeds: &seeds,
+        first_scout: a.knob("conflict_free") == Some("first-scout"),
     };
     let mut m = Manifest::new("venice");
     let mut h = Headlines::default();
@@ -216,6 +217,9 @@ fn heatmap(a: &ReproduceArgs, n: u64, m: &mut Manifest) -> Result<()> {
         depth: CLOSED_DEPTH,
     });
     sc.cancel = a.cancel.clone();
+    for r in &a.reading {
+        r.apply(&mut sc)?;
+    }
     let r = sc.run(|_| {})?;
     let ic = &r.interconnect;
     let Some(mesh) = &ic.mesh else {
@@ -269,6 +273,9 @@ struct Outputs<'a> {
     recs: &'a [Record],
     workloads: &'a [String],
     seeds: &'a [u64],
+    /// A sensitivity reading of §6.3: Venice's requests counted conflict-free when their
+    /// first scout reserved a path, a wait for a free controller not counted.
+    first_scout: bool,
 }
 
 type PerSeed = BTreeMap<String, Vec<(u64, f64)>>;
@@ -562,7 +569,13 @@ impl Outputs<'_> {
             wl,
             &all,
             seeds,
-            &|r, _, _| 100.0 * (1.0 - r.conflict_free_fraction),
+            &|r, _, _| {
+                let free = r
+                    .first_try_transfer_fraction
+                    .filter(|_| self.first_scout)
+                    .unwrap_or(r.conflict_free_fraction);
+                100.0 * (1.0 - free)
+            },
         )?;
         let mut first_try = Map::new();
         for (d, v) in &conflicts {

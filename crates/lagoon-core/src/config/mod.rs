@@ -164,6 +164,26 @@ impl SsdConfig {
         Ok(cfg)
     }
 
+    /// This configuration with the keys of the TOML text `patch` (`"host.pcie_lanes = 16"`,
+    /// sections and dotted keys alike) laid over it, validated as a file is; an error names
+    /// `origin` and the key. A reproduction's sensitivity search reads the paper this way.
+    pub fn patched(&self, patch: &str, origin: &str) -> Result<Self, ConfigError> {
+        let perr = |m: String| ConfigError::Parse {
+            path: origin.to_string(),
+            message: m,
+        };
+        let value: toml::Table = patch
+            .parse()
+            .map_err(|e: toml::de::Error| perr(e.to_string()))?;
+        let mut merged = toml::Table::try_from(self).map_err(|e| perr(e.to_string()))?;
+        overlay(&mut merged, value);
+        let cfg: SsdConfig = toml::Value::Table(merged)
+            .try_into()
+            .map_err(|e: toml::de::Error| perr(e.to_string()))?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
     /// Every key against its declared range ([`schema`]), then the rules that tie keys of
     /// several sections together ([`rules::RULES`]); the first violation is returned, naming
     /// the key.
@@ -312,6 +332,29 @@ mod tests {
         .unwrap();
         assert_eq!(c.flash.channels, 4);
         assert_eq!(c.flash.page_bytes, 16384);
+    }
+
+    #[test]
+    fn a_patch_changes_only_its_keys_and_an_unknown_key_is_named() {
+        let base = presets::perf_optimized();
+        let c = base.patched("host.pcie_lanes = 16", "reading").unwrap();
+        assert_eq!(c.host.pcie_lanes, 16);
+        let mut back = c.clone();
+        back.host.pcie_lanes = base.host.pcie_lanes;
+        assert_eq!(
+            toml::Table::try_from(&back).unwrap(),
+            toml::Table::try_from(&base).unwrap()
+        );
+        let e = base
+            .patched("host.pcie_lane = 16", "reading")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("reading") && e.contains("pcie_lane"), "{e}");
+        let e = base
+            .patched("flash.planes_per_die = 0", "r")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("flash.planes_per_die"), "{e}");
     }
 
     #[test]

@@ -1,0 +1,1128 @@
+//! `lagoon reproduce PAPER --sensitivity` (issue 34): where the authors' simulator is private
+//! (Venice, MQSimNet, the Decoupled SSD), a search over the parameters the paper leaves open
+//! or ambiguous. Each reading runs the paper's whole reproduction (the same code that makes
+//! its headlines.json) with every run's drive, workload or replay changed as the reading
+//! says; first one parameter at a time, then every pair of readings of the two parameters
+//! that move the headlines most. For each headline the search reports the reachable range
+//! and the readings under which the paper's number comes out by the project's rule
+//! ([`book::verdict`]), or that none does.
+//!
+//! Output (`--out`, default results/sensitivity/PAPER): sensitivity.json (every reading,
+//! every headline's value with its interval), sensitivity.csv, points/NN.json (each reading's
+//! own headlines.json, with its provenance), summary.md (the evidence file the data files
+//! name: what was run, how to repeat it, the ranges) and a figure per kind of headline with
+//! the paper's number on the reachable range.
+
+use super::book::{self, Kind, Stat};
+use super::{write, write_json, ReproduceArgs};
+use crate::batch::Job;
+use anyhow::{bail, Context, Result};
+use lagoon_core::config::SsdConfig;
+use lagoon_core::host::Replay;
+use lagoon_core::scenario::Scenario;
+use lagoon_core::workload::presets::expand_workload;
+use lagoon_core::workload::synthetic::Arrival;
+use lagoon_core::workload::SyntheticSpec;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// How a reading changes every run of a reproduction.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Apply {
+    /// Keys laid over every run's drive (TOML, [`lagoon_core::config::SsdConfig::patched`]).
+    Config { toml: String },
+    /// A numeric key of every run's drive multiplied by `factor` (whole-number keys rounded):
+    /// keeps the sweeps an experiment makes over that key.
+    Scale { key: String, factor: f64 },
+    /// Every synthetic workload's arrivals in bursts of mean length `burst` at the same mean
+    /// rate (1: Poisson). Closed-loop, fixed and empirical arrivals are left as they are.
+    Burst { burst: f64 },
+    /// Every synthetic request starts on a page of channel 0: starts aligned to `channels x
+    /// page` bytes, so under channel-first striping one channel's chips take every first page.
+    OneChannel,
+    /// Runs replayed by arrival times replay `speed` times faster.
+    ReplaySpeed { speed: f64 },
+    /// Runs replayed by arrival times run closed-loop at this depth instead.
+    Closed { depth: u32 },
+    /// A reading of how the reproduction computes a quantity ([`ReproduceArgs::knob`]).
+    Knob { name: String, value: String },
+}
+
+impl Apply {
+    /// The reading in words, as the summary shows it.
+    pub fn setting(&self) -> String {
+        match self {
+            Apply::Config { toml } => toml.clone(),
+            Apply::Scale { key, factor } => format!("{key} x {factor}"),
+            Apply::Burst { burst } if *burst == 1.0 => "arrivals: Poisson (bursts of 1)".into(),
+            Apply::Burst { burst } => format!("arrivals: bursts of mean length {burst}"),
+            Apply::OneChannel => {
+                "addresses: every request starts on channel 0 (start aligned to channels x page)"
+                    .into()
+            }
+            Apply::ReplaySpeed { speed } => format!("timed replay at {speed}x the arrival rate"),
+            Apply::Closed { depth } => format!("timed runs replayed closed-loop at QD {depth}"),
+            Apply::Knob { name, value } => format!("{name} = {value}"),
+        }
+    }
+
+    /// A drive as the reading gives it (itself for readings of the workload or replay).
+    pub fn apply_config(&self, c: &SsdConfig) -> Result<SsdConfig> {
+        let origin = || format!("sensitivity reading '{}'", self.setting());
+        Ok(match self {
+            Apply::Config { toml } => c.patched(toml, &origin())?,
+            Apply::Scale { key, factor } => {
+                let mut t = toml::Table::try_from(c)?;
+                let (path, last) = key.rsplit_once('.').unwrap_or(("", key));
+                let mut at = &mut t;
+                for part in path.split('.').filter(|p| !p.is_empty()) {
+                    at = at
+                        .get_mut(part)
+                        .and_then(toml::Value::as_table_mut)
+                        .with_context(|| format!("{}: no section {part}", origin()))?;
+                }
+                let v = match at.get(last) {
+                    Some(toml::Value::Integer(i)) => {
+                        toml::Value::Integer(((*i as f64) * factor).round().max(1.0) as i64)
+                    }
+                    Some(toml::Value::Float(x)) => toml::Value::Float(x * factor),
+                    _ => bail!("{}: {key} is not a numeric key", origin()),
+                };
+                c.patched(&format!("{key} = {v}"), &origin())?
+            }
+            _ => c.clone(),
+        })
+    }
+
+    /// Change `sc` as the reading says; an error names the reading.
+    pub fn apply(&self, sc: &mut Scenario) -> Result<()> {
+        match self {
+            Apply::Config { .. } | Apply::Scale { .. } => {
+                sc.ssd = self.apply_config(&sc.ssd)?;
+            }
+            Apply::Burst { .. } | Apply::OneChannel => {
+                let (channels, page) = (sc.ssd.flash.channels, sc.ssd.flash.page_bytes);
+                let mut specs = Vec::new();
+                for w in &sc.workloads {
+                    for one in expand_workload(w)? {
+                        if !SyntheticSpec::is_synthetic(&one) {
+                            specs.push(one);
+                            continue;
+                        }
+                        let mut s = SyntheticSpec::parse(&one)?;
+                        match (self, s.arrival.clone()) {
+                            (
+                                Apply::Burst { burst },
+                                Arrival::Poisson { mean_ns } | Arrival::Bursty { mean_ns, .. },
+                            ) => {
+                                s.arrival = if *burst == 1.0 {
+                                    Arrival::Poisson { mean_ns }
+                                } else {
+                                    Arrival::Bursty {
+                                        mean_ns,
+                                        burst: *burst,
+                                    }
+                                };
+                            }
+                            (Apply::OneChannel, _) => {
+                                s.align = u64::from(channels) * u64::from(page);
+                            }
+                            _ => {}
+                        }
+                        specs.push(s.to_string());
+                    }
+                }
+                sc.workloads = specs;
+            }
+            Apply::ReplaySpeed { speed } => {
+                if let Some(r) = timed(sc) {
+                    sc.replay = Some(Replay::Timed { speedup: r * speed });
+                }
+            }
+            Apply::Closed { depth } => {
+                if timed(sc).is_some() {
+                    sc.replay = Some(Replay::Closed { depth: *depth });
+                }
+            }
+            Apply::Knob { .. } => {}
+        }
+        Ok(())
+    }
+}
+
+/// The speed-up of a run replayed by arrival times (a timed replay, or a synthetic workload
+/// with an arrival process and no replay given), else None.
+fn timed(sc: &Scenario) -> Option<f64> {
+    match sc.replay {
+        Some(Replay::Timed { speedup }) => Some(speedup),
+        Some(_) => None,
+        None => sc
+            .workloads
+            .iter()
+            .all(|w| {
+                expand_workload(w).is_ok_and(|v| {
+                    v.iter().all(|one| {
+                        SyntheticSpec::parse(one)
+                            .is_ok_and(|s| !matches!(s.arrival, Arrival::ClosedLoop { .. }))
+                    })
+                })
+            })
+            .then_some(1.0),
+    }
+}
+
+/// Apply every reading to every job.
+pub fn apply_all(reading: &[Apply], jobs: &mut [Job]) -> Result<()> {
+    for j in jobs.iter_mut() {
+        for r in reading {
+            r.apply(&mut j.scenario)
+                .with_context(|| format!("run {}", j.key.workload))?;
+        }
+    }
+    Ok(())
+}
+
+/// One open parameter: the reading the reproduction makes and the others searched.
+pub struct Axis {
+    pub name: &'static str,
+    /// What the paper says or leaves open, and why these readings.
+    pub why: &'static str,
+    pub as_built: &'static str,
+    pub readings: Vec<(String, Apply)>,
+}
+
+fn cfg(label: &str, toml: &str) -> (String, Apply) {
+    (label.into(), Apply::Config { toml: toml.into() })
+}
+
+fn scale(label: &str, key: &str, factor: f64) -> (String, Apply) {
+    (
+        label.into(),
+        Apply::Scale {
+            key: key.into(),
+            factor,
+        },
+    )
+}
+
+fn burst_axis(why: &'static str, as_built: &'static str) -> Axis {
+    Axis {
+        name: "arrival burstiness",
+        why,
+        as_built,
+        readings: [1.0, 20.0]
+            .into_iter()
+            .map(|b| {
+                (
+                    if b == 1.0 {
+                        "Poisson".into()
+                    } else {
+                        format!("bursts of {b}")
+                    },
+                    Apply::Burst { burst: b },
+                )
+            })
+            .collect(),
+    }
+}
+
+fn rate_axis(why: &'static str) -> Axis {
+    Axis {
+        name: "arrival rate",
+        why,
+        as_built: "as the stand-ins give it",
+        readings: vec![
+            ("4x".into(), Apply::ReplaySpeed { speed: 4.0 }),
+            ("16x".into(), Apply::ReplaySpeed { speed: 16.0 }),
+            ("closed loop, QD 32".into(), Apply::Closed { depth: 32 }),
+        ],
+    }
+}
+
+/// The open parameters of each paper whose authors' simulator is private.
+pub fn axes(paper: &str) -> Result<Vec<Axis>> {
+    Ok(match paper {
+        "venice" => vec![
+            Axis {
+                name: "host link",
+                why: "Table 1 gives PCIe Gen4 x4 (8 GB/s); the authors' MQSim gives the paper's ideal-SSD speed-ups only with the link lifted (SPEC §4)",
+                as_built: "8 GB/s (x4 at 2 GB/s)",
+                readings: vec![
+                    cfg("16 GB/s", "host.pcie_lanes = 8"),
+                    cfg("32 GB/s", "host.pcie_lanes = 16"),
+                ],
+            },
+            rate_axis("Venice replays MSR and other traces by their timestamps in MQSim (§5); the stand-ins carry Table 2's mean inter-arrival times, and how fast the authors' traces arrived at the drive is not given"),
+            burst_axis("Table 2 gives mean inter-arrival times only; the stand-ins' bursts (B = 6.2) come from an MSR trace's CV^2", "bursts of 6.2"),
+            Axis {
+                name: "address skew",
+                why: "the stand-ins spread addresses uniformly; real traces have hot spots, and Venice's gain is that any idle controller reaches a busy channel's chip (§3)",
+                as_built: "uniform",
+                readings: vec![("one hot channel".into(), Apply::OneChannel)],
+            },
+            Axis {
+                name: "interconnect link",
+                why: "§4 sizes the link to the flash channel's rate; its width is not given beyond that",
+                as_built: "as in the preset",
+                readings: vec![
+                    scale("2x wider", "network.link_width_bytes", 2.0),
+                    scale("4x wider", "network.link_width_bytes", 4.0),
+                ],
+            },
+            Axis {
+                name: "scout retry",
+                why: "§4 says a failed scout is retried, not when",
+                as_built: "on-release",
+                readings: vec![cfg("immediate", "network.scout_retry = \"immediate\"")],
+            },
+            Axis {
+                name: "router visit bound",
+                why: "Algorithm 1 bounds the visits of a router by a scout; the bound is a choice",
+                as_built: "3",
+                readings: vec![
+                    cfg("1", "network.max_router_visits = 1"),
+                    cfg("8", "network.max_router_visits = 8"),
+                ],
+            },
+            Axis {
+                name: "page size",
+                why: "Table 1 gives 4 KB pages on the performance-optimized drive and 16 KB on the cost-optimized one; both are read as one size here",
+                as_built: "4 KB (perf), 16 KB (cost)",
+                readings: vec![
+                    cfg("8 KB", "flash.page_bytes = 8192"),
+                    cfg("16 KB", "flash.page_bytes = 16384"),
+                ],
+            },
+            Axis {
+                name: "write cache",
+                why: "Table 1 does not say whether MQSim's DRAM write cache was on",
+                as_built: "on",
+                readings: vec![cfg("off", "cache.enabled = false")],
+            },
+            Axis {
+                name: "conflict-free counts",
+                why: "§6.3 counts requests 'conflict-free on the first try'; whether a wait for a free controller is a conflict is not said",
+                as_built: "no wait and no failed scout",
+                readings: vec![(
+                    "no failed scout".into(),
+                    Apply::Knob {
+                        name: "conflict_free".into(),
+                        value: "first-scout".into(),
+                    },
+                )],
+            },
+        ],
+        "mqsimnet" => vec![
+            Axis {
+                name: "link rate",
+                why: "Table I gives the network's topology and routing, not its link rate",
+                as_built: "as in the preset",
+                readings: vec![
+                    scale("2x slower", "network.link_cycle_ns", 2.0),
+                    scale("4x slower", "network.link_cycle_ns", 4.0),
+                    scale("2x faster", "network.link_cycle_ns", 0.5),
+                ],
+            },
+            Axis {
+                name: "packet size",
+                why: "the flit and packet sizes of MQSimNet's SuperSim network are not given",
+                as_built: "as in the preset",
+                readings: vec![
+                    scale("flits 4x smaller", "network.flit_bytes", 0.25),
+                    scale("flits 4x larger", "network.flit_bytes", 4.0),
+                ],
+            },
+            Axis {
+                name: "router delay",
+                why: "SuperSim's router latency is not given",
+                as_built: "as in the preset",
+                readings: vec![
+                    scale("4x", "network.router_delay_cycles", 4.0),
+                    scale("16x", "network.router_delay_cycles", 16.0),
+                ],
+            },
+            rate_axis("MQSimNet replays MSR traces by their timestamps; the stand-ins carry Venice Table 2's mean inter-arrival times, and how fast the traces reached the drive is not given"),
+            burst_axis("the stand-ins' bursts (B = 6.2) come from an MSR trace's CV^2; MQSimNet's traces are not given", "bursts of 6.2"),
+            Axis {
+                name: "write cache",
+                why: "Table I gives MQSim's DRAM write cache; whether the Table II runs had it on is not said",
+                as_built: "on",
+                readings: vec![cfg("off", "cache.enabled = false")],
+            },
+        ],
+        "dssd" => vec![
+            Axis {
+                name: "GC rate",
+                why: "§6.1 does not give when GC starts or how many blocks it reclaims at once",
+                as_built: "threshold 5 %, 1 victim per plane",
+                readings: vec![
+                    cfg("threshold 2 %", "ftl.gc_threshold = 0.02"),
+                    cfg("threshold 6 %", "ftl.gc_threshold = 0.06"),
+                    cfg("4 victims per plane", "ftl.gc_victims_per_plane = 4"),
+                ],
+            },
+            Axis {
+                name: "DRAM-hit run length",
+                why: "§6.1's 'DRAM hit' runs write no more than the write cache holds; how much is not given",
+                as_built: "16 KB per request, at most the cache",
+                readings: vec![
+                    (
+                        "a quarter of the cache".into(),
+                        Apply::Knob {
+                            name: "dram_hit_fraction".into(),
+                            value: "0.25".into(),
+                        },
+                    ),
+                    (
+                        "the whole cache".into(),
+                        Apply::Knob {
+                            name: "dram_hit_fraction".into(),
+                            value: "1".into(),
+                        },
+                    ),
+                ],
+            },
+            Axis {
+                name: "system bus",
+                why: "Table 1 gives the system bus's bandwidth as a ratio to the flash channels, not its arbitration cost",
+                as_built: "as in the preset",
+                readings: vec![
+                    scale("0.5x", "controller.system_bus_mb_s", 0.5),
+                    scale("2x", "controller.system_bus_mb_s", 2.0),
+                ],
+            },
+            Axis {
+                name: "fNoC link rate",
+                why: "§6.1 gives dSSD_f's 2 GB/s links; the router and link timing of the authors' BookSim network are not given",
+                as_built: "as in the preset",
+                readings: vec![
+                    scale("0.5x", "fnoc.link_mb_s", 0.5),
+                    scale("2x", "fnoc.link_mb_s", 2.0),
+                ],
+            },
+            Axis {
+                name: "flash channel rate",
+                why: "Table 1 gives the channel as 1 GB/s; ONFI timing overheads are not given",
+                as_built: "as in the preset",
+                readings: vec![scale("0.5x", "flash.channel_mb_s", 0.5), scale("2x", "flash.channel_mb_s", 2.0)],
+            },
+        ],
+        "superblocks" => vec![
+            Axis {
+                name: "endurance spread",
+                why: "§6.4 takes the P/E-cycle spread from a measurement it does not tabulate per block",
+                as_built: "sigma as in the preset",
+                readings: vec![
+                    scale("sigma 0.5x", "wear.pe_sigma", 0.5),
+                    scale("sigma 2x", "wear.pe_sigma", 2.0),
+                ],
+            },
+            Axis {
+                name: "reserve",
+                why: "the reserve of spare blocks RESERV draws on is not given",
+                as_built: "7 %",
+                readings: vec![
+                    cfg("3 %", "wear.reserve_fraction = 0.03"),
+                    cfg("15 %", "wear.reserve_fraction = 0.15"),
+                ],
+            },
+        ],
+        other => bail!(
+            "--sensitivity: {other} has no sensitivity search (its authors' simulator is public: see validation/)"
+        ),
+    })
+}
+
+/// One reading of the search: a label per axis it changes (none: as built).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Point {
+    pub id: String,
+    /// Axis name -> the reading's label; axes not named are as built.
+    pub readings: BTreeMap<String, String>,
+    pub settings: Vec<String>,
+    pub values: BTreeMap<String, Stat>,
+    pub runs: usize,
+    pub wall_s: f64,
+}
+
+/// Per headline: the paper's value, the as-built reading's, the reachable range and the
+/// readings that give the paper's value by the rule.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Reach {
+    pub id: String,
+    pub quantity: String,
+    pub kind: Kind,
+    pub unit: String,
+    pub paper: f64,
+    pub as_built: f64,
+    pub low: f64,
+    pub low_at: String,
+    pub high: f64,
+    pub high_at: String,
+    /// Points whose mean gives the paper's value by the rule.
+    pub reproduced_at: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct AxisOut {
+    pub name: String,
+    pub why: String,
+    pub as_built: String,
+    pub readings: Vec<(String, String)>,
+    /// Mean over headlines of the axis's range in the rule's measure over the paper's effect.
+    pub movement: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Search {
+    pub paper: String,
+    pub command: String,
+    pub per_reading: String,
+    pub lagoon: String,
+    pub commit: String,
+    pub seeds: Vec<u64>,
+    pub axes: Vec<AxisOut>,
+    pub pairwise: Vec<String>,
+    pub points: Vec<Point>,
+    pub headlines: Vec<Reach>,
+}
+
+/// The rule's measure of a value: a ratio's effect, a rate's complement, an absolute value.
+fn measure(kind: Kind, v: f64) -> f64 {
+    match kind {
+        Kind::Ratio => v - 1.0,
+        Kind::Rate => 1.0 - v,
+        Kind::Absolute => v,
+    }
+}
+
+pub const JSON: &str = "sensitivity.json";
+
+/// `lagoon reproduce PAPER --sensitivity`.
+pub fn run(a: &ReproduceArgs) -> Result<()> {
+    let axes = axes(&a.paper)?;
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("results/sensitivity/{}", a.paper)));
+    if crate::out::is_stdout(&out) {
+        bail!("--out names the directory the search writes; - (standard output) is not one");
+    }
+    if a.render_only {
+        let p = out.join(JSON);
+        let text = std::fs::read_to_string(&p).with_context(|| {
+            format!(
+                "--render-only: {} holds no sensitivity search",
+                out.display()
+            )
+        })?;
+        let s: Search = serde_json::from_str(&text).with_context(|| format!("{}", p.display()))?;
+        if s.paper != a.paper {
+            bail!(
+                "--render-only: {} is a search of {}, not {}",
+                out.display(),
+                s.paper,
+                a.paper
+            );
+        }
+        return render(&out, &s);
+    }
+    if out.exists() && std::fs::read_dir(&out)?.next().is_some() && !out.join(JSON).is_file() {
+        bail!(
+            "--out {}: exists and is not a sensitivity search's output (no {JSON}); give a new or empty directory",
+            out.display()
+        );
+    }
+    let work = book::work_dir(&out);
+    std::fs::create_dir_all(work.join("points"))
+        .with_context(|| format!("cannot create {}", work.display()))?;
+    let done = search(a, &axes, &work).and_then(|()| book::finish_dir(&work, &out));
+    if let Err(e) = done {
+        let _ = std::fs::remove_dir_all(&work);
+        return Err(e);
+    }
+    if !a.quiet {
+        eprintln!("sensitivity: {}", out.join("summary.md").display());
+    }
+    Ok(())
+}
+
+fn search(a: &ReproduceArgs, axes: &[Axis], work: &Path) -> Result<()> {
+    let seeds = a.seeds.or(Some(1));
+    let one = |reading: Vec<Apply>, dir: PathBuf| ReproduceArgs {
+        out: Some(dir),
+        notes: None,
+        seeds,
+        render_only: false,
+        refresh_evidence: false,
+        sensitivity: false,
+        quiet: true,
+        work: None,
+        reading,
+        ..a.clone()
+    };
+    // Points: as built, then each axis's readings one at a time.
+    let mut plan: Vec<BTreeMap<String, (String, Apply)>> = vec![BTreeMap::new()];
+    for ax in axes {
+        for r in &ax.readings {
+            plan.push(BTreeMap::from([(ax.name.to_string(), r.clone())]));
+        }
+    }
+    let pb = crate::progress::Progress::new(
+        a.quiet,
+        None,
+        "readings",
+        "{spinner} [{elapsed_precise}] {pos} {unit} {msg}",
+        &format!(" of {}'s open parameters", a.paper),
+    );
+    let mut points: Vec<Point> = Vec::new();
+    let run_point = |p: &BTreeMap<String, (String, Apply)>,
+                     points: &mut Vec<Point>|
+     -> Result<book::HeadlinesFile> {
+        let id = format!("{:02}", points.len());
+        let label = if p.is_empty() {
+            "as built".to_string()
+        } else {
+            p.iter()
+                .map(|(k, v)| format!("{k}: {}", v.0))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        pb.set_message(label.clone());
+        let dir = work.join(format!(".point-{id}"));
+        let reading: Vec<Apply> = p.values().map(|v| v.1.clone()).collect();
+        let t0 = std::time::Instant::now();
+        super::reproduce(one(reading, dir.clone())).with_context(|| format!("reading {label}"))?;
+        let h = book::read_headlines(&dir)?;
+        std::fs::copy(
+            dir.join("headlines.json"),
+            work.join("points").join(format!("{id}.json")),
+        )?;
+        std::fs::remove_dir_all(&dir)?;
+        let values = h
+            .headlines
+            .iter()
+            .filter_map(|x| x.lagoon.map(|s| (x.id.clone(), s)))
+            .collect();
+        points.push(Point {
+            id,
+            readings: p.iter().map(|(k, v)| (k.clone(), v.0.clone())).collect(),
+            settings: p.values().map(|v| v.1.setting()).collect(),
+            values,
+            runs: h.provenance.runs,
+            wall_s: (t0.elapsed().as_secs_f64() * 10.0).round() / 10.0,
+        });
+        pb.inc(1);
+        Ok(h)
+    };
+    let mut base = None;
+    for p in &plan {
+        let h = run_point(p, &mut points)?;
+        base.get_or_insert(h);
+    }
+    let base = base.context("no reading ran")?;
+    // Movement of each axis: mean over headlines of its range (as built included) in the
+    // rule's measure over the paper's measure.
+    let movement = |name: &str| -> f64 {
+        let mine: Vec<&Point> = points
+            .iter()
+            .filter(|p| p.readings.is_empty() || p.readings.keys().all(|k| k == name))
+            .collect();
+        let mut total = 0.0;
+        let mut n = 0;
+        for x in &base.headlines {
+            let vals: Vec<f64> = mine
+                .iter()
+                .filter_map(|p| p.values.get(&x.id).map(|s| measure(x.paper.kind, s.mean)))
+                .filter(|v| v.is_finite())
+                .collect();
+            let scale = measure(x.paper.kind, x.paper.value).abs();
+            if vals.len() < 2 || scale == 0.0 {
+                continue;
+            }
+            let (lo, hi) = vals
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| {
+                    (l.min(v), h.max(v))
+                });
+            total += (hi - lo) / scale;
+            n += 1;
+        }
+        if n == 0 {
+            0.0
+        } else {
+            total / n as f64
+        }
+    };
+    let mut ranked: Vec<(f64, &Axis)> = axes.iter().map(|ax| (movement(ax.name), ax)).collect();
+    let axes_out: Vec<AxisOut> = ranked
+        .iter()
+        .map(|(m, ax)| AxisOut {
+            name: ax.name.into(),
+            why: ax.why.into(),
+            as_built: ax.as_built.into(),
+            readings: ax
+                .readings
+                .iter()
+                .map(|(l, r)| (l.clone(), r.setting()))
+                .collect(),
+            movement: *m,
+        })
+        .collect();
+    ranked.sort_by(|x, y| y.0.total_cmp(&x.0));
+    // Pairwise: every reading of the first of the two axes that move the headlines most with
+    // every reading of the second.
+    let pairwise: Vec<String> = ranked
+        .iter()
+        .take(2)
+        .map(|x| x.1.name.to_string())
+        .collect();
+    if let [(_, ax1), (_, ax2)] = &ranked[..2.min(ranked.len())] {
+        for r1 in &ax1.readings {
+            for r2 in &ax2.readings {
+                let p = BTreeMap::from([
+                    (ax1.name.to_string(), r1.clone()),
+                    (ax2.name.to_string(), r2.clone()),
+                ]);
+                run_point(&p, &mut points)?;
+            }
+        }
+    }
+    pb.finish_and_clear();
+    let label = |p: &Point| {
+        if p.readings.is_empty() {
+            "as built".to_string()
+        } else {
+            p.readings
+                .iter()
+                .map(|(k, v)| format!("{k}: {v}"))
+                .collect::<Vec<_>>()
+                .join(" + ")
+        }
+    };
+    let mut reach = Vec::new();
+    for x in &base.headlines {
+        let (kind, paper) = (x.paper.kind, x.paper.value);
+        let at: Vec<(&Point, f64)> = points
+            .iter()
+            .filter_map(|p| p.values.get(&x.id).map(|s| (p, s.mean)))
+            .filter(|(_, v)| v.is_finite())
+            .collect();
+        let Some(&(p0, v0)) = at.first() else {
+            continue;
+        };
+        let (mut lo, mut hi) = ((p0, v0), (p0, v0));
+        for &(p, v) in &at {
+            if v < lo.1 {
+                lo = (p, v);
+            }
+            if v > hi.1 {
+                hi = (p, v);
+            }
+        }
+        reach.push(Reach {
+            id: x.id.clone(),
+            quantity: x.quantity.clone(),
+            kind,
+            unit: x.paper.unit.clone(),
+            paper,
+            as_built: points[0].values.get(&x.id).map_or(f64::NAN, |s| s.mean),
+            low: lo.1,
+            low_at: label(lo.0),
+            high: hi.1,
+            high_at: label(hi.0),
+            reproduced_at: at
+                .iter()
+                .filter(|(_, v)| book::verdict(kind, paper, *v).0)
+                .map(|(p, _)| label(p))
+                .collect(),
+        });
+    }
+    let per_reading = ReproduceArgs {
+        sensitivity: false,
+        out: None,
+        notes: None,
+        seeds,
+        ..a.clone()
+    }
+    .command_line();
+    let s = Search {
+        paper: a.paper.clone(),
+        command: a.command_line(),
+        per_reading,
+        lagoon: crate::provenance::VERSION.into(),
+        commit: crate::provenance::COMMIT.into(),
+        seeds: base.provenance.seeds.clone(),
+        axes: axes_out,
+        pairwise,
+        points,
+        headlines: reach,
+    };
+    write_json(&work.join(JSON), &s)?;
+    write_csv(&work.join("sensitivity.csv"), &s, &base)?;
+    render(work, &s)
+}
+
+fn write_csv(p: &Path, s: &Search, h: &book::HeadlinesFile) -> Result<()> {
+    let mut w = super::csv_file(
+        p,
+        &[
+            "point",
+            "readings",
+            "headline",
+            "value",
+            "ci95_lo",
+            "ci95_hi",
+            "paper",
+            "reproduces",
+        ],
+    )?;
+    for pt in &s.points {
+        let readings = pt
+            .readings
+            .iter()
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect::<Vec<_>>()
+            .join(" + ");
+        for x in &h.headlines {
+            let Some(st) = pt.values.get(&x.id) else {
+                continue;
+            };
+            let (lo, hi) = st.ci95.map_or((String::new(), String::new()), |c| {
+                (format!("{}", c[0]), format!("{}", c[1]))
+            });
+            w.write_record([
+                pt.id.clone(),
+                readings.clone(),
+                x.id.clone(),
+                format!("{}", st.mean),
+                lo,
+                hi,
+                format!("{}", x.paper.value),
+                book::verdict(x.paper.kind, x.paper.value, st.mean)
+                    .0
+                    .to_string(),
+            ])?;
+        }
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// A value as the summary prints it.
+fn show(kind: Kind, v: f64, unit: &str) -> String {
+    match kind {
+        Kind::Ratio => format!("{v:.3} x"),
+        Kind::Rate => format!("{:.2} %", 100.0 * v),
+        Kind::Absolute => format!("{v:.1} {unit}"),
+    }
+}
+
+/// summary.md and the figures of the search `s`, into `dir`.
+pub fn render(dir: &Path, s: &Search) -> Result<()> {
+    let mut m = String::new();
+    let _ = writeln!(
+        m,
+        "# Sensitivity search: {}\n\nWritten by `{}` from its runs (`{JSON}`, `sensitivity.csv`, and each reading's own headlines.json with its provenance in `points/`); nothing here is written by hand. Lagoon {} at commit {}.\n",
+        s.paper, s.command, s.lagoon, s.commit
+    );
+    let _ = writeln!(
+        m,
+        "Each reading runs the whole reproduction, `{}`, with every run changed as the reading says, on seeds {:?}; a value is the reproduction's headline (the mean over those seeds). First each parameter's readings one at a time (the others as built), then every pair of readings of the two parameters that move the headlines most ({}). A reading gives the paper's number when the project's rule (the headlines' `rule`) holds between the paper's value and the reading's.\n\nTo repeat: `{}`.\n",
+        s.per_reading,
+        s.seeds,
+        s.pairwise.join(" and "),
+        s.command
+    );
+    let _ = writeln!(m, "## The open parameters\n\n| parameter | as built | readings searched | why open | movement |\n|---|---|---|---|---|");
+    for ax in &s.axes {
+        let r = ax
+            .readings
+            .iter()
+            .map(|(l, set)| format!("{l} (`{set}`)"))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let _ = writeln!(
+            m,
+            "| {} | {} | {} | {} | {:.3} |",
+            ax.name, ax.as_built, r, ax.why, ax.movement
+        );
+    }
+    let _ = writeln!(m, "\nMovement: the mean over headlines of the range the parameter's readings span (as built included), in the rule's measure (a ratio's effect, a rate's complement, an absolute value), over the paper's.\n");
+    let reached = s
+        .headlines
+        .iter()
+        .filter(|r| !r.reproduced_at.is_empty())
+        .count();
+    let _ = writeln!(
+        m,
+        "## Every headline\n\n{} of {} headlines come out as the paper's under at least one reading; {} under none.\n\n| headline | paper | as built | reachable range (lowest at; highest at) | readings that give the paper's value |\n|---|---|---|---|---|",
+        reached,
+        s.headlines.len(),
+        s.headlines.len() - reached
+    );
+    for r in &s.headlines {
+        let by = if r.reproduced_at.is_empty() {
+            "none".to_string()
+        } else {
+            r.reproduced_at.join("; ")
+        };
+        let _ = writeln!(
+            m,
+            "| `{}` | {} | {} | {} to {} ({}; {}) | {} |",
+            r.id,
+            show(r.kind, r.paper, &r.unit),
+            show(r.kind, r.as_built, &r.unit),
+            show(r.kind, r.low, &r.unit),
+            show(r.kind, r.high, &r.unit),
+            r.low_at,
+            r.high_at,
+            by
+        );
+    }
+    let _ = writeln!(
+        m,
+        "\n## Every reading\n\n| point | readings | runs | wall s |\n|---|---|---|---|"
+    );
+    for p in &s.points {
+        let _ = writeln!(
+            m,
+            "| {} | {} | {} | {} |",
+            p.id,
+            if p.settings.is_empty() {
+                "as built".to_string()
+            } else {
+                p.settings
+                    .iter()
+                    .map(|x| format!("`{x}`"))
+                    .collect::<Vec<_>>()
+                    .join(" + ")
+            },
+            p.runs,
+            p.wall_s
+        );
+    }
+    let mut figs = Vec::new();
+    for (kind, file, axis) in [
+        (
+            Kind::Ratio,
+            "sensitivity_ratios.svg",
+            "value (x); the paper's effect is measured from 1",
+        ),
+        (Kind::Rate, "sensitivity_rates.svg", "requests (%)"),
+        (Kind::Absolute, "sensitivity_absolute.svg", "value"),
+    ] {
+        let rows: Vec<crate::plot::Range> = s
+            .headlines
+            .iter()
+            .filter(|r| r.kind == kind)
+            .map(|r| {
+                let k = if kind == Kind::Rate { 100.0 } else { 1.0 };
+                crate::plot::Range {
+                    label: r.id.clone(),
+                    low: k * r.low,
+                    high: k * r.high,
+                    mark: k * r.as_built,
+                    target: k * r.paper,
+                }
+            })
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let x_label = if kind == Kind::Absolute {
+            format!(
+                "{} ({})",
+                axis,
+                s.headlines
+                    .iter()
+                    .find(|r| r.kind == kind)
+                    .map_or("", |r| r.unit.as_str())
+            )
+        } else {
+            axis.to_string()
+        };
+        let svg = crate::plot::ranges(
+            &format!(
+                "{}: reachable range of each headline over {} readings",
+                s.paper,
+                s.points.len()
+            ),
+            &x_label,
+            &rows,
+            (kind == Kind::Ratio).then_some(1.0),
+        );
+        write(&dir.join(file), &svg)?;
+        figs.push(file);
+    }
+    let _ = writeln!(m, "\n## Figures\n");
+    for f in figs {
+        let _ = writeln!(m, "![{f}]({f})\n");
+    }
+    let _ = writeln!(
+        m,
+        "Bars: the range the readings reach; dot: as built; diamond: the paper's value."
+    );
+    write(&dir.join("summary.md"), &m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lagoon_core::interconnect::Arch;
+
+    fn scenario(w: &str) -> Scenario {
+        Scenario::new(
+            "perf-optimized",
+            SsdConfig::load("perf-optimized").unwrap(),
+            Arch::Baseline,
+            vec![w.to_string()],
+        )
+    }
+
+    fn spec(sc: &Scenario, i: usize) -> SyntheticSpec {
+        SyntheticSpec::parse(&sc.workloads[i]).unwrap()
+    }
+
+    /// Bursts keep each stand-in's mean inter-arrival time; Poisson is bursts of one; a
+    /// closed-loop spec is left alone.
+    #[test]
+    fn a_burst_reading_keeps_the_mean_rate() {
+        let mut sc = scenario("syn:hm_0,count=100");
+        let Arrival::Bursty { mean_ns, burst } = spec(&sc, 0).arrival else {
+            panic!("hm_0 is bursty")
+        };
+        assert_eq!(burst, 6.2);
+        Apply::Burst { burst: 20.0 }.apply(&mut sc).unwrap();
+        assert_eq!(
+            spec(&sc, 0).arrival,
+            Arrival::Bursty {
+                mean_ns,
+                burst: 20.0
+            }
+        );
+        Apply::Burst { burst: 1.0 }.apply(&mut sc).unwrap();
+        assert_eq!(spec(&sc, 0).arrival, Arrival::Poisson { mean_ns });
+        let mut qd = scenario("syn:read=100,arrival=qd:8,count=10");
+        Apply::Burst { burst: 20.0 }.apply(&mut qd).unwrap();
+        assert_eq!(spec(&qd, 0).arrival, Arrival::ClosedLoop { depth: 8 });
+    }
+
+    /// A mix becomes its flows, each changed; the other keys of every flow stay.
+    #[test]
+    fn a_mix_is_read_flow_by_flow() {
+        let mut sc = scenario("syn:mix1,count=300");
+        let flows = expand_workload("syn:mix1,count=300").unwrap();
+        Apply::OneChannel.apply(&mut sc).unwrap();
+        assert_eq!(sc.workloads.len(), flows.len());
+        for (i, f) in flows.iter().enumerate() {
+            let (mut was, now) = (SyntheticSpec::parse(f).unwrap(), spec(&sc, i));
+            assert_eq!(now.align, 8 * 4096);
+            was.align = now.align;
+            assert_eq!(was, now);
+        }
+    }
+
+    /// The replay readings change only runs replayed by arrival times.
+    #[test]
+    fn replay_readings_change_only_timed_runs() {
+        let mut sc = scenario("syn:hm_0,count=10");
+        Apply::ReplaySpeed { speed: 4.0 }.apply(&mut sc).unwrap();
+        assert_eq!(sc.replay, Some(Replay::Timed { speedup: 4.0 }));
+        Apply::ReplaySpeed { speed: 4.0 }.apply(&mut sc).unwrap();
+        assert_eq!(sc.replay, Some(Replay::Timed { speedup: 16.0 }));
+        Apply::Closed { depth: 32 }.apply(&mut sc).unwrap();
+        assert_eq!(sc.replay, Some(Replay::Closed { depth: 32 }));
+        let mut qd = scenario("syn:read=100,arrival=qd:8,count=10");
+        Apply::ReplaySpeed { speed: 4.0 }.apply(&mut qd).unwrap();
+        Apply::Closed { depth: 32 }.apply(&mut qd).unwrap();
+        assert_eq!(qd.replay, None);
+    }
+
+    /// A scale multiplies the run's own value (so an experiment's sweep over the key stays a
+    /// sweep), rounds whole-number keys, and names the reading when the key is wrong.
+    #[test]
+    fn a_scale_multiplies_the_runs_own_value() {
+        let mut sc = scenario("syn:hm_0,count=10");
+        sc.ssd.controller.system_bus_mb_s = 3000.0;
+        Apply::Scale {
+            key: "controller.system_bus_mb_s".into(),
+            factor: 0.5,
+        }
+        .apply(&mut sc)
+        .unwrap();
+        assert_eq!(sc.ssd.controller.system_bus_mb_s, 1500.0);
+        let w = sc.ssd.network.link_width_bytes;
+        Apply::Scale {
+            key: "network.link_width_bytes".into(),
+            factor: 2.0,
+        }
+        .apply(&mut sc)
+        .unwrap();
+        assert_eq!(sc.ssd.network.link_width_bytes, 2 * w);
+        for bad in ["network.no_such_key", "nosection.key", "network.routing"] {
+            let e = Apply::Scale {
+                key: bad.into(),
+                factor: 2.0,
+            }
+            .apply(&mut sc)
+            .unwrap_err();
+            let e = format!("{e:#}");
+            assert!(
+                e.contains("sensitivity reading")
+                    && e.contains(bad.split('.').next_back().unwrap()),
+                "{e}"
+            );
+        }
+        let e = Apply::Config {
+            toml: "flash.page_bytes = 3".into(),
+        }
+        .apply(&mut sc)
+        .unwrap_err();
+        assert!(format!("{e:#}").contains("flash.page_bytes"), "{e:#}");
+    }
+
+    /// Every paper's axes read a valid drive on the paper's own preset(s), and every reading
+    /// changes something on one of them.
+    #[test]
+    fn every_reading_of_every_paper_applies() {
+        let mut changed: BTreeMap<(String, String), bool> = BTreeMap::new();
+        for (paper, preset, w) in [
+            ("venice", "perf-optimized", "syn:hm_0,count=10"),
+            ("venice", "cost-optimized", "syn:mix2,count=10"),
+            ("mqsimnet", "mqsimnet", "syn:hm_0,count=10"),
+            ("dssd", "dssd-ull", "syn:read=0,size=128k,addr=seq,count=16"),
+            ("superblocks", "dssd-superblock", "syn:read=0,count=16"),
+        ] {
+            for ax in axes(paper).unwrap() {
+                assert!(!ax.readings.is_empty(), "{paper}: {}", ax.name);
+                for (label, r) in &ax.readings {
+                    let mut sc = scenario(w);
+                    sc.ssd = SsdConfig::load(preset).unwrap();
+                    let was = (
+                        toml::to_string(&sc.ssd).unwrap(),
+                        sc.workloads.clone(),
+                        sc.replay,
+                    );
+                    r.apply(&mut sc)
+                        .unwrap_or_else(|e| panic!("{paper}: {} {label}: {e:#}", ax.name));
+                    let now = (
+                        toml::to_string(&sc.ssd).unwrap(),
+                        sc.workloads.clone(),
+                        sc.replay,
+                    );
+                    *changed
+                        .entry((paper.to_string(), format!("{}: {label}", ax.name)))
+                        .or_default() |= now != was || matches!(r, Apply::Knob { .. });
+                }
+            }
+        }
+        for ((paper, reading), c) in changed {
+            assert!(c, "{paper}: {reading} changed nothing");
+        }
+        assert!(axes("piq").is_err());
+    }
+}
