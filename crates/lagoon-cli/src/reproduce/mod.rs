@@ -76,7 +76,7 @@ pub struct ReproduceArgs {
     /// Search the parameters the paper leaves open (venice, mqsimnet, dssd, superblocks):
     /// each reading runs the whole reproduction (with --quick, --requests, --seeds as given;
     /// one seed by default) changed as it says, one parameter at a time, then every pair of
-    /// readings of the two that move the headlines most. Writes --out (default
+    /// readings of the two that bring the headlines closest to the paper's. Writes --out (default
     /// results/sensitivity/PAPER): every headline's reachable range, the readings that give
     /// the paper's number, figures (docs/results/sensitivity). With --render-only, redraws
     /// the search's summary.md and figures from its sensitivity.json.

@@ -3,9 +3,9 @@
 //! or ambiguous. Each reading runs the paper's whole reproduction (the same code that makes
 //! its headlines.json) with every run's drive, workload or replay changed as the reading
 //! says; first one parameter at a time, then every pair of readings of the two parameters
-//! that move the headlines most. For each headline the search reports the reachable range
-//! and the readings under which the paper's number comes out by the project's rule
-//! ([`book::verdict`]), or that none does.
+//! that bring the headlines closest to the paper's. For each headline the search reports the
+//! reachable range and the readings under which the paper's number comes out by the
+//! project's rule ([`book::verdict`]), or that none does.
 //!
 //! Output (`--out`, default results/sensitivity/PAPER): sensitivity.json (every reading,
 //! every headline's value with its interval), sensitivity.csv, points/NN.json (each reading's
@@ -506,8 +506,9 @@ pub struct AxisOut {
     pub why: String,
     pub as_built: String,
     pub readings: Vec<(String, String)>,
-    /// Mean over headlines of the axis's range in the rule's measure over the paper's effect.
-    pub movement: f64,
+    /// Mean over headlines of the largest fraction of the as-built gap to the paper's value
+    /// (in the rule's measure) one of the axis's readings closes.
+    pub toward_paper: f64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -658,31 +659,33 @@ fn search(a: &ReproduceArgs, axes: &[Axis], work: &Path) -> Result<()> {
         base.get_or_insert(h);
     }
     let base = base.context("no reading ran")?;
-    // Movement of each axis: mean over headlines of its range (as built included) in the
-    // rule's measure over the paper's measure.
-    let movement = |name: &str| -> f64 {
+    // How far each axis moves the headlines toward the paper: per headline, the largest
+    // fraction of the as-built reading's gap to the paper's value (in the rule's measure) that
+    // one of the axis's readings closes (0 when none closes any); the mean over headlines.
+    let toward = |name: &str| -> f64 {
         let mine: Vec<&Point> = points
             .iter()
-            .filter(|p| p.readings.is_empty() || p.readings.keys().all(|k| k == name))
+            .filter(|p| !p.readings.is_empty() && p.readings.keys().all(|k| k == name))
             .collect();
         let mut total = 0.0;
         let mut n = 0;
         for x in &base.headlines {
-            let vals: Vec<f64> = mine
-                .iter()
-                .filter_map(|p| p.values.get(&x.id).map(|s| measure(x.paper.kind, s.mean)))
-                .filter(|v| v.is_finite())
-                .collect();
-            let scale = measure(x.paper.kind, x.paper.value).abs();
-            if vals.len() < 2 || scale == 0.0 {
+            let kind = x.paper.kind;
+            let target = measure(kind, x.paper.value);
+            let gap = |v: f64| (measure(kind, v) - target).abs();
+            let Some(g0) = points[0].values.get(&x.id).map(|s| gap(s.mean)) else {
+                continue;
+            };
+            if !(g0 > 0.0) {
                 continue;
             }
-            let (lo, hi) = vals
+            let closed = mine
                 .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| {
-                    (l.min(v), h.max(v))
-                });
-            total += (hi - lo) / scale;
+                .filter_map(|p| p.values.get(&x.id).map(|s| gap(s.mean)))
+                .filter(|g| g.is_finite())
+                .map(|g| (g0 - g) / g0)
+                .fold(0.0, f64::max);
+            total += closed;
             n += 1;
         }
         if n == 0 {
@@ -691,7 +694,7 @@ fn search(a: &ReproduceArgs, axes: &[Axis], work: &Path) -> Result<()> {
             total / n as f64
         }
     };
-    let mut ranked: Vec<(f64, &Axis)> = axes.iter().map(|ax| (movement(ax.name), ax)).collect();
+    let mut ranked: Vec<(f64, &Axis)> = axes.iter().map(|ax| (toward(ax.name), ax)).collect();
     let axes_out: Vec<AxisOut> = ranked
         .iter()
         .map(|(m, ax)| AxisOut {
@@ -703,11 +706,12 @@ fn search(a: &ReproduceArgs, axes: &[Axis], work: &Path) -> Result<()> {
                 .iter()
                 .map(|(l, r)| (l.clone(), r.setting()))
                 .collect(),
-            movement: *m,
+            toward_paper: *m,
         })
         .collect();
     ranked.sort_by(|x, y| y.0.total_cmp(&x.0));
-    // Pairwise: every reading of the first of the two axes that move the headlines most with
+    // Pairwise: every reading of the first of the two axes that bring the headlines closest
+    // to the paper's with
     // every reading of the second.
     let pairwise: Vec<String> = ranked
         .iter()
@@ -865,13 +869,13 @@ pub fn render(dir: &Path, s: &Search) -> Result<()> {
     );
     let _ = writeln!(
         m,
-        "Each reading runs the whole reproduction, `{}`, with every run changed as the reading says, on seeds {:?}; a value is the reproduction's headline (the mean over those seeds). First each parameter's readings one at a time (the others as built), then every pair of readings of the two parameters that move the headlines most ({}). A reading gives the paper's number when the project's rule (the headlines' `rule`) holds between the paper's value and the reading's.\n\nTo repeat: `{}`.\n",
+        "Each reading runs the whole reproduction, `{}`, with every run changed as the reading says, on seeds {:?}; a value is the reproduction's headline (the mean over those seeds). First each parameter's readings one at a time (the others as built), then every pair of readings of the two parameters that bring the headlines closest to the paper's ({}). A reading gives the paper's number when the project's rule (the headlines' `rule`) holds between the paper's value and the reading's.\n\nTo repeat: `{}`.\n",
         s.per_reading,
         s.seeds,
         s.pairwise.join(" and "),
         s.command
     );
-    let _ = writeln!(m, "## The open parameters\n\n| parameter | as built | readings searched | why open | movement |\n|---|---|---|---|---|");
+    let _ = writeln!(m, "## The open parameters\n\n| parameter | as built | readings searched | why open | toward the paper |\n|---|---|---|---|---|");
     for ax in &s.axes {
         let r = ax
             .readings
@@ -882,10 +886,10 @@ pub fn render(dir: &Path, s: &Search) -> Result<()> {
         let _ = writeln!(
             m,
             "| {} | {} | {} | {} | {:.3} |",
-            ax.name, ax.as_built, r, ax.why, ax.movement
+            ax.name, ax.as_built, r, ax.why, ax.toward_paper
         );
     }
-    let _ = writeln!(m, "\nMovement: the mean over headlines of the range the parameter's readings span (as built included), in the rule's measure (a ratio's effect, a rate's complement, an absolute value), over the paper's.\n");
+    let _ = writeln!(m, "\nToward the paper: per headline, the largest fraction of the as-built reading's gap to the paper's value that one of the parameter's readings closes, in the rule's measure (a ratio's effect, a rate's complement, an absolute value); 0 when none closes any; the mean over headlines. The two parameters with the most are searched in pairs.\n");
     let reached = s
         .headlines
         .iter()
