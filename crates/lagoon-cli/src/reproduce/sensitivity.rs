@@ -470,6 +470,16 @@ pub fn axes(paper: &str) -> Result<Vec<Axis>> {
     })
 }
 
+/// Pairs of axes searched together whatever the one-at-a-time runs show, with the reason: an
+/// interaction the authors' simulator or the paper points at (one axis alone cannot show it).
+pub fn declared_pairs(paper: &str) -> Vec<(&'static str, &'static str, &'static str)> {
+    match paper {
+        "venice" => vec![("host link", "arrival rate", "MQSim gives the paper's ideal-SSD speed-ups only with the host link lifted and a saturating replay (SPEC §4)")],
+        "dssd" => vec![("GC rate", "DRAM-hit run length", "the two readings issue 34 names for the dSSD designs")],
+        _ => vec![],
+    }
+}
+
 /// One reading of the search: a label per axis it changes (none: as built).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Point {
@@ -511,6 +521,14 @@ pub struct AxisOut {
     pub toward_paper: f64,
 }
 
+/// Two axes searched together, and the headlines whose two best axes they are (a declared
+/// pair's reason in parentheses).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Pair {
+    pub axes: [String; 2],
+    pub for_headlines: Vec<String>,
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Search {
     pub paper: String,
@@ -520,7 +538,7 @@ pub struct Search {
     pub commit: String,
     pub seeds: Vec<u64>,
     pub axes: Vec<AxisOut>,
-    pub pairwise: Vec<String>,
+    pub pairwise: Vec<Pair>,
     pub points: Vec<Point>,
     pub headlines: Vec<Reach>,
 }
@@ -659,66 +677,86 @@ fn search(a: &ReproduceArgs, axes: &[Axis], work: &Path) -> Result<()> {
         base.get_or_insert(h);
     }
     let base = base.context("no reading ran")?;
-    // How far each axis moves the headlines toward the paper: per headline, the largest
-    // fraction of the as-built reading's gap to the paper's value (in the rule's measure) that
-    // one of the axis's readings closes (0 when none closes any); the mean over headlines.
-    let toward = |name: &str| -> f64 {
-        let mine: Vec<&Point> = points
-            .iter()
-            .filter(|p| !p.readings.is_empty() && p.readings.keys().all(|k| k == name))
-            .collect();
-        let mut total = 0.0;
-        let mut n = 0;
-        for x in &base.headlines {
-            let kind = x.paper.kind;
-            let target = measure(kind, x.paper.value);
-            let gap = |v: f64| (measure(kind, v) - target).abs();
-            let Some(g0) = points[0].values.get(&x.id).map(|s| gap(s.mean)) else {
-                continue;
-            };
-            if !(g0 > 0.0) {
-                continue;
-            }
-            let closed = mine
+    // How far an axis moves a headline toward the paper: the largest fraction of the
+    // as-built reading's gap to the paper's value (in the rule's measure) that one of the
+    // axis's readings closes (0 when none closes any; None without a gap).
+    let closes = |name: &str, x: &book::Headline| -> Option<f64> {
+        let kind = x.paper.kind;
+        let target = measure(kind, x.paper.value);
+        let gap = |v: f64| (measure(kind, v) - target).abs();
+        let g0 = gap(points[0].values.get(&x.id)?.mean);
+        if !(g0 > 0.0) {
+            return None;
+        }
+        Some(
+            points
                 .iter()
+                .filter(|p| !p.readings.is_empty() && p.readings.keys().all(|k| k == name))
                 .filter_map(|p| p.values.get(&x.id).map(|s| gap(s.mean)))
                 .filter(|g| g.is_finite())
                 .map(|g| (g0 - g) / g0)
-                .fold(0.0, f64::max);
-            total += closed;
-            n += 1;
-        }
-        if n == 0 {
-            0.0
-        } else {
-            total / n as f64
-        }
+                .fold(0.0, f64::max),
+        )
     };
-    let mut ranked: Vec<(f64, &Axis)> = axes.iter().map(|ax| (toward(ax.name), ax)).collect();
-    let axes_out: Vec<AxisOut> = ranked
+    let axes_out: Vec<AxisOut> = axes
         .iter()
-        .map(|(m, ax)| AxisOut {
-            name: ax.name.into(),
-            why: ax.why.into(),
-            as_built: ax.as_built.into(),
-            readings: ax
-                .readings
+        .map(|ax| {
+            let v: Vec<f64> = base
+                .headlines
                 .iter()
-                .map(|(l, r)| (l.clone(), r.setting()))
-                .collect(),
-            toward_paper: *m,
+                .filter_map(|x| closes(ax.name, x))
+                .collect();
+            AxisOut {
+                name: ax.name.into(),
+                why: ax.why.into(),
+                as_built: ax.as_built.into(),
+                readings: ax
+                    .readings
+                    .iter()
+                    .map(|(l, r)| (l.clone(), r.setting()))
+                    .collect(),
+                toward_paper: if v.is_empty() {
+                    0.0
+                } else {
+                    v.iter().sum::<f64>() / v.len() as f64
+                },
+            }
         })
         .collect();
-    ranked.sort_by(|x, y| y.0.total_cmp(&x.0));
-    // Pairwise: every reading of the first of the two axes that bring the headlines closest
-    // to the paper's with
-    // every reading of the second.
-    let pairwise: Vec<String> = ranked
-        .iter()
-        .take(2)
-        .map(|x| x.1.name.to_string())
-        .collect();
-    if let [(_, ax1), (_, ax2)] = &ranked[..2.min(ranked.len())] {
+    // Pairs: for each headline the two axes that close most of its gap (both closing some),
+    // and the pairs the paper's readings name ([`declared_pairs`]); every reading of one
+    // with every reading of the other.
+    let mut pairs: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    for x in &base.headlines {
+        let mut by: Vec<(f64, &str)> = axes
+            .iter()
+            .filter_map(|ax| closes(ax.name, x).map(|c| (c, ax.name)))
+            .filter(|(c, _)| *c > 0.0)
+            .collect();
+        by.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+        if let [(_, a1), (_, a2), ..] = by[..] {
+            let key = if a1 < a2 { (a1, a2) } else { (a2, a1) };
+            pairs
+                .entry((key.0.to_string(), key.1.to_string()))
+                .or_default()
+                .push(x.id.clone());
+        }
+    }
+    for (a1, a2, why) in declared_pairs(&a.paper) {
+        let key = if a1 < a2 { (a1, a2) } else { (a2, a1) };
+        pairs
+            .entry((key.0.to_string(), key.1.to_string()))
+            .or_default()
+            .push(format!("({why})"));
+    }
+    let by_name = |n: &str| {
+        axes.iter()
+            .find(|ax| ax.name == n)
+            .expect("an axis of the paper")
+    };
+    let mut pairwise = Vec::new();
+    for ((n1, n2), why) in &pairs {
+        let (ax1, ax2) = (by_name(n1), by_name(n2));
         for r1 in &ax1.readings {
             for r2 in &ax2.readings {
                 let p = BTreeMap::from([
@@ -728,6 +766,10 @@ fn search(a: &ReproduceArgs, axes: &[Axis], work: &Path) -> Result<()> {
                 run_point(&p, &mut points)?;
             }
         }
+        pairwise.push(Pair {
+            axes: [n1.clone(), n2.clone()],
+            for_headlines: why.clone(),
+        });
     }
     pb.finish_and_clear();
     let label = |p: &Point| {
@@ -869,10 +911,9 @@ pub fn render(dir: &Path, s: &Search) -> Result<()> {
     );
     let _ = writeln!(
         m,
-        "Each reading runs the whole reproduction, `{}`, with every run changed as the reading says, on seeds {:?}; a value is the reproduction's headline (the mean over those seeds). First each parameter's readings one at a time (the others as built), then every pair of readings of the two parameters that bring the headlines closest to the paper's ({}). A reading gives the paper's number when the project's rule (the headlines' `rule`) holds between the paper's value and the reading's.\n\nTo repeat: `{}`.\n",
+        "Each reading runs the whole reproduction, `{}`, with every run changed as the reading says, on seeds {:?}; a value is the reproduction's headline (the mean over those seeds). First each parameter's readings one at a time (the others as built), then, for each headline, every pair of readings of the two parameters that bring it closest to the paper's value, and the pairs the paper's readings name (below). A reading gives the paper's number when the project's rule (the headlines' `rule`) holds between the paper's value and the reading's.\n\nTo repeat: `{}`.\n",
         s.per_reading,
         s.seeds,
-        s.pairwise.join(" and "),
         s.command
     );
     let _ = writeln!(m, "## The open parameters\n\n| parameter | as built | readings searched | why open | toward the paper |\n|---|---|---|---|---|");
@@ -889,7 +930,25 @@ pub fn render(dir: &Path, s: &Search) -> Result<()> {
             ax.name, ax.as_built, r, ax.why, ax.toward_paper
         );
     }
-    let _ = writeln!(m, "\nToward the paper: per headline, the largest fraction of the as-built reading's gap to the paper's value that one of the parameter's readings closes, in the rule's measure (a ratio's effect, a rate's complement, an absolute value); 0 when none closes any; the mean over headlines. The two parameters with the most are searched in pairs.\n");
+    let _ = writeln!(m, "\nToward the paper: per headline, the largest fraction of the as-built reading's gap to the paper's value that one of the parameter's readings closes, in the rule's measure (a ratio's effect, a rate's complement, an absolute value); 0 when none closes any; the mean over headlines.\n\n## Pairs searched\n\n| parameters | for (the headlines whose two best parameters they are; a named pair's reason in parentheses) |\n|---|---|");
+    for p in &s.pairwise {
+        let _ = writeln!(
+            m,
+            "| {} and {} | {} |",
+            p.axes[0],
+            p.axes[1],
+            p.for_headlines
+                .iter()
+                .map(|h| if h.starts_with('(') {
+                    h.clone()
+                } else {
+                    format!("`{h}`")
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let _ = writeln!(m);
     let reached = s
         .headlines
         .iter()
