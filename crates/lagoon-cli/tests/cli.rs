@@ -2176,3 +2176,151 @@ fn reproduce_superblocks_writes_figures_and_summary() {
         }
     }
 }
+
+/// `reproduce superblocks --sensitivity` on the tiny test drive: the as-built reading is the
+/// reproduction itself (its headlines are a plain run's, number for number); every one-at-a-
+/// time reading and every pair ran once; each headline's range is its points' extremes; the
+/// summary and figures re-render from sensitivity.json; a paper without a search, or a wrong
+/// --render-only directory, is one clear error.
+#[test]
+fn a_sensitivity_search_runs_every_reading_and_starts_from_the_reproduction() {
+    let dir = tempfile::Builder::new()
+        .prefix("lagoon-sens-")
+        .tempdir()
+        .unwrap();
+    let out = dir.path().join("search");
+    let plain = dir.path().join("plain");
+    let common = ["--tiny-drive", "--quick", "--quiet", "--jobs", "2"];
+    let mut args = vec![
+        "reproduce",
+        "superblocks",
+        "--sensitivity",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend(common);
+    let (code, _, err) = lagoon(&args);
+    assert_eq!(code, 0, "{err}");
+    let mut args = vec![
+        "reproduce",
+        "superblocks",
+        "--seeds",
+        "1",
+        "--out",
+        plain.to_str().unwrap(),
+    ];
+    args.extend(common);
+    let (code, _, err) = lagoon(&args);
+    assert_eq!(code, 0, "{err}");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("sensitivity.json")).unwrap())
+            .unwrap();
+    let h = headlines(&plain);
+    let points = s["points"].as_array().unwrap();
+    assert_eq!(points[0]["readings"], serde_json::json!({}));
+    for x in h["headlines"].as_array().unwrap() {
+        let id = x["id"].as_str().unwrap();
+        assert_eq!(
+            points[0]["values"][id]["mean"], x["lagoon"]["mean"],
+            "{id}: the as-built reading is not the reproduction"
+        );
+    }
+    let axes = s["axes"].as_array().unwrap();
+    let singles: usize = axes
+        .iter()
+        .map(|a| a["readings"].as_array().unwrap().len())
+        .sum();
+    let pairs: usize = s["pairwise"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let n = |name: &serde_json::Value| {
+                axes.iter().find(|a| a["name"] == *name).unwrap()["readings"]
+                    .as_array()
+                    .unwrap()
+                    .len()
+            };
+            n(&p["axes"][0]) * n(&p["axes"][1])
+        })
+        .sum();
+    assert_eq!(points.len(), 1 + singles + pairs);
+    let mut seen = std::collections::BTreeSet::new();
+    for p in points {
+        assert!(
+            seen.insert(p["readings"].to_string()),
+            "{} ran twice",
+            p["readings"]
+        );
+        assert!(out
+            .join("points")
+            .join(format!("{}.json", p["id"].as_str().unwrap()))
+            .is_file());
+    }
+    for r in s["headlines"].as_array().unwrap() {
+        let id = r["id"].as_str().unwrap();
+        let v: Vec<f64> = points
+            .iter()
+            .filter_map(|p| p["values"][id]["mean"].as_f64())
+            .collect();
+        assert_eq!(
+            r["low"].as_f64().unwrap(),
+            v.iter().copied().fold(f64::INFINITY, f64::min)
+        );
+        assert_eq!(
+            r["high"].as_f64().unwrap(),
+            v.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+        );
+    }
+    let summary = std::fs::read(out.join("summary.md")).unwrap();
+    let svg = std::fs::read(out.join("sensitivity_ratios.svg")).unwrap();
+    std::fs::remove_file(out.join("summary.md")).unwrap();
+    std::fs::remove_file(out.join("sensitivity_ratios.svg")).unwrap();
+    let (code, _, err) = lagoon(&[
+        "reproduce",
+        "superblocks",
+        "--sensitivity",
+        "--render-only",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read(out.join("summary.md")).unwrap(), summary);
+    assert_eq!(
+        std::fs::read(out.join("sensitivity_ratios.svg")).unwrap(),
+        svg
+    );
+    let (code, _, err) = lagoon(&[
+        "reproduce",
+        "venice",
+        "--sensitivity",
+        "--render-only",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_ne!(code, 0, "{err}");
+    assert!(err.contains("a search of superblocks, not venice"), "{err}");
+    let (code, _, err) = lagoon(&[
+        "reproduce",
+        "piq",
+        "--sensitivity",
+        "--out",
+        dir.path().join("p").to_str().unwrap(),
+    ]);
+    assert_ne!(code, 0, "{err}");
+    assert!(
+        err.contains("piq has no sensitivity search") && !err.contains("panicked"),
+        "{err}"
+    );
+    // A directory that holds something else is refused before any run.
+    let (code, _, err) = lagoon(&[
+        "reproduce",
+        "superblocks",
+        "--sensitivity",
+        "--tiny-drive",
+        "--out",
+        plain.to_str().unwrap(),
+    ]);
+    assert_ne!(code, 0, "{err}");
+    assert!(err.contains("not a sensitivity search's output"), "{err}");
+}
