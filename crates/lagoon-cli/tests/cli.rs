@@ -2302,14 +2302,14 @@ fn a_sensitivity_search_runs_every_reading_and_starts_from_the_reproduction() {
     assert!(err.contains("a search of superblocks, not venice"), "{err}");
     let (code, _, err) = lagoon(&[
         "reproduce",
-        "piq",
+        "nopaper",
         "--sensitivity",
         "--out",
         dir.path().join("p").to_str().unwrap(),
     ]);
     assert_ne!(code, 0, "{err}");
     assert!(
-        err.contains("piq has no sensitivity search") && !err.contains("panicked"),
+        err.contains("unknown paper 'nopaper'") && !err.contains("panicked"),
         "{err}"
     );
     // A directory that holds something else is refused before any run.

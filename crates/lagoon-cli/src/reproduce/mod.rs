@@ -73,13 +73,13 @@ pub struct ReproduceArgs {
     /// file, then redraw as --render-only does; nothing is simulated.
     #[arg(long)]
     pub refresh_evidence: bool,
-    /// Search the parameters the paper leaves open (venice, mqsimnet, dssd, superblocks):
+    /// Search the parameters the paper leaves open (venice, mqsimnet, dssd, superblocks, piq):
     /// each reading runs the whole reproduction (with --quick, --requests, --seeds as given;
-    /// one seed by default) changed as it says, one parameter at a time, then every pair of
-    /// readings of the two that bring the headlines closest to the paper's. Writes --out (default
-    /// results/sensitivity/PAPER): every headline's reachable range, the readings that give
-    /// the paper's number, figures (docs/results/sensitivity). With --render-only, redraws
-    /// the search's summary.md and figures from its sensitivity.json.
+    /// one seed by default) changed as it says, one parameter at a time, then in pairs (per
+    /// headline its two best parameters, and the pairs the paper's readings name). Writes
+    /// --out (default results/sensitivity/PAPER): every headline's reachable range, the
+    /// readings that give the paper's number, figures (docs/results/sensitivity). With
+    /// --render-only, redraws the search's summary.md and figures from its sensitivity.json.
     #[arg(long, conflicts_with_all = ["refresh_evidence", "notes"])]
     pub sensitivity: bool,
     /// No progress bar.
@@ -131,7 +131,10 @@ fn read_notes(p: &Path) -> Result<String> {
 pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
     if a.paper == "all" {
         if a.sensitivity {
-            bail!("reproduce all --sensitivity: give one paper (venice, mqsimnet, dssd or superblocks)");
+            bail!(
+                "reproduce all --sensitivity: give one paper ({})",
+                PAPERS.join(", ")
+            );
         }
         return all(a);
     }
