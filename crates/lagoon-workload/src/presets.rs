@@ -60,16 +60,16 @@
 //!   volumes; the shared papers give none). The values are approximate figures of the whole
 //!   week-long SNIA IOTTA traces as secondary SSD papers tabulate them, recalled, not checked
 //!   against a source: treat them as unverified. They agree with the only statement in reach,
-//!   the Decoupled SSD paper's §VI-D (`shared/papers/decoupled-ssd-isca2023.md`): hm_1 is
-//!   read-intensive with "some fraction of write operations", prn_0 write-intensive "with a
-//!   large I/O size".
+//!   the Decoupled SSD paper's §6.4 on Fig. 15b (`shared/papers/decoupled-ssd-isca2023.md`):
+//!   hm_1 is read-intensive with "some fraction of write operations", prn_0 write-intensive
+//!   "with a large I/O size".
 //! - **Inter-arrival time**: [`MSR_STAND_IN_INTER_ARRIVAL_US`], the median of Venice
 //!   Table 2's ten MSR rows. Venice's means (19-268 µs) are far shorter than the recorded
 //!   gaps of MSR volumes (the one MSR excerpt in `../shared/traces` has a mean gap of
 //!   24.3 ms, [`PRESET_BURST`]) and Venice does not say how it obtained them, so a volume's
 //!   recorded rate would not be comparable with the other stand-ins; the median is the
-//!   typical MSR volume as Venice characterizes them. The three stand-ins therefore differ only in read
-//!   % and size, not in load.
+//!   typical MSR volume as Venice characterizes them. The three stand-ins therefore differ
+//!   only in read % and size, not in load.
 
 use std::fmt::Write as _;
 
@@ -173,7 +173,7 @@ pub const MSR_STAND_IN_INTER_ARRIVAL_US: f64 = 82.5;
 /// Read % and size: approximate, unverified (module docs, "MSR stand-ins outside Venice
 /// Table 2"); inter-arrival: [`MSR_STAND_IN_INTER_ARRIVAL_US`].
 static MSR_STAND_INS: [TracePreset; 3] = [
-    // hm_1 (hardware monitoring, volume 1): read-mostly (dSSD §VI-D: read-intensive with
+    // hm_1 (hardware monitoring, volume 1): read-mostly (dSSD §6.4: read-intensive with
     // some writes); ~95 % reads, ~15.2 KB mean (recalled SNIA statistics, unverified).
     t(
         "hm_1",
@@ -182,7 +182,7 @@ static MSR_STAND_INS: [TracePreset; 3] = [
         15.2,
         Some(MSR_STAND_IN_INTER_ARRIVAL_US),
     ),
-    // prn_0 (print server, volume 0): write-mostly with large requests (dSSD §VI-D);
+    // prn_0 (print server, volume 0): write-mostly with large requests (dSSD §6.4);
     // ~11 % reads, ~22.8 KB mean (recalled SNIA statistics, unverified).
     t(
         "prn_0",

@@ -398,7 +398,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         summary.insert(col.into(), seed_means(&avg));
     }
     motivation(
-        &out,
+        out,
         &mut m,
         &mut h,
         &names,
