@@ -103,6 +103,19 @@ pub struct Record {
     pub mean_busy_chips: f64,
     /// Requests that conflicted with one already in the host scheduler (PIQ Table I).
     pub scheduler_conflict_fraction: Option<f64>,
+    /// The host scheduler's counts (PIQ Table I, Figs. 2a and 9): reads and writes that entered
+    /// it, the fraction of each that conflicted on entry, and the fraction of reads it
+    /// dispatched ahead of a write that arrived before them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_reads: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_writes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_conflict_fraction: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_conflict_fraction: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prioritized_read_fraction: Option<f64>,
     /// Requests none of whose transfers waited for an FC or path (Venice §6.3's
     /// "conflict-free on the first try").
     pub conflict_free_fraction: f64,
@@ -139,6 +152,7 @@ fn first_seed() -> u64 {
 
 impl Record {
     pub fn new(key: RunKey, r: &Report) -> Self {
+        let sched = || r.flows.first().and_then(|f| f.host_scheduler.as_ref());
         Record {
             key,
             seed: r.seed,
@@ -162,6 +176,14 @@ impl Record {
                         / (h.reads + h.writes).max(1) as f64,
                 )
             }),
+            host_reads: sched().map(|h| h.reads),
+            host_writes: sched().map(|h| h.writes),
+            read_conflict_fraction: sched()
+                .and_then(|h| (h.reads > 0).then(|| h.read_conflicts as f64 / h.reads as f64)),
+            write_conflict_fraction: sched()
+                .and_then(|h| (h.writes > 0).then(|| h.write_conflicts as f64 / h.writes as f64)),
+            prioritized_read_fraction: sched()
+                .and_then(|h| (h.reads > 0).then(|| h.prioritized_reads as f64 / h.reads as f64)),
             conflict_free_fraction: 1.0 - r.path_conflict_fraction,
             first_try_transfer_fraction: r
                 .interconnect

@@ -437,12 +437,17 @@ pub fn bars_log(
 
 /// How [`bars_with`] draws: a reference line the bars grow from (else zero, or the bottom
 /// of a log axis), a log y axis, and 95 % intervals (per series, per group: (low, high), NaN
-/// for none) drawn as whiskers.
+/// for none) drawn as whiskers, and labelled horizontal marks (a published value or bound
+/// drawn beside the bars: dotted, its label at the right end above it; bars do not grow
+/// from it).
 #[derive(Clone, Debug, Default)]
 pub struct BarStyle {
     pub reference: Option<f64>,
     pub log_y: bool,
     pub intervals: Option<Vec<Vec<(f64, f64)>>>,
+    pub marks: Vec<(f64, String)>,
+    /// The most a value can be (1 for a fraction): intervals reaching above it are cut there.
+    pub cap: Option<f64>,
 }
 
 /// Grouped bars as [`bars`], styled by `st`.
@@ -478,6 +483,12 @@ pub fn bars_with(
         .flat_map(|(_, v)| v.iter().copied())
         .filter(|v| v.is_finite() && (!log_y || *v > 0.0))
         .chain(reference)
+        .chain(
+            st.marks
+                .iter()
+                .map(|m| m.0)
+                .filter(|v| v.is_finite() && (!log_y || *v > 0.0)),
+        )
         .collect();
     // An interval reaching below zero on data that cannot be negative (a ratio, a time) is
     // cut at zero rather than stretching the axis below it.
@@ -486,10 +497,11 @@ pub fn bars_with(
     } else {
         f64::NEG_INFINITY
     };
+    let ceiling = st.cap.unwrap_or(f64::INFINITY);
     for k in 0..series.len() {
         for g in 0..groups.len() {
             if let Some((lo, hi)) = interval(k, g) {
-                vals.extend([lo.max(floor), hi]);
+                vals.extend([lo.max(floor), hi.min(ceiling)]);
             }
         }
     }
@@ -546,7 +558,7 @@ pub fn bars_with(
                     &mut s,
                     x + bar_w / 2.0,
                     y_of(l.max(floor)),
-                    y_of(h),
+                    y_of(h.min(ceiling)),
                     2.5,
                     "#000",
                 );
@@ -566,6 +578,35 @@ pub fn bars_with(
             s,
             r##"<line x1="{LEFT}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#444" stroke-dasharray="5,4"/>"##,
             w - RIGHT
+        );
+    }
+    // Marks: top to bottom, each label above its line, or below it when the label above
+    // would overlap; a white halo keeps labels readable over bars.
+    let mut marks: Vec<(f64, &String)> = st
+        .marks
+        .iter()
+        .filter(|(v, _)| v.is_finite() && (!log_y || *v > 0.0))
+        .map(|(v, l)| (y_of(*v), l))
+        .collect();
+    marks.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut last_label = f64::NEG_INFINITY;
+    for (y, label) in marks {
+        let _ = writeln!(
+            s,
+            r##"<line class="mark" x1="{LEFT}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#b2182b" stroke-width="1.2" stroke-dasharray="2,3"/>"##,
+            w - RIGHT
+        );
+        let ty = if y - 3.0 - last_label >= 11.0 {
+            y - 3.0
+        } else {
+            y + 11.0
+        };
+        last_label = ty;
+        let _ = writeln!(
+            s,
+            r##"<text x="{:.1}" y="{ty:.1}" text-anchor="end" font-size="10" fill="#b2182b" stroke="#fff" stroke-width="3" paint-order="stroke">{}</text>"##,
+            w - RIGHT - 3.0,
+            esc(label)
         );
     }
     frame(&mut s, w, h - 8.0 - note_h, x_label);
@@ -1020,6 +1061,8 @@ mod tests {
             reference: Some(1.0),
             log_y: true,
             intervals: Some(vec![vec![(0.9, 1.1), (f64::NAN, f64::NAN)]]),
+            marks: Vec::new(),
+            cap: None,
         };
         let svg = bars_with(
             &st,
@@ -1032,6 +1075,43 @@ mod tests {
         assert!(!svg.contains(">0.1</text>"), "{svg}");
         assert_eq!(svg.matches(r#"class="ci""#).count(), 1, "{svg}");
         assert!(svg.contains("95 % interval 0.900 to 1.100"), "{svg}");
+    }
+
+    /// Marks are labelled dotted lines inside the axis (bars still grow from zero); close
+    /// marks keep their labels apart; a cap cuts intervals at the most a value can be.
+    #[test]
+    fn marks_are_labelled_lines_and_a_cap_cuts_intervals() {
+        let st = BarStyle {
+            intervals: Some(vec![vec![(0.2, 1.7), (0.1, 0.3)]]),
+            marks: vec![(0.352, "reads".into()), (0.362, "writes".into())],
+            cap: Some(1.0),
+            ..Default::default()
+        };
+        let svg = bars_with(
+            &st,
+            "t",
+            "x",
+            "y",
+            &["a".into(), "b".into()],
+            &[("s".into(), vec![0.9, 0.2])],
+        );
+        assert_eq!(svg.matches(r#"class="mark""#).count(), 2, "{svg}");
+        assert!(svg.contains(">reads</text>") && svg.contains(">writes</text>"));
+        // the axis stops at 1 (the interval's 1.7 is cut), not 2
+        assert!(
+            svg.contains(">1.0</text>") && !svg.contains(">2.0</text>"),
+            "{svg}"
+        );
+        let label_y = |l: &str| -> f64 {
+            let i = svg.find(&format!(">{l}</text>")).unwrap();
+            let t = &svg[svg[..i].rfind("<text").unwrap()..i];
+            let y = &t[t.find(" y=\"").unwrap() + 4..];
+            y[..y.find('"').unwrap()].parse().unwrap()
+        };
+        assert!(
+            (label_y("reads") - label_y("writes")).abs() >= 11.0,
+            "{svg}"
+        );
     }
 
     #[test]

@@ -1241,8 +1241,31 @@ fn reproduce_piq_writes_every_figure() {
             "{w}"
         );
     }
+    // Figs. 1, 2a, 2b and 9: a row per series x workload and an average per series (Fig. 1:
+    // NOOP; Fig. 2: reads and writes; Fig. 9: NOOP and RWS); NOOP never puts a read ahead.
+    for (f, series) in [
+        ("fig01_chip_utilization.csv", 1),
+        ("fig02a_conflicts.csv", 2),
+        ("fig02b_degradation.csv", 2),
+        ("fig09_prioritized_reads.csv", 2),
+    ] {
+        assert_eq!(
+            csv_rows(&out.join(f)).len(),
+            series * (workloads + 1),
+            "{f}"
+        );
+    }
+    for r in csv_rows(&out.join("fig09_prioritized_reads.csv")) {
+        if r[1] == "noop" {
+            assert_eq!(r[2], "0.0000", "{r:?}");
+        }
+    }
+    assert_eq!(
+        csv_rows(&out.join("table1_trace_characteristics.csv")).len(),
+        workloads
+    );
     let h = headlines(&out);
-    assert_eq!(h["headlines"].as_array().unwrap().len(), 5);
+    assert_eq!(h["headlines"].as_array().unwrap().len(), 9);
     assert_rule_holds(&h, 2);
     // The headline runs model SSDsim's device (5 requests inside, writes done at transfer).
     assert_eq!(
@@ -1250,6 +1273,10 @@ fn reproduce_piq_writes_every_figure() {
         "5 slots, out-of-order dies, writes done at transfer (SSDsim)"
     );
     for f in [
+        "fig01_chip_utilization.svg",
+        "fig02a_conflicts.svg",
+        "fig02b_degradation.svg",
+        "fig09_prioritized_reads.svg",
         "fig08_read_latency.svg",
         "fig11_read_latency_vs_queue.svg",
         "fig12_chip_utilization.svg",
@@ -1666,7 +1693,7 @@ fn net_reports_points_and_plots_a_line_per_configuration() {
 #[test]
 fn reproduce_mqsimnet_writes_every_figure() {
     let (dir, out) = reproduce_on_tiny_trace("mqsimnet", "300", |i| i % 2);
-    let workloads = 8 + 1; // the stand-ins and the trace
+    let workloads = 11 + 1; // Table II's 11 stand-ins and the trace
     assert_eq!(
         csv_rows(&out.join("fig03a_throughput.csv")).len(),
         3 * (workloads + 1)
@@ -1679,7 +1706,10 @@ fn reproduce_mqsimnet_writes_every_figure() {
     let num = |s: &str| s.parse::<f64>().unwrap();
     assert_eq!(num(&t2[0][9]), paper.value("table2_hm_0_dor"));
     assert_eq!(num(&t2[0][10]), paper.value("table2_hm_0_duato"));
-    assert_eq!(t2[8][9], "", "the trace has no paper value");
+    // hm_1, prn_0 and proj_0 (no Venice Table 2 row) have stand-ins and the paper's values.
+    assert_eq!(t2[1][0], "hm_1");
+    assert_eq!(num(&t2[1][9]), paper.value("table2_hm_1_dor"));
+    assert_eq!(t2[11][9], "", "the trace has no paper value");
     let s: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     for m in ["static", "chip", "die"] {

@@ -89,7 +89,7 @@ pub enum WorkloadError {
     UnknownSpecKey { key: String },
 
     /// A `syn:<name>` spec whose name is neither a key nor a known workload preset.
-    #[error("synthetic spec: unknown workload preset `{name}` (expected one of: {}; or key=value items)", crate::presets::preset_names().join(", "))]
+    #[error("synthetic spec: unknown workload preset `{name}` (expected one of: {}; or key=value items)", crate::presets::trace_preset_names().chain(crate::presets::mix_presets().iter().map(|m| m.name)).collect::<Vec<_>>().join(", "))]
     UnknownPreset { name: String },
 
     /// A synthetic spec key with a value that cannot be used.

@@ -667,6 +667,13 @@ pub struct Fig {
     pub filter: Vec<(String, String)>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference: Option<f64>,
+    /// Bars: labelled horizontal marks (a published value or bound beside Lagoon's bars),
+    /// in the drawing's units (after `y_div`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub marks: Vec<(f64, String)>,
+    /// Bars: the most a value can be (1 for a fraction); intervals are cut there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cap: Option<f64>,
     /// Divide x and y values (and intervals) by these for the drawing (ns to us, MB/s to GB/s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub x_div: Option<f64>,
@@ -696,6 +703,8 @@ impl Fig {
             ys: Vec::new(),
             filter: Vec::new(),
             reference: None,
+            marks: Vec::new(),
+            cap: None,
             x_div: None,
             y_div: None,
         }
@@ -723,6 +732,16 @@ impl Fig {
     }
     pub fn reference(mut self, r: f64) -> Self {
         self.reference = Some(r);
+        self
+    }
+    /// A labelled horizontal mark at `v` (bars; [`plot::BarStyle::marks`]).
+    pub fn mark(mut self, v: f64, label: &str) -> Self {
+        self.marks.push((v, label.into()));
+        self
+    }
+    /// Bars: values cannot exceed `v` (a fraction: 1); intervals are cut there.
+    pub fn cap(mut self, v: f64) -> Self {
+        self.cap = Some(v);
         self
     }
     pub fn x_div(mut self, d: f64) -> Self {
@@ -967,6 +986,8 @@ pub fn draw(dir: &Path, f: &Fig) -> Result<String> {
                 reference: f.reference,
                 log_y: f.kind == FigKind::BarsLog,
                 intervals: has_ci.then_some(cis),
+                marks: f.marks.clone(),
+                cap: f.cap,
             };
             Ok(plot::bars_with(
                 &st, &f.title, &f.x_label, &f.y_label, &groups, &vals,

@@ -5,9 +5,12 @@
 //!   device response time, end-to-end time, and speed-up (baseline execution time / design's).
 //! - Table II: average network latency under dimension-order and Duato routing.
 //!
-//! Workloads: the `syn:` stand-ins of the MSR traces the paper names that Venice Table 2
-//! characterizes (hm_1, prn_0 and proj_0 have none), and the real traces in `--traces`
-//! (default ../shared/traces). Figure 3 replays closed-loop at queue depth 32 (throughput is
+//! Workloads: `syn:` stand-ins of Table II's 11 MSR traces, and the real traces in `--traces`
+//! (default ../shared/traces). Eight stand-ins are Venice Table 2's (published read %, mean
+//! size and mean inter-arrival time); hm_1, prn_0 and proj_0, which Venice does not
+//! characterize, are lagoon-workload's MSR stand-ins (`presets::msr_stand_ins`): approximate
+//! read % and mean size that could not be checked against a primary table, and the median
+//! inter-arrival time of Venice's MSR rows (82.5 µs) for want of a comparable published one. Figure 3 replays closed-loop at queue depth 32 (throughput is
 //! what the figure shows); Table II replays each workload by its own arrival times, as the
 //! paper's "traces not large enough to generate high traffic" implies.
 
@@ -21,15 +24,13 @@ use lagoon_core::config::{DynamicMapping, RoutingKind, SsdConfig};
 use lagoon_core::host::Replay;
 use lagoon_core::interconnect::Arch;
 use lagoon_core::scenario::Scenario;
+use lagoon_workload::presets::{msr_stand_ins, MSR_STAND_IN_INTER_ARRIVAL_US};
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
 
 const DRIVE: &str = "mqsimnet";
-/// MSR traces of Table II with a Venice Table 2 stand-in.
-const STAND_INS: [&str; 8] = [
-    "hm_0", "mds_0", "proj_3", "prxy_0", "rsrch_0", "usr_0", "wdev_0", "web_1",
-];
-/// Table II's traces, in its order (the paper's values are in papers/mqsimnet.toml).
+/// Table II's traces, in its order (the paper's values are in papers/mqsimnet.toml), each run
+/// as its `syn:` stand-in.
 const TABLE2: [&str; 11] = [
     "hm_0", "hm_1", "mds_0", "prn_0", "proj_0", "proj_3", "prxy_0", "rsrch_0", "usr_0", "wdev_0",
     "web_1",
@@ -47,7 +48,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         .traces
         .clone()
         .unwrap_or_else(|| PathBuf::from("../shared/traces"));
-    let mut workloads: Vec<(String, String)> = STAND_INS
+    let mut workloads: Vec<(String, String)> = TABLE2
         .iter()
         .map(|w| (w.to_string(), format!("syn:{w},count={n}")))
         .collect();
@@ -304,7 +305,10 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     );
     write_json(&out.join("summary.json"), &Value::Object(summary))?;
     m.method(format!("Drive: `{DRIVE}` (MQSimNet Table I; unstated values and their reasons in the preset file); the networked back end is `--arch net`, the bus baseline `--arch baseline` with static mapping."));
-    m.method(format!("Workloads: the `syn:` stand-ins of the MSR traces the paper names that Venice Table 2 characterizes ({}), {n} requests each, and the traces in `{}`.", STAND_INS.join(", "), dir.display()));
+    let (venice, outside): (Vec<&str>, Vec<&str>) = TABLE2
+        .iter()
+        .partition(|w| !msr_stand_ins().iter().any(|p| p.name == **w));
+    m.method(format!("Workloads: `syn:` stand-ins of Table II's 11 MSR traces, {n} requests each, and the traces in `{}`. {} are Venice Table 2's (published read %, mean size, mean inter-arrival time); {} are not in Venice Table 2: their read % and mean size are approximate values that could not be checked against a primary table, their mean inter-arrival time the median of Venice's MSR rows ({MSR_STAND_IN_INTER_ARRIVAL_US} us), so they differ only in read % and size (lagoon-workload presets, `syn:hm_1` etc.).", dir.display(), venice.join(", "), outside.join(", ")));
     m.method(format!("Fig. 3: closed loop at queue depth {DEPTH}, first seed. Table II: each workload at its own arrival times, every seed; the paper's averages are over its 11 traces, Lagoon's over the workloads above."));
     let prov = a.provenance(
         "the syn: stand-ins' request streams and the simulator's own random draws (Duato's adaptive choices among them); the traces are replayed as recorded",

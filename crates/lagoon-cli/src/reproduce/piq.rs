@@ -2,6 +2,10 @@
 //! schedulers on conflict-heavy workloads on the paper's SSDsim drive (`piq-ssdsim`), the
 //! queue-length sweep 1..512, and the same schedulers in front of `venice` and `ideal`.
 //!
+//! The motivation and characteristics (Figs. 1, 2, 9 and Table I) come from the same runs
+//! under NOOP and RWS, plus, for Fig. 2b's "un-impacted response time", each workload's
+//! requests issued one at a time (closed loop at depth 1, NOOP), so none waits for another.
+//!
 //! Replay: the paper replays MSR traces; here the real traces in `--traces` (default
 //! `../shared/traces`) are replayed by their timestamps, with two synthetic conflict-heavy
 //! workloads beside them. Averages are arithmetic means over workloads of per-workload ratios
@@ -113,6 +117,8 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     let closed = Replay::Closed {
         depth: DEFAULT_QUEUE,
     };
+    // Fig. 2b's un-impacted response time: one request at a time.
+    let alone = Replay::Closed { depth: 1 };
     #[allow(clippy::too_many_arguments)]
     let mut push = |exp: &str,
                     ssd: &str,
@@ -155,6 +161,19 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
                 &seeds,
             );
         }
+    }
+    for w in &workloads {
+        push(
+            "alone",
+            DRIVE,
+            &drive,
+            w,
+            Arch::Baseline,
+            Scheme::Noop,
+            DEFAULT_QUEUE,
+            alone,
+            &seeds,
+        );
     }
     let sweep_w = workloads
         .iter()
@@ -378,6 +397,16 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         }
         summary.insert(col.into(), seed_means(&avg));
     }
+    motivation(
+        out,
+        &mut m,
+        &mut h,
+        &names,
+        &seeds,
+        &|exp, w, s, seed| find(exp, w, &design(&s.to_string()), DEFAULT_QUEUE, seed),
+        (preset.flash.channels * preset.flash.chips_per_channel) as f64,
+        &headline_device,
+    )?;
     // Every scheme against RWS, one table.
     let mut w = csv_file(
         &out.join("schemes_vs_rws.csv"),
@@ -632,4 +661,271 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         &ran,
     )?;
     a.finish(&m, &h, prov)
+}
+
+/// Figs. 1, 2 and 9 and Table I: the workloads as they run under NOOP (the paper collects
+/// Table I's conflicts and chips with NOOP), RWS's prioritized reads, and Fig. 2b's increase
+/// of response time over each request issued alone. `find(experiment, workload, scheme,
+/// seed)` is a run of the headline drive.
+#[allow(clippy::too_many_arguments)]
+fn motivation<'a>(
+    out: &std::path::Path,
+    m: &mut Manifest,
+    h: &mut Headlines,
+    names: &[String],
+    seeds: &[u64],
+    find: &dyn Fn(&str, &str, Scheme, u64) -> Option<&'a Record>,
+    chips: f64,
+    device: &str,
+) -> Result<()> {
+    let paper = book::paper("piq")?;
+    let noop = |w: &str, seed: u64| find("schemes", w, Scheme::Noop, seed);
+    let setting = format!("{DRIVE} with {device}, NOOP, queue {DEFAULT_QUEUE}");
+    let pct = |id: &str| 100.0 * paper.value(id);
+    // Fig. 1: chip utilization under NOOP.
+    seeded_table(
+        &out.join("fig01_chip_utilization.csv"),
+        "scheduler",
+        "chip_utilization",
+        names,
+        &["noop".to_string()],
+        seeds,
+        4,
+        |_, w, seed| noop(w, seed).map_or(f64::NAN, |r| r.mean_busy_chips / chips),
+    )?;
+    m.fig(
+        Fig::new(
+            "fig01_chip_utilization.svg",
+            "fig01_chip_utilization.csv",
+            FigKind::Bars,
+            &format!("Fig. 1: chip utilization, busy chips / {chips} ({setting})"),
+            "workload",
+            "chip utilization (busy chips / chips)",
+        )
+        .x("workload")
+        .series("scheduler")
+        .y(Y::ci("chip_utilization"))
+        .cap(1.0)
+        .mark(
+            paper.value("fig1_chip_utilization_bound"),
+            &format!(
+                "paper: mostly below {:.0} % (MSR traces)",
+                pct("fig1_chip_utilization_bound")
+            ),
+        ),
+    );
+    let kinds = ["read".to_string(), "write".to_string()];
+    // Fig. 2a: requests in conflict on entering the host queue, per kind.
+    let conflicts = seeded_table(
+        &out.join("fig02a_conflicts.csv"),
+        "request",
+        "conflict_fraction",
+        names,
+        &kinds,
+        seeds,
+        4,
+        |k, w, seed| {
+            noop(w, seed)
+                .and_then(|r| {
+                    if k == "read" {
+                        r.read_conflict_fraction
+                    } else {
+                        r.write_conflict_fraction
+                    }
+                })
+                .unwrap_or(f64::NAN)
+        },
+    )?;
+    m.fig(
+        Fig::new(
+            "fig02a_conflicts.svg",
+            "fig02a_conflicts.csv",
+            FigKind::Bars,
+            &format!("Fig. 2a: requests in conflict on entering the queue ({setting})"),
+            "workload",
+            "requests in conflict / requests of the kind",
+        )
+        .x("workload")
+        .series("request")
+        .y(Y::ci("conflict_fraction"))
+        .cap(1.0)
+        .mark(
+            paper.value("piq_read_conflicts"),
+            &format!("paper: reads {:.1} % on average", pct("piq_read_conflicts")),
+        )
+        .mark(
+            paper.value("piq_write_conflicts"),
+            &format!(
+                "paper: writes {:.1} % on average",
+                pct("piq_write_conflicts")
+            ),
+        ),
+    );
+    for (k, id) in [
+        ("read", "piq_read_conflicts"),
+        ("write", "piq_write_conflicts"),
+    ] {
+        for &(seed, x) in &conflicts[k] {
+            h.add(id, seed, x);
+        }
+    }
+    // Fig. 2b: response time over the un-impacted one (each request alone); the paper's
+    // "increased by N times" is this ratio - 1.
+    let lat = |r: &Record, k: &str| {
+        if k == "read" {
+            r.read_latency_us
+        } else {
+            r.write_latency_us
+        }
+    };
+    let degradation = seeded_table(
+        &out.join("fig02b_degradation.csv"),
+        "request",
+        "response_time_over_alone",
+        names,
+        &kinds,
+        seeds,
+        3,
+        |k, w, seed| match (noop(w, seed), find("alone", w, Scheme::Noop, seed)) {
+            (Some(r), Some(a)) if lat(a, k) > 0.0 => lat(r, k) / lat(a, k),
+            _ => f64::NAN,
+        },
+    )?;
+    let mark = |id: &str, what: &str| {
+        let v = paper.value(id);
+        (
+            v,
+            format!("paper, mean: {what} {v:.1}x (+{:.1} times)", v - 1.0),
+        )
+    };
+    let (r, w) = (
+        mark("piq_read_degradation", "reads"),
+        mark("piq_write_degradation", "writes"),
+    );
+    m.fig(
+        Fig::new(
+            "fig02b_degradation.svg",
+            "fig02b_degradation.csv",
+            FigKind::BarsLog,
+            &format!("Fig. 2b: response time / each request alone ({setting})"),
+            "workload",
+            "response time / un-impacted (x, log)",
+        )
+        .x("workload")
+        .series("request")
+        .y(Y::ci("response_time_over_alone"))
+        .reference(1.0)
+        .mark(r.0, &r.1)
+        .mark(w.0, &w.1),
+    );
+    for (k, id) in [
+        ("read", "piq_read_degradation"),
+        ("write", "piq_write_degradation"),
+    ] {
+        for &(seed, x) in &degradation[k] {
+            h.add(id, seed, x);
+        }
+    }
+    // Fig. 9: reads put ahead of an earlier write, NOOP against RWS.
+    seeded_table(
+        &out.join("fig09_prioritized_reads.csv"),
+        "scheduler",
+        "prioritized_read_fraction",
+        names,
+        &["noop".to_string(), "rws".to_string()],
+        seeds,
+        4,
+        |s, w, seed| {
+            let scheme = if s == "rws" {
+                Scheme::Rws
+            } else {
+                Scheme::Noop
+            };
+            find("schemes", w, scheme, seed)
+                .and_then(|r| r.prioritized_read_fraction)
+                .unwrap_or(f64::NAN)
+        },
+    )?;
+    m.fig(
+        Fig::new(
+            "fig09_prioritized_reads.svg",
+            "fig09_prioritized_reads.csv",
+            FigKind::Bars,
+            &format!("Fig. 9: reads dispatched ahead of an earlier write ({DRIVE} with {device}, queue {DEFAULT_QUEUE})"),
+            "workload",
+            "prioritized reads / reads",
+        )
+        .x("workload")
+        .series("scheduler")
+        .y(Y::ci("prioritized_read_fraction"))
+        .cap(1.0)
+        .mark(
+            paper.value("fig9_prioritized_reads_bound"),
+            &format!(
+                "paper: within {:.0} % for most traces",
+                pct("fig9_prioritized_reads_bound")
+            ),
+        ),
+    );
+    // Table I: the workloads' characteristics under NOOP.
+    let cols = [
+        "read_ios",
+        "write_ios",
+        "read_conflicts",
+        "write_conflicts",
+        "utilized_chips",
+    ];
+    let mut head = vec!["workload".to_string()];
+    for c in cols {
+        head.extend(book::ci_cols(c));
+    }
+    let mut w = csv_file(
+        &out.join("table1_trace_characteristics.csv"),
+        &head.iter().map(String::as_str).collect::<Vec<_>>(),
+    )?;
+    for wl in names {
+        let mut row = vec![wl.clone()];
+        for c in cols {
+            let v: Vec<f64> = seeds
+                .iter()
+                .map(|&seed| {
+                    noop(wl, seed)
+                        .and_then(|r| {
+                            let (reads, writes) = (r.host_reads? as f64, r.host_writes? as f64);
+                            Some(match c {
+                                "read_ios" => reads,
+                                "write_ios" => writes,
+                                "read_conflicts" => reads * r.read_conflict_fraction?,
+                                "write_conflicts" => writes * r.write_conflict_fraction?,
+                                _ => r.mean_busy_chips,
+                            })
+                        })
+                        .unwrap_or(f64::NAN)
+                })
+                .collect();
+            let digits = if c == "utilized_chips" { 2 } else { 0 };
+            row.extend(book::ci_cells(&book::stat(&v), digits));
+        }
+        w.write_record(&row)?;
+    }
+    w.flush()?;
+    m.table(
+        &format!("Table I: the workloads' characteristics as Lagoon runs them ({setting}; conflicts: requests that conflicted with one already in the queue when they entered it; utilized chips: mean busy chips), 95 % intervals over seeds. The paper's Table I is of 15 MSR traces of 500,000 requests each, which ../shared/traces does not hold"),
+        "table1_trace_characteristics.csv",
+        &[
+            "workload",
+            "read_ios",
+            "write_ios",
+            "read_conflicts",
+            "read_conflicts_ci95_lo",
+            "read_conflicts_ci95_hi",
+            "write_conflicts",
+            "write_conflicts_ci95_lo",
+            "write_conflicts_ci95_hi",
+            "utilized_chips",
+            "utilized_chips_ci95_lo",
+            "utilized_chips_ci95_hi",
+        ],
+    );
+    Ok(())
 }

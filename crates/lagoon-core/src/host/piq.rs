@@ -24,7 +24,7 @@
 //!   the other kind's, so writes are not starved.
 //! - NOOP dispatches in arrival order. RWS is PIQ without conflict checks (reads first).
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::fmt;
 
 /// The five schemes of the PIQ paper's evaluation (§V).
@@ -202,6 +202,10 @@ pub struct SchedulerStats {
     pub writes: u64,
     /// Batches issued.
     pub batches: u64,
+    /// Reads dispatched while a write that arrived before them was still waiting in the
+    /// scheduler: reads the scheduler put ahead of a write (PIQ Fig. 9's "prioritized read
+    /// requests"; always 0 under NOOP).
+    pub prioritized_reads: u64,
     /// Time requests waited in the scheduler before issue, ns, summed per kind.
     pub read_wait_ns: f64,
     pub write_wait_ns: f64,
@@ -232,6 +236,11 @@ pub struct HostScheduler {
     entered: Vec<u64>,
     /// Per request id: 0 read, 1 write.
     kind: Vec<u8>,
+    /// Per request id: its arrival order.
+    seq: Vec<u64>,
+    next_seq: u64,
+    /// Arrival orders of the writes admitted and not yet dispatched.
+    waiting_writes: BTreeSet<u64>,
     backlog: VecDeque<(u32, bool, ChipSet)>,
     /// Requests released to the submission queue and not yet drained.
     ready: Vec<u32>,
@@ -260,6 +269,9 @@ impl HostScheduler {
             batch_of: Vec::new(),
             entered: Vec::new(),
             kind: Vec::new(),
+            seq: Vec::new(),
+            next_seq: 0,
+            waiting_writes: BTreeSet::new(),
             backlog: VecDeque::new(),
             ready: Vec::with_capacity(device_slots.min(4096) as usize),
             stats: SchedulerStats {
@@ -296,8 +308,11 @@ impl HostScheduler {
             self.batch_of.resize(i + 1, NO_BATCH);
             self.entered.resize(i + 1, 0);
             self.kind.resize(i + 1, 0);
+            self.seq.resize(i + 1, 0);
         }
         self.kind[i] = (!is_read) as u8;
+        self.seq[i] = self.next_seq;
+        self.next_seq += 1;
         self.entered[i] = now_ns;
         if self.inside >= self.cap {
             self.backlog.push_back((id, is_read, v));
@@ -319,6 +334,9 @@ impl HostScheduler {
         }
         let kind = (!is_read) as usize;
         self.waiting[kind] += 1;
+        if !is_read {
+            self.waiting_writes.insert(self.seq[id as usize]);
+        }
         // NOOP: one FIFO of one-request batches, whatever the kind.
         let list = if self.scheme == Scheme::Noop { 0 } else { kind };
         let separate = self.scheme.separates(is_read);
@@ -402,10 +420,15 @@ impl HostScheduler {
             let waited = now_ns - self.entered[id as usize];
             let kind = self.kind[id as usize] as usize;
             self.waiting[kind] -= 1;
+            let seq = self.seq[id as usize];
             if kind == 0 {
                 self.stats.read_wait_ns += waited as f64;
+                if self.waiting_writes.first().is_some_and(|&w| w < seq) {
+                    self.stats.prioritized_reads += 1;
+                }
             } else {
                 self.stats.write_wait_ns += waited as f64;
+                self.waiting_writes.remove(&seq);
             }
             self.ready.push(id);
         }
@@ -591,6 +614,31 @@ mod tests {
         );
         s.complete(1, 9);
         assert_eq!(s.drain_ready().collect::<Vec<_>>(), vec![4]);
+    }
+
+    /// RWS counts the reads it puts ahead of an earlier write; NOOP never does.
+    #[test]
+    fn prioritized_reads_are_reads_ahead_of_an_earlier_write() {
+        for (scheme, want) in [(Scheme::Rws, 2), (Scheme::Noop, 0)] {
+            let mut s = HostScheduler::new(scheme, 64, 1);
+            let v = from_paper(4, 8);
+            s.enqueue(0, false, v, 0); // dispatched at once: a write phase
+            s.enqueue(1, false, v, 1);
+            s.enqueue(2, true, v, 2);
+            s.enqueue(3, true, v, 3);
+            let mut order = Vec::new();
+            let mut t = 4;
+            loop {
+                let Some(id) = s.drain_ready().next() else {
+                    break;
+                };
+                order.push(id);
+                s.complete(id, t);
+                t += 1;
+            }
+            assert!(s.is_empty());
+            assert_eq!(s.stats.prioritized_reads, want, "{scheme}: {order:?}");
+        }
     }
 
     /// A newcomer that conflicts with nothing in the head batch, outstanding requests
