@@ -40,7 +40,8 @@ pub struct IoRequest {
 }
 
 pub use presets::{
-    expand_workload, mix_presets, preset_names, trace_presets, MixPreset, TracePreset, PRESET_BURST,
+    expand_workload, extra_presets, mix_presets, preset_names, trace_presets, MixPreset,
+    TracePreset, PRESET_BURST,
 };
 pub use stats::{interarrival_cv2, TraceStats};
 pub use synthetic::{SyntheticGenerator, SyntheticSpec};
