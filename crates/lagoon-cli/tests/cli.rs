@@ -2131,9 +2131,35 @@ fn reproduce_superblocks_writes_figures_and_summary() {
         ],
     );
     let h = headlines(dir.path());
-    assert_eq!(h["headlines"].as_array().unwrap().len(), 7);
+    // 8 published numbers, the lifetime one with its RESERV reading.
+    assert_eq!(h["headlines"].as_array().unwrap().len(), 9);
+    let ids: Vec<&str> = h["headlines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        ids.contains(&"lifetime") && ids.contains(&"lifetime@reserv"),
+        "{ids:?}"
+    );
     assert_rule_holds(&h, 1);
     assert_render_only_reproduces(dir.path(), "superblocks", None);
+    // Results made before the lifetime headline get it from fig14a_lifetimes.csv alone.
+    let seeds = dir.path().join("headline_seeds.csv");
+    let full = std::fs::read_to_string(&seeds).unwrap();
+    let without: String = full
+        .lines()
+        .filter(|l| !l.starts_with("lifetime"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_ne!(without, full);
+    std::fs::write(&seeds, without).unwrap();
+    let out = dir.path().to_str().unwrap();
+    let (code, _, err) = lagoon(&["reproduce", "superblocks", "--render-only", "--out", out]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read_to_string(&seeds).unwrap(), full);
+    assert_eq!(headlines(dir.path()), h);
     for m in ["baseline", "recycled", "reserv"] {
         assert!(
             s["first_bad_superblock_tb"][m].as_f64().unwrap() > 0.0,

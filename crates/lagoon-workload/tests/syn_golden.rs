@@ -2,7 +2,7 @@
 //! the language): a fingerprint of the requests of specs covering every size, address and
 //! arrival kind and every preset, recorded before the extension.
 
-use lagoon_workload::{preset_names, SyntheticGenerator, SyntheticSpec};
+use lagoon_workload::{msr_stand_ins, preset_names, SyntheticGenerator, SyntheticSpec};
 
 /// FNV-1a over every field of every request.
 fn fingerprint(spec: &str, capacity: u64, seed: u64) -> u64 {
@@ -41,7 +41,11 @@ fn existing_specs_generate_the_same_stream() {
     for s in SPECS {
         got.push((s.to_string(), fingerprint(s, 1 << 36, 7)));
     }
-    for p in preset_names() {
+    for p in preset_names()
+        .iter()
+        .copied()
+        .chain(msr_stand_ins().iter().map(|t| t.name))
+    {
         if let Ok(spec) = SyntheticSpec::parse(&format!("syn:{p},count=2000")) {
             got.push((p.to_string(), fingerprint(&spec.to_string(), 1 << 36, 3)));
         }

@@ -366,6 +366,12 @@ pub struct Headlines {
 }
 
 impl Headlines {
+    /// Headline values by id, as [`read_seed_values`] gives them (for values computed from a
+    /// reproduction's files after its runs).
+    pub fn from_values(values: BTreeMap<String, Vec<(u64, f64)>>) -> Self {
+        Self { values }
+    }
+
     /// `id`'s value in the runs of `seed` (NaN values are kept out).
     pub fn add(&mut self, id: &str, seed: u64, v: f64) {
         let e = self.values.entry(id.to_string()).or_default();

@@ -11,9 +11,11 @@
 //! - Fig. 9: latency breakdown of user writes and GC page moves against planes per die.
 //!   Figures 8-13 use DRAM-hit 128 KB writes (4 KB too for Fig. 8), where I/O and GC run
 //!   together in Lagoon.
-//! - Fig. 10: DRAM-hit writes with GC (Fig. 7's high runs): bandwidth and p99.
+//! - Fig. 10: (a) DRAM-hit writes with GC (Fig. 7's high runs): bandwidth and p99; (b) mean
+//!   I/O latency of Fig. 11's designs on the workload stand-ins, over Baseline's.
 //! - Fig. 11 (stand-ins): p99 of Baseline, BW, PreemptiveGC, Tiny-Tail and dSSD_f on `syn:`
-//!   stand-ins of MSR workloads (the paper's traces are not in ../shared).
+//!   stand-ins of MSR workloads (the paper's traces are not in ../shared): (a) prn_0,
+//!   (b) every design's p99 over dSSD_f's per workload and on average.
 //! - Fig. 12: dSSD_f GC against the router/flash channel bandwidth ratio, (a) 4/8/16 channels
 //!   of one way, (b) 8 channels of 1/2/4 ways.
 //! - Fig. 13: (a) line, ring and crossbar fNoCs at equal bisection bandwidth, (b) router
@@ -24,7 +26,7 @@
 //! reads and programs (as page moves) per second over the same time (GC while I/O runs).
 
 use super::book::{self, Fig, FigKind, Headlines, Manifest, Y};
-use super::{csv_rows, mean, write, write_json, ReproduceArgs};
+use super::{csv_rows, mean, seeded_table, write, write_json, ReproduceArgs};
 use crate::batch::{Job, Record, RunKey};
 use anyhow::Result;
 use lagoon_core::config::{Design, GcMode, SsdConfig, TopologyKind};
@@ -37,7 +39,18 @@ const DRIVE: &str = "dssd-ull";
 const DEPTH: u32 = 64;
 /// §6.1: "I/O requests of 4kB and 128kB to model both low and high I/O request demands".
 const SIZES: [(&str, &str); 2] = [("low", "4k"), ("high", "128k")];
-const STAND_INS: [&str; 3] = ["hm_0", "prxy_0", "src1_0"];
+/// Fig. 10(b) and 11: `syn:` stand-ins of MSR traces (prn_0 is Fig. 11(a)'s workload).
+const STAND_INS: [&str; 4] = ["hm_0", "prn_0", "prxy_0", "src1_0"];
+/// Fig. 10(b) and 11: the designs (label, design, GC mode); dSSD_f last, the reference.
+const FIG11_DESIGNS: [(&str, Design, GcMode); 5] = [
+    ("baseline", Design::Baseline, GcMode::Parallel),
+    ("bw", Design::Bw, GcMode::Parallel),
+    ("preemptive", Design::Baseline, GcMode::Preemptive),
+    ("tiny-tail", Design::Baseline, GcMode::TinyTail),
+    ("dssd_f", Design::DssdF, GcMode::Parallel),
+];
+/// Fig. 11(a)'s workload.
+const FIG11A: &str = "prn_0";
 /// Fig. 8: on-chip bandwidth multipliers (x1 is Fig. 7's Baseline; dSSD_f x1.25 its dSSD_f).
 const FIG8_SCALES: [f64; 3] = [1.5, 2.0, 4.0];
 /// Fig. 9: planes per die.
@@ -276,16 +289,10 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         }
     }
     // Fig. 11 stand-ins.
-    let m = (sz.n / 8).max(250);
+    let stand_in_count = (sz.n / 8).max(250);
     for s in STAND_INS {
-        let w = format!("syn:{s},count={m}");
-        for (name, d, mode) in [
-            ("baseline", Design::Baseline, GcMode::Parallel),
-            ("bw", Design::Bw, GcMode::Parallel),
-            ("preemptive", Design::Baseline, GcMode::Preemptive),
-            ("tiny-tail", Design::Baseline, GcMode::TinyTail),
-            ("dssd_f", Design::DssdF, GcMode::Parallel),
-        ] {
+        let w = format!("syn:{s},count={stand_in_count}");
+        for (name, d, mode) in FIG11_DESIGNS {
             p.push(
                 "fig11",
                 &format!("{s}/{name}"),
@@ -345,6 +352,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     fig08(&r, out, &mut m, &mut h)?;
     fig09(&r, out, &mut m)?;
     fig10(&r, out, &mut m, &mut h)?;
+    fig10b(&r, out, &mut m, &mut h)?;
     fig11(&r, out, &mut m, &mut h, &mut summary)?;
     fig12(&r, out, &mut m, &fig12_shapes)?;
     fig13(&r, out, &mut m)?;
@@ -353,7 +361,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     m.method("Drive: `dssd-ull` (Table 1; chosen values in docs/MODEL.md), aged preconditioning, GC from the start, runs stopped at the last host completion.");
     m.method("I/O performance is host bandwidth over the run; GC performance is GC page reads and programs (as page moves) per second over the same time (GC while I/O runs).");
     m.method(format!("Fig. 7a, the headline: DRAM-hit writes (write cache on, no more bytes than it holds: {} MB), 128 KB at QD {DEPTH} (the paper's high case). Reading `steady`: {STEADY_CACHE_FILLS} write caches of writes through the cache. DRAM miss: write cache off, {n} 4 KB writes or the same bytes in larger ones.", sz.hit_bytes / 1_000_000));
-    m.method("Fig. 8-10, 12, 13 use DRAM-hit writes; Fig. 11 the `syn:` stand-ins of three MSR traces (the paper's traces are not in ../shared).");
+    m.method(format!("Fig. 8-10(a), 12, 13 use DRAM-hit writes; Fig. 10(b) and 11 the `syn:` stand-ins of {} MSR traces ({}; the paper's traces are not in ../shared; prn_0's is built from published characteristics, see crates/lagoon-workload/src/presets.rs), {stand_in_count} requests each, own arrivals.", STAND_INS.len(), STAND_INS.join(", ")));
     m.method("Seeds: Fig. 7, 8 and 11 run on every seed; the others on the first.");
     let prov = a.provenance(
         "the synthetic request streams (for the sequential writes of Fig. 7-10, 12 and 13 a seed changes no request; for Fig. 11's stand-ins, arrivals, sizes and addresses) and the simulator's own random draws",
@@ -388,6 +396,9 @@ impl Results<'_> {
     }
     fn p99(&self, exp: &str, label: &str, seed: u64) -> f64 {
         self.val(exp, label, seed, |r| Some(r.p99_latency_us))
+    }
+    fn mean_latency(&self, exp: &str, label: &str, seed: u64) -> f64 {
+        self.val(exp, label, seed, |r| Some(r.mean_latency_us))
     }
     fn first(&self) -> u64 {
         self.seeds[0]
@@ -803,6 +814,79 @@ fn fig10(r: &Results, out: &std::path::Path, m: &mut Manifest, h: &mut Headlines
     Ok(())
 }
 
+/// The stand-ins' names as Fig. 10(b) and 11's CSVs write them (`syn:hm_0`).
+fn stand_in_names() -> Vec<String> {
+    STAND_INS.iter().map(|s| format!("syn:{s}")).collect()
+}
+
+/// `design`'s value over `reference`'s on the stand-in `wl` (`syn:` name) and `seed`.
+fn stand_in_ratio(
+    r: &Results,
+    f: impl Fn(&Results, &str, &str, u64) -> f64,
+    design: &str,
+    reference: &str,
+    wl: &str,
+    seed: u64,
+) -> f64 {
+    let s = wl.strip_prefix("syn:").unwrap_or(wl);
+    f(r, "fig11", &format!("{s}/{design}"), seed) / f(r, "fig11", &format!("{s}/{reference}"), seed)
+}
+
+/// Fig. 10(b): mean I/O latency of Fig. 11's designs on the stand-ins (Fig. 11's runs), over
+/// Baseline's of the same seed, per workload and on average; the headlines are dSSD_f's mean
+/// latency over Baseline's, BW's and Tiny-Tail's (each the mean over workloads of the
+/// per-workload ratio, per seed).
+fn fig10b(r: &Results, out: &std::path::Path, m: &mut Manifest, h: &mut Headlines) -> Result<()> {
+    let workloads = stand_in_names();
+    let designs: Vec<String> = FIG11_DESIGNS.iter().map(|d| d.0.to_string()).collect();
+    let lat = |r: &Results, e: &str, l: &str, s: u64| r.mean_latency(e, l, s);
+    let avg = seeded_table(
+        &out.join("fig10b_mean_latency.csv"),
+        "design",
+        "mean_latency_vs_baseline",
+        &workloads,
+        &designs,
+        r.seeds,
+        4,
+        |d, wl, seed| stand_in_ratio(r, lat, d, "baseline", wl, seed),
+    )?;
+    for &(s, x) in &avg["dssd_f"] {
+        h.add("fig10b_lat_dssd_f_over_baseline", s, x);
+    }
+    for (d, id) in [
+        ("bw", "fig10b_lat_dssd_f_over_bw"),
+        ("tiny-tail", "fig10b_lat_dssd_f_over_tiny_tail"),
+    ] {
+        let (_, v) = r.over_seeds(|seed| {
+            let x: Vec<f64> = workloads
+                .iter()
+                .map(|wl| stand_in_ratio(r, lat, "dssd_f", d, wl, seed))
+                .collect();
+            mean(&super::finite(&x))
+        });
+        for (s, x) in v {
+            h.add(id, s, x);
+        }
+    }
+    m.fig(
+        Fig::new(
+            "fig10b_mean_latency.svg",
+            "fig10b_mean_latency.csv",
+            FigKind::BarsLog,
+            "Fig. 10b (stand-ins for the MSR traces, dssd-ull): mean I/O latency / Baseline's",
+            "workload",
+            "mean latency / Baseline's (log scale)",
+        )
+        .x("workload")
+        .series("design")
+        .y(Y::ci("mean_latency_vs_baseline")),
+    );
+    Ok(())
+}
+
+/// Fig. 11: p99 of every design on every stand-in (fig11_p99.csv; (a) prn_0 drawn alone) and
+/// (b) each design's p99 over dSSD_f's, per workload and on average (the 31.4x and 5.17x
+/// headlines); prn_0's ratios are Fig. 11(a)'s headlines.
 fn fig11(
     r: &Results,
     out: &std::path::Path,
@@ -810,13 +894,12 @@ fn fig11(
     h: &mut Headlines,
     summary: &mut Map<String, Value>,
 ) -> Result<()> {
-    let designs = ["baseline", "bw", "preemptive", "tiny-tail", "dssd_f"];
     let mut head: Vec<String> = ["workload", "design"].map(String::from).to_vec();
     head.extend(book::ci_cols("p99_latency_us"));
     head.push("p99_vs_dssd_f".into());
     let mut rows = Vec::new();
     for s in STAND_INS {
-        for d in designs {
+        for (d, _, _) in FIG11_DESIGNS {
             let label = format!("{s}/{d}");
             let (p, _) = r.over_seeds(|x| r.p99("fig11", &label, x));
             let mut row = vec![format!("syn:{s}"), d.to_string()];
@@ -830,24 +913,44 @@ fn fig11(
         }
     }
     csv_rows(&out.join("fig11_p99.csv"), &head, &rows)?;
-    let (st, v) = r.over_seeds(|x| {
-        let ratios: Vec<f64> = STAND_INS
-            .iter()
-            .map(|s| {
-                r.p99("fig11", &format!("{s}/baseline"), x)
-                    / r.p99("fig11", &format!("{s}/dssd_f"), x)
-            })
-            .collect();
-        mean(&ratios)
-    });
-    for (s, x) in v {
-        h.add("p99_baseline_over_dssd_f", s, x);
+    let workloads = stand_in_names();
+    let others: Vec<String> = FIG11_DESIGNS[..FIG11_DESIGNS.len() - 1]
+        .iter()
+        .map(|d| d.0.to_string())
+        .collect();
+    let p99 = |r: &Results, e: &str, l: &str, s: u64| r.p99(e, l, s);
+    let avg = seeded_table(
+        &out.join("fig11b_p99_over_dssd_f.csv"),
+        "design",
+        "p99_over_dssd_f",
+        &workloads,
+        &others,
+        r.seeds,
+        4,
+        |d, wl, seed| stand_in_ratio(r, p99, d, "dssd_f", wl, seed),
+    )?;
+    for (d, id) in [
+        ("baseline", "p99_baseline_over_dssd_f"),
+        ("tiny-tail", "p99_tiny_tail_over_dssd_f"),
+    ] {
+        for &(s, x) in &avg[d] {
+            h.add(id, s, x);
+        }
     }
+    for d in &others {
+        let id = format!("fig11a_p99_{}_over_dssd_f", d.replace('-', "_"));
+        let (_, v) = r
+            .over_seeds(|seed| stand_in_ratio(r, p99, d, "dssd_f", &format!("syn:{FIG11A}"), seed));
+        for (s, x) in v {
+            h.add(&id, s, x);
+        }
+    }
+    let st = book::stat(&avg["baseline"].iter().map(|x| x.1).collect::<Vec<_>>());
     summary.insert(
         "p99_reduction_vs_baseline".into(),
         json!({"dssd_f": st.mean}),
     );
-    // Log axis: PreemptiveGC and Tiny-Tail are orders of magnitude below the PaGC designs.
+    // Log axes: PreemptiveGC and Tiny-Tail are orders of magnitude below the PaGC designs.
     m.fig(
         Fig::new(
             "fig11_p99.svg",
@@ -861,6 +964,37 @@ fn fig11(
         .series("design")
         .y(Y::ci("p99_latency_us"))
         .y_div(1e3),
+    );
+    m.fig(
+        Fig::new(
+            &format!("fig11a_{FIG11A}.svg"),
+            "fig11_p99.csv",
+            FigKind::BarsLog,
+            &format!("Fig. 11a (syn:{FIG11A}, a stand-in for MSR {FIG11A}, dssd-ull): p99 latency"),
+            "design",
+            "p99 latency (ms, log scale)",
+        )
+        .x("design")
+        .y(Y {
+            label: Some("p99".into()),
+            ..Y::ci("p99_latency_us")
+        })
+        .filter("workload", &format!("syn:{FIG11A}"))
+        .y_div(1e3),
+    );
+    m.fig(
+        Fig::new(
+            "fig11b_p99_over_dssd_f.svg",
+            "fig11b_p99_over_dssd_f.csv",
+            FigKind::BarsLog,
+            "Fig. 11b (stand-ins, dssd-ull): p99 latency / dSSD_f's",
+            "workload",
+            "p99 / dSSD_f's (log scale)",
+        )
+        .x("workload")
+        .series("design")
+        .y(Y::ci("p99_over_dssd_f"))
+        .reference(1.0),
     );
     Ok(())
 }

@@ -203,6 +203,9 @@ pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
                 );
             }
         }
+        if a.paper == "superblocks" {
+            superblocks::lifetime_headlines(&out)?;
+        }
         let h = book::read_headlines(&out)?;
         book::render(&out, notes.as_deref())?;
         println!("{}", book::verdict_line(&h, &out.display().to_string()));

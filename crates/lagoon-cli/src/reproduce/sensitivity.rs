@@ -921,10 +921,10 @@ fn write_csv(p: &Path, s: &Search, h: &book::HeadlinesFile) -> Result<()> {
 
 /// A value as the summary prints it.
 fn show(kind: Kind, v: f64, unit: &str) -> String {
-    match kind {
-        Kind::Ratio => format!("{v:.3} x"),
-        Kind::Rate => format!("{:.2} %", 100.0 * v),
-        Kind::Absolute => format!("{v:.1} {unit}"),
+    let shown = book::fmt_value(v, unit, kind);
+    match (kind, unit) {
+        (Kind::Rate, _) | (_, "%") => shown,
+        (_, u) => format!("{shown} {u}"),
     }
 }
 
