@@ -258,3 +258,29 @@ def test_a_section_given_as_a_list_is_refused_by_name():
         lagoon.config({"flash": [2, 4]})
     with pytest.raises(lagoon.LagoonError, match=r"\[ftl\.mapping\]"):
         lagoon.config({"ftl": {"mapping": ["demand", 5, 8]}})
+
+
+def test_a_sensitivity_search_on_the_cluster_gives_the_commands_numbers(client, tmp_path):
+    # Every reading's runs (changed drives, lifetimes and windows) go to the workers; each
+    # reading's headline values are the command's.
+    from lagoon import _dask, _lagoon
+
+    cli("reproduce", "superblocks", "--sensitivity", "--quick", "--tiny-drive", "--quiet",
+        "--out", tmp_path / "cli")
+    specs_seen = []
+    cluster = _dask.Executor(client, False)
+
+    def executor(specs, quiet):
+        specs_seen.extend(specs)
+        return cluster(specs, quiet)
+
+    _lagoon.reproduce("superblocks", str(tmp_path / "py"), quick=True, quiet=True,
+                      executor=executor, tiny_drive=True, sensitivity=True)
+    a, b = (json.loads((tmp_path / d / "sensitivity.json").read_text()) for d in ("cli", "py"))
+    assert len(a["points"]) == len(b["points"]) > 9
+    for pa, pb in zip(a["points"], b["points"]):
+        assert (pa["readings"], pa["values"]) == (pb["readings"], pb["values"])
+    assert a["headlines"] == b["headlines"]
+    assert specs_seen
+    with pytest.raises(ValueError, match="sensitivity cannot be combined"):
+        lagoon.reproduce("venice", out=tmp_path / "x", sensitivity=True, render_only=True)
