@@ -1251,7 +1251,15 @@ pub struct Range {
 /// One row per item, the x axis shared: a bar from `low` to `high`, a dot at `mark`, a
 /// diamond at `target`; with a `reference` a dashed line there (1 for ratios). A log axis when
 /// every value is positive and they span more than a decade and a half.
-pub fn ranges(title: &str, x_label: &str, rows: &[Range], reference: Option<f64>) -> String {
+/// `cap`: the largest value the quantity can take (100 for a percentage of requests): the axis
+/// does not run past it.
+pub fn ranges(
+    title: &str,
+    x_label: &str,
+    rows: &[Range],
+    reference: Option<f64>,
+    cap: Option<f64>,
+) -> String {
     let vals: Vec<f64> = rows
         .iter()
         .flat_map(|r| [r.low, r.high, r.mark, r.target])
@@ -1264,11 +1272,14 @@ pub fn ranges(title: &str, x_label: &str, rows: &[Range], reference: Option<f64>
             (l.min(v), h.max(v))
         });
     let log = lo > 0.0 && hi / lo > 30.0;
-    let ax = if log {
+    let mut ax = if log {
         Axis::fit_log(lo, hi)
     } else {
         Axis::fit(lo, hi, false)
     };
+    if let Some(c) = cap.filter(|&c| !log && ax.hi > c && hi <= c) {
+        ax.hi = c;
+    }
     let label_w = rows
         .iter()
         .map(|r| r.label.chars().count())

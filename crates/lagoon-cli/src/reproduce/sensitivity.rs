@@ -1078,6 +1078,7 @@ pub fn render(dir: &Path, s: &Search) -> Result<()> {
             &x_label,
             &rows,
             (kind == Kind::Ratio).then_some(1.0),
+            (kind == Kind::Rate).then_some(100.0),
         );
         write(&dir.join(file), &svg)?;
         figs.push(file);
