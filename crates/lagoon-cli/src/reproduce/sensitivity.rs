@@ -712,7 +712,7 @@ fn search(a: &ReproduceArgs, axes: &[Axis], work: &Path) -> Result<()> {
         let target = measure(kind, x.paper.value);
         let gap = |v: f64| (measure(kind, v) - target).abs();
         let g0 = gap(points[0].values.get(&x.id)?.mean);
-        if !(g0 > 0.0) {
+        if g0.is_nan() || g0 <= 0.0 {
             return None;
         }
         Some(
