@@ -154,8 +154,17 @@ impl SsdConfig {
                 )))
             }
         };
-        // Overlay the user's table on the base preset so omitted keys keep the preset's values.
-        let mut merged = toml::Table::try_from(&base).map_err(|e| perr(e.to_string()))?;
+        base.overlaid(value, origin)
+    }
+
+    /// `value`'s keys laid over this configuration, so omitted keys keep its values;
+    /// validated. Errors name `origin`.
+    fn overlaid(&self, value: toml::Table, origin: &str) -> Result<Self, ConfigError> {
+        let perr = |m: String| ConfigError::Parse {
+            path: origin.to_string(),
+            message: m,
+        };
+        let mut merged = toml::Table::try_from(self).map_err(|e| perr(e.to_string()))?;
         overlay(&mut merged, value);
         let cfg: SsdConfig = toml::Value::Table(merged)
             .try_into()
@@ -175,13 +184,7 @@ impl SsdConfig {
         let value: toml::Table = patch
             .parse()
             .map_err(|e: toml::de::Error| perr(e.to_string()))?;
-        let mut merged = toml::Table::try_from(self).map_err(|e| perr(e.to_string()))?;
-        overlay(&mut merged, value);
-        let cfg: SsdConfig = toml::Value::Table(merged)
-            .try_into()
-            .map_err(|e: toml::de::Error| perr(e.to_string()))?;
-        cfg.validate()?;
-        Ok(cfg)
+        self.overlaid(value, origin)
     }
 
     /// Every key against its declared range ([`schema`]), then the rules that tie keys of
