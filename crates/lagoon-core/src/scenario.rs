@@ -74,6 +74,16 @@ impl Scenario {
         }
     }
 
+    /// The replay a flow runs under: the scenario's, else a synthetic `spec`'s closed loop at
+    /// its `qd:` depth, else timed as generated or recorded (a trace's flow: `spec` None).
+    pub fn replay_of(&self, spec: Option<&SyntheticSpec>) -> Replay {
+        match (self.replay, spec.and_then(SyntheticSpec::closed_loop_depth)) {
+            (Some(r), _) => r,
+            (None, Some(depth)) => Replay::Closed { depth },
+            (None, None) => Replay::Timed { speedup: 1.0 },
+        }
+    }
+
     /// Flows, and per flow a counter of malformed lines skipped in lenient mode.
     fn flows(&self) -> Result<(Vec<Flow>, Vec<SkipCounter>), ScenarioError> {
         if self.workloads.is_empty() {
@@ -91,11 +101,7 @@ impl Scenario {
             let seed = self.seed.wrapping_add(i as u64 * 0x9e37_79b9);
             if SyntheticSpec::is_synthetic(w) {
                 let spec = SyntheticSpec::parse(w)?;
-                let replay = match (self.replay, spec.closed_loop_depth()) {
-                    (Some(r), _) => r,
-                    (None, Some(d)) => Replay::Closed { depth: d },
-                    (None, None) => Replay::Timed { speedup: 1.0 },
-                };
+                let replay = self.replay_of(Some(&spec));
                 if let Replay::Closed { depth } = replay {
                     if depth > crate::host::MAX_CLOSED_DEPTH {
                         return Err(ScenarioError::Invalid(format!(
@@ -139,7 +145,7 @@ impl Scenario {
                 flows.push(Flow {
                     name: w.clone(),
                     source: Box::new(Repeat::new(open, self.repeat)),
-                    replay: self.replay.unwrap_or(Replay::Timed { speedup: 1.0 }),
+                    replay: self.replay_of(None),
                 });
             }
         }
@@ -170,11 +176,7 @@ impl Scenario {
         }
         let outcome = sim.run(progress)?;
         if outcome.flows.iter().all(|f| f.completed == 0) {
-            if self
-                .cancel
-                .as_ref()
-                .is_some_and(|c| c.request() != crate::cancel::Request::None)
-            {
+            if self.cancel.as_ref().is_some_and(|c| c.is_set()) {
                 return Err(ScenarioError::Invalid(
                     "stopped (Ctrl-C) before any request completed: nothing to report".into(),
                 ));

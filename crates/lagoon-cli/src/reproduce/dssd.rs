@@ -204,9 +204,9 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     let sz = Sizes {
         n,
         // 16 KB per 4 KB miss request: 64 MB quick, 256 MB (the write cache) in full.
-        hit_bytes: match a.knob("dram_hit_fraction") {
+        hit_bytes: match a.knob_f64("dram_hit_fraction")? {
             // A sensitivity reading: that fraction of the write cache per DRAM-hit run.
-            Some(f) => (f.parse::<f64>()? * cache as f64) as u64,
+            Some(f) => (f * cache as f64) as u64,
             None => (n * 16_384).min(cache),
         },
         steady_bytes: STEADY_CACHE_FILLS * cache,

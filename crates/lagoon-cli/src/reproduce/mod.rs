@@ -73,7 +73,8 @@ pub struct ReproduceArgs {
     /// file, then redraw as --render-only does; nothing is simulated.
     #[arg(long)]
     pub refresh_evidence: bool,
-    /// Search the parameters the paper leaves open (venice, mqsimnet, dssd, superblocks, piq):
+    /// Search the parameters the paper leaves open, and some it gives (venice, mqsimnet, dssd,
+    /// superblocks, piq):
     /// each reading runs the whole reproduction (with --quick, --requests, --seeds as given;
     /// one seed by default) changed as it says, one parameter at a time, then in pairs (per
     /// headline its two best parameters, and the pairs the paper's readings name). Writes
@@ -157,11 +158,7 @@ pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
         a.cancel = Some(crate::interrupt::cancel());
     }
     if a.sensitivity {
-        if let Some(t) = &a.traces {
-            if !t.is_dir() {
-                bail!("--traces {}: no such directory", t.display());
-            }
-        }
+        check_traces(&a)?;
         return sensitivity::run(&a);
     }
     // Everything the user named is checked before the first simulation.
@@ -211,11 +208,7 @@ pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
         println!("{}", book::verdict_line(&h, &out.display().to_string()));
         return Ok(());
     }
-    if let Some(t) = &a.traces {
-        if !t.is_dir() {
-            bail!("--traces {}: no such directory", t.display());
-        }
-    }
+    check_traces(&a)?;
     if !book::replaceable(&out)? {
         bail!(
             "--out {}: exists and is not a reproduction's output (no summary.md and runs.csv); give a new or empty directory",
@@ -250,6 +243,14 @@ pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
         eprintln!("summary: {}", out.join("summary.md").display());
     }
     Ok(())
+}
+
+/// `--traces` names a directory (checked before any simulation).
+fn check_traces(a: &ReproduceArgs) -> Result<()> {
+    match &a.traces {
+        Some(t) if !t.is_dir() => bail!("--traces {}: no such directory", t.display()),
+        _ => Ok(()),
+    }
 }
 
 /// `lagoon reproduce all`: each paper into OUT/<paper>, then OUT/FIDELITY.md; with
@@ -307,23 +308,10 @@ fn all(a: ReproduceArgs) -> Result<()> {
         let notes_file = dir.join("notes.md");
         let one = ReproduceArgs {
             paper: paper.to_string(),
-            quick: a.quick,
             out: Some(dir.clone()),
-            traces: None,
-            requests: None,
-            jobs: a.jobs,
             notes: kept.is_some().then(|| notes_file.clone()),
-            seed: a.seed,
-            seeds: a.seeds,
-            render_only: a.render_only,
-            refresh_evidence: a.refresh_evidence,
-            quiet: a.quiet,
-            executor: a.executor.clone(),
-            cancel: a.cancel.clone(),
             work: None,
-            tiny_drive: a.tiny_drive,
-            sensitivity: false,
-            reading: Vec::new(),
+            ..a.clone()
         };
         reproduce(one)?;
         // The new directory replaced the old one: its notes, written by hand, are kept.
@@ -419,6 +407,16 @@ impl ReproduceArgs {
             sensitivity::Apply::Knob { name: n, value } if n == name => Some(value.as_str()),
             _ => None,
         })
+    }
+
+    /// [`Self::knob`] as a number; an error names the knob.
+    pub fn knob_f64(&self, name: &str) -> Result<Option<f64>> {
+        self.knob(name)
+            .map(|v| {
+                v.parse::<f64>()
+                    .with_context(|| format!("sensitivity knob {name} = {v}: not a number"))
+            })
+            .transpose()
     }
 
     /// The command that regenerates these results, for the summaries.

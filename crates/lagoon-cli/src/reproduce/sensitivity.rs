@@ -1,11 +1,13 @@
 //! `lagoon reproduce PAPER --sensitivity` (issue 34): where the authors' simulator is private
-//! (Venice, MQSimNet, the Decoupled SSD), a search over the parameters the paper leaves open
-//! or ambiguous. Each reading runs the paper's whole reproduction (the same code that makes
-//! its headlines.json) with every run's drive, workload or replay changed as the reading
-//! says; first one parameter at a time, then every pair of readings of the two parameters
-//! that bring the headlines closest to the paper's. For each headline the search reports the
-//! reachable range and the readings under which the paper's number comes out by the
-//! project's rule ([`book::verdict`]), or that none does.
+//! (Venice, MQSimNet, the Decoupled SSD), or was not run on a headline (PIQ), a search over
+//! the parameters the paper leaves open or ambiguous, and over some it gives, to see how far
+//! a result rests on them. Each reading runs the paper's whole reproduction (the same code that
+//! makes its headlines.json) with every run's drive, workload or replay changed as the reading
+//! says; first one parameter at a time, then in pairs: per headline the two parameters that
+//! bring it closest to the paper's value, and the pairs a paper's readings name
+//! ([`declared_pairs`]). For each headline the search reports the reachable range and the
+//! readings under which the paper's number comes out by the project's rule
+//! ([`book::verdict`]), or that none does.
 //!
 //! Output (`--out`, default results/sensitivity/PAPER): sensitivity.json (every reading,
 //! every headline's value with its interval), sensitivity.csv, points/NN.json (each reading's
@@ -153,25 +155,23 @@ impl Apply {
     }
 }
 
-/// The speed-up of a run replayed by arrival times (a timed replay, or a synthetic workload
-/// with an arrival process and no replay given), else None.
+/// The speed-up of a run every flow of which is replayed by arrival times
+/// ([`Scenario::replay_of`]), else None.
 fn timed(sc: &Scenario) -> Option<f64> {
-    match sc.replay {
-        Some(Replay::Timed { speedup }) => Some(speedup),
-        Some(_) => None,
-        None => sc
-            .workloads
-            .iter()
-            .all(|w| {
-                expand_workload(w).is_ok_and(|v| {
-                    v.iter().all(|one| {
-                        SyntheticSpec::parse(one)
-                            .is_ok_and(|s| !matches!(s.arrival, Arrival::ClosedLoop { .. }))
-                    })
-                })
-            })
-            .then_some(1.0),
+    let mut speed = None;
+    for w in &sc.workloads {
+        for one in expand_workload(w).ok()? {
+            let spec = SyntheticSpec::is_synthetic(&one)
+                .then(|| SyntheticSpec::parse(&one))
+                .transpose()
+                .ok()?;
+            match sc.replay_of(spec.as_ref()) {
+                Replay::Timed { speedup } => speed = Some(speedup),
+                _ => return None,
+            }
+        }
     }
+    speed
 }
 
 /// Apply every reading to every job.
@@ -198,6 +198,16 @@ fn cfg(label: &str, toml: &str) -> (String, Apply) {
     (label.into(), Apply::Config { toml: toml.into() })
 }
 
+fn knob(label: &str, name: &str, value: &str) -> (String, Apply) {
+    (
+        label.into(),
+        Apply::Knob {
+            name: name.into(),
+            value: value.into(),
+        },
+    )
+}
+
 fn scale(label: &str, key: &str, factor: f64) -> (String, Apply) {
     (
         label.into(),
@@ -213,19 +223,10 @@ fn burst_axis(why: &'static str, as_built: &'static str) -> Axis {
         name: "arrival burstiness",
         why,
         as_built,
-        readings: [1.0, 20.0]
-            .into_iter()
-            .map(|b| {
-                (
-                    if b == 1.0 {
-                        "Poisson".into()
-                    } else {
-                        format!("bursts of {b}")
-                    },
-                    Apply::Burst { burst: b },
-                )
-            })
-            .collect(),
+        readings: vec![
+            ("Poisson".into(), Apply::Burst { burst: 1.0 }),
+            ("bursts of 20".into(), Apply::Burst { burst: 20.0 }),
+        ],
     }
 }
 
@@ -255,7 +256,7 @@ pub fn axes(paper: &str) -> Result<Vec<Axis>> {
                     cfg("32 GB/s", "host.pcie_lanes = 16"),
                 ],
             },
-            rate_axis("Venice replays MSR and other traces by their timestamps in MQSim (§5); the stand-ins carry Table 2's mean inter-arrival times, and how fast the authors' traces arrived at the drive is not given"),
+            rate_axis("Venice runs its traces in MQSim (§5) without saying how fast they reach the drive; the stand-ins carry Table 2's mean inter-arrival times"),
             burst_axis("Table 2 gives mean inter-arrival times only; the stand-ins' bursts (B = 6.2) come from an MSR trace's CV^2", "bursts of 6.2"),
             Axis {
                 name: "address skew",
@@ -265,7 +266,7 @@ pub fn axes(paper: &str) -> Result<Vec<Axis>> {
             },
             Axis {
                 name: "interconnect link",
-                why: "§4 sizes the link to the flash channel's rate; its width is not given beyond that",
+                why: "given: Table 1's 8-bit 1 GHz links (1 GB/s, below the 1.2 GB/s channel); wider links test whether the link rate holds Venice back",
                 as_built: "as in the preset",
                 readings: vec![
                     scale("2x wider", "network.link_width_bytes", 2.0),
@@ -274,13 +275,13 @@ pub fn axes(paper: &str) -> Result<Vec<Axis>> {
             },
             Axis {
                 name: "scout retry",
-                why: "§4 says a failed scout is retried, not when",
+                why: "§4 re-sends a cancelled scout immediately (footnote 3 leaves when to re-send to the extended paper); Lagoon's default waits for a release (MODEL.md: immediate re-sends block other scouts)",
                 as_built: "on-release",
                 readings: vec![cfg("immediate", "network.scout_retry = \"immediate\"")],
             },
             Axis {
                 name: "router visit bound",
-                why: "Algorithm 1 bounds the visits of a router by a scout; the bound is a choice",
+                why: "given: §4 lets a scout visit a router at most three times in a 2D mesh; 1 and 8 test how much the bound matters",
                 as_built: "3",
                 readings: vec![
                     cfg("1", "network.max_router_visits = 1"),
@@ -289,7 +290,7 @@ pub fn axes(paper: &str) -> Result<Vec<Axis>> {
             },
             Axis {
                 name: "page size",
-                why: "Table 1 gives 4 KB pages on the performance-optimized drive and 16 KB on the cost-optimized one; both are read as one size here",
+                why: "given: Table 1's 4 KB (performance-optimized) and 16 KB (cost-optimized) pages; both drives at one size test how much the result rests on the transfer size",
                 as_built: "4 KB (perf), 16 KB (cost)",
                 readings: vec![
                     cfg("8 KB", "flash.page_bytes = 8192"),
@@ -304,21 +305,15 @@ pub fn axes(paper: &str) -> Result<Vec<Axis>> {
             },
             Axis {
                 name: "conflict-free counts",
-                why: "§6.3 counts requests 'conflict-free on the first try'; whether a wait for a free controller is a conflict is not said",
+                why: "§6.3 gives the requests with 'conflict-free paths (on the first try)'; whether a wait for a free controller is a conflict is not said",
                 as_built: "no wait and no failed scout",
-                readings: vec![(
-                    "no failed scout".into(),
-                    Apply::Knob {
-                        name: "conflict_free".into(),
-                        value: "first-scout".into(),
-                    },
-                )],
+                readings: vec![knob("no failed scout", "conflict_free", "first-scout")],
             },
         ],
         "mqsimnet" => vec![
             Axis {
                 name: "link rate",
-                why: "Table I gives the network's topology and routing, not its link rate",
+                why: "Table I gives a 1 ns network channel latency, not how many bytes a link moves per cycle",
                 as_built: "as in the preset",
                 readings: vec![
                     scale("2x slower", "network.link_cycle_ns", 2.0),
@@ -328,7 +323,7 @@ pub fn axes(paper: &str) -> Result<Vec<Axis>> {
             },
             Axis {
                 name: "packet size",
-                why: "the flit and packet sizes of MQSimNet's SuperSim network are not given",
+                why: "given: Table I's 64-byte flits in 512-flit packets; smaller and larger flits test how much the latency rests on them",
                 as_built: "as in the preset",
                 readings: vec![
                     scale("flits 4x smaller", "network.flit_bytes", 0.25),
@@ -344,7 +339,7 @@ pub fn axes(paper: &str) -> Result<Vec<Axis>> {
                     scale("16x", "network.router_delay_cycles", 16.0),
                 ],
             },
-            rate_axis("MQSimNet replays MSR traces by their timestamps; the stand-ins carry Venice Table 2's mean inter-arrival times, and how fast the traces reached the drive is not given"),
+            rate_axis("MQSimNet runs MSR traces 'not large enough to generate high traffic' (§IV) without saying how fast they reach the drive; the stand-ins carry Venice Table 2's mean inter-arrival times"),
             burst_axis("the stand-ins' bursts (B = 6.2) come from an MSR trace's CV^2; MQSimNet's traces are not given", "bursts of 6.2"),
             Axis {
                 name: "write cache",
@@ -356,7 +351,7 @@ pub fn axes(paper: &str) -> Result<Vec<Axis>> {
         "dssd" => vec![
             Axis {
                 name: "GC rate",
-                why: "§6.1 does not give when GC starts or how many blocks it reclaims at once",
+                why: "§2 starts GC below 'a predetermined threshold' of free blocks; neither it nor how many victims GC takes at once is given",
                 as_built: "threshold 5 %, 1 victim per plane",
                 readings: vec![
                     cfg("threshold 2 %", "ftl.gc_threshold = 0.02"),
@@ -366,28 +361,16 @@ pub fn axes(paper: &str) -> Result<Vec<Axis>> {
             },
             Axis {
                 name: "DRAM-hit run length",
-                why: "§6.1's 'DRAM hit' runs write no more than the write cache holds; how much is not given",
+                why: "§6.1's 'DRAM hit' runs have every I/O served by the DRAM; how much they write is not given",
                 as_built: "16 KB per request, at most the cache",
                 readings: vec![
-                    (
-                        "a quarter of the cache".into(),
-                        Apply::Knob {
-                            name: "dram_hit_fraction".into(),
-                            value: "0.25".into(),
-                        },
-                    ),
-                    (
-                        "the whole cache".into(),
-                        Apply::Knob {
-                            name: "dram_hit_fraction".into(),
-                            value: "1".into(),
-                        },
-                    ),
+                    knob("a quarter of the cache", "dram_hit_fraction", "0.25"),
+                    knob("the whole cache", "dram_hit_fraction", "1"),
                 ],
             },
             Axis {
                 name: "system bus",
-                why: "Table 1 gives the system bus's bandwidth as a ratio to the flash channels, not its arbitration cost",
+                why: "given: Table 1's 8 GB/s system bus; how SimpleSSD's bus model charges each transfer is not, so x0.5 and x2 bound its effective rate",
                 as_built: "as in the preset",
                 readings: vec![
                     scale("0.5x", "controller.system_bus_mb_s", 0.5),
@@ -405,7 +388,7 @@ pub fn axes(paper: &str) -> Result<Vec<Axis>> {
             },
             Axis {
                 name: "flash channel rate",
-                why: "Table 1 gives the channel as 1 GB/s; ONFI timing overheads are not given",
+                why: "given: Table 1's 1 GB/s flash bus (1000 MHz, 8 bits); its command and timing overheads are not",
                 as_built: "as in the preset",
                 readings: vec![scale("0.5x", "flash.channel_mb_s", 0.5), scale("2x", "flash.channel_mb_s", 2.0)],
             },
@@ -413,7 +396,7 @@ pub fn axes(paper: &str) -> Result<Vec<Axis>> {
         "superblocks" => vec![
             Axis {
                 name: "endurance spread",
-                why: "§6.4 takes the P/E-cycle spread from a measurement it does not tabulate per block",
+                why: "given: §6.4's Gaussian endurance (mean 5,578, sigma 826.9 P/E cycles); Fig. 14b varies sigma itself, these readings carry that to every headline",
                 as_built: "sigma as in the preset",
                 readings: vec![
                     scale("sigma 0.5x", "wear.pe_sigma", 0.5),
@@ -422,41 +405,25 @@ pub fn axes(paper: &str) -> Result<Vec<Axis>> {
             },
             Axis {
                 name: "a few bad superblocks",
-                why: "§6.4 compares endurance 'when a few superblocks are bad' without a count; the reproduction takes 2 % of BASELINE's",
+                why: "§6.4 gives endurance 'at the point of the small number of bad blocks' without a count; the reproduction takes 2 % of BASELINE's superblocks",
                 as_built: "2 %",
-                readings: ["0.005", "0.05"]
-                    .into_iter()
-                    .map(|v| {
-                        (
-                            format!("{} %", v.parse::<f64>().unwrap_or(0.0) * 100.0),
-                            Apply::Knob {
-                                name: "at_bad".into(),
-                                value: v.into(),
-                            },
-                        )
-                    })
-                    .collect(),
+                readings: vec![
+                    knob("0.5 %", "at_bad", "0.005"),
+                    knob("5 %", "at_bad", "0.05"),
+                ],
             },
             Axis {
                 name: "WAS window",
                 why: "Fig. 14(c) gives the scan's size, not how many host I/Os the scan delays",
                 as_built: "2,000 (quick) or 20,000 page I/Os",
-                readings: ["0.25", "4"]
-                    .into_iter()
-                    .map(|v| {
-                        (
-                            format!("{v}x the I/Os"),
-                            Apply::Knob {
-                                name: "was_window".into(),
-                                value: v.into(),
-                            },
-                        )
-                    })
-                    .collect(),
+                readings: vec![
+                    knob("0.25x the I/Os", "was_window", "0.25"),
+                    knob("4x the I/Os", "was_window", "4"),
+                ],
             },
             Axis {
                 name: "reserve",
-                why: "the reserve of spare blocks RESERV draws on is not given",
+                why: "given: §6.4 provisions 7 % of the blocks as RESERV's recycled blocks; 3 % and 15 % test how much RESERV's gains rest on it",
                 as_built: "7 %",
                 readings: vec![
                     cfg("3 %", "wear.reserve_fraction = 0.03"),
@@ -570,6 +537,24 @@ pub struct Search {
     pub headlines: Vec<Reach>,
 }
 
+/// A point's readings as "axis: reading + axis: reading" (empty as built).
+fn joined(readings: &BTreeMap<String, String>) -> String {
+    readings
+        .iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
+/// A point as the summary names it: its readings, or "as built".
+fn label(readings: &BTreeMap<String, String>) -> String {
+    if readings.is_empty() {
+        "as built".into()
+    } else {
+        joined(readings)
+    }
+}
+
 /// The rule's measure of a value: a ratio's effect, a rate's complement, an absolute value.
 fn measure(kind: Kind, v: f64) -> f64 {
     match kind {
@@ -656,21 +641,16 @@ fn search(a: &ReproduceArgs, axes: &[Axis], work: &Path) -> Result<()> {
         None,
         "readings",
         "{spinner} [{elapsed_precise}] {pos} {unit} {msg}",
-        &format!(" of {}'s open parameters", a.paper),
+        &format!(" of {}'s parameters", a.paper),
     );
     let mut points: Vec<Point> = Vec::new();
     let run_point = |p: &BTreeMap<String, (String, Apply)>,
                      points: &mut Vec<Point>|
      -> Result<book::HeadlinesFile> {
         let id = format!("{:02}", points.len());
-        let label = if p.is_empty() {
-            "as built".to_string()
-        } else {
-            p.iter()
-                .map(|(k, v)| format!("{k}: {}", v.0))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let readings: BTreeMap<String, String> =
+            p.iter().map(|(k, v)| (k.clone(), v.0.clone())).collect();
+        let label = label(&readings);
         pb.set_message(label.clone());
         let dir = work.join(format!(".point-{id}"));
         let reading: Vec<Apply> = p.values().map(|v| v.1.clone()).collect();
@@ -689,7 +669,7 @@ fn search(a: &ReproduceArgs, axes: &[Axis], work: &Path) -> Result<()> {
             .collect();
         points.push(Point {
             id,
-            readings: p.iter().map(|(k, v)| (k.clone(), v.0.clone())).collect(),
+            readings,
             settings: p.values().map(|v| v.1.setting()).collect(),
             values,
             runs: h.provenance.runs,
@@ -754,6 +734,13 @@ fn search(a: &ReproduceArgs, axes: &[Axis], work: &Path) -> Result<()> {
     // and the pairs the paper's readings name ([`declared_pairs`]); every reading of one
     // with every reading of the other.
     let mut pairs: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    let mut pair = |a1: &str, a2: &str, what: String| {
+        let (p, q) = if a1 < a2 { (a1, a2) } else { (a2, a1) };
+        pairs
+            .entry((p.to_string(), q.to_string()))
+            .or_default()
+            .push(what);
+    };
     for x in &base.headlines {
         let mut by: Vec<(f64, &str)> = axes
             .iter()
@@ -762,19 +749,11 @@ fn search(a: &ReproduceArgs, axes: &[Axis], work: &Path) -> Result<()> {
             .collect();
         by.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
         if let [(_, a1), (_, a2), ..] = by[..] {
-            let key = if a1 < a2 { (a1, a2) } else { (a2, a1) };
-            pairs
-                .entry((key.0.to_string(), key.1.to_string()))
-                .or_default()
-                .push(x.id.clone());
+            pair(a1, a2, x.id.clone());
         }
     }
     for (a1, a2, why) in declared_pairs(&a.paper) {
-        let key = if a1 < a2 { (a1, a2) } else { (a2, a1) };
-        pairs
-            .entry((key.0.to_string(), key.1.to_string()))
-            .or_default()
-            .push(format!("({why})"));
+        pair(a1, a2, format!("({why})"));
     }
     let by_name = |n: &str| {
         axes.iter()
@@ -799,17 +778,6 @@ fn search(a: &ReproduceArgs, axes: &[Axis], work: &Path) -> Result<()> {
         });
     }
     pb.finish_and_clear();
-    let label = |p: &Point| {
-        if p.readings.is_empty() {
-            "as built".to_string()
-        } else {
-            p.readings
-                .iter()
-                .map(|(k, v)| format!("{k}: {v}"))
-                .collect::<Vec<_>>()
-                .join(" + ")
-        }
-    };
     let mut reach = Vec::new();
     for x in &base.headlines {
         let (kind, paper) = (x.paper.kind, x.paper.value);
@@ -838,13 +806,13 @@ fn search(a: &ReproduceArgs, axes: &[Axis], work: &Path) -> Result<()> {
             paper,
             as_built: points[0].values.get(&x.id).map_or(f64::NAN, |s| s.mean),
             low: lo.1,
-            low_at: label(lo.0),
+            low_at: label(&lo.0.readings),
             high: hi.1,
-            high_at: label(hi.0),
+            high_at: label(&hi.0.readings),
             reproduced_at: at
                 .iter()
                 .filter(|(_, v)| book::verdict(kind, paper, *v).0)
-                .map(|(p, _)| label(p))
+                .map(|(p, _)| label(&p.readings))
                 .collect(),
         });
     }
@@ -888,12 +856,7 @@ fn write_csv(p: &Path, s: &Search, h: &book::HeadlinesFile) -> Result<()> {
         ],
     )?;
     for pt in &s.points {
-        let readings = pt
-            .readings
-            .iter()
-            .map(|(k, v)| format!("{k}: {v}"))
-            .collect::<Vec<_>>()
-            .join(" + ");
+        let readings = joined(&pt.readings);
         for x in &h.headlines {
             let Some(st) = pt.values.get(&x.id) else {
                 continue;
@@ -943,7 +906,7 @@ pub fn render(dir: &Path, s: &Search) -> Result<()> {
         s.seeds,
         s.command
     );
-    let _ = writeln!(m, "## The open parameters\n\n| parameter | as built | readings searched | why open | toward the paper |\n|---|---|---|---|---|");
+    let _ = writeln!(m, "## The parameters\n\n| parameter | as built | readings searched | what the paper gives or leaves open | toward the paper |\n|---|---|---|---|---|");
     for ax in &s.axes {
         let r = ax
             .readings

@@ -73,15 +73,9 @@ fn tiny(c: &mut SsdConfig, ways: u32) {
 /// same distribution shape, so the same order of failures and remaps, 10x fewer programs).
 const AGE_PE_SCALE: f64 = 0.1;
 
-/// [`AT_BAD`], or the fraction a sensitivity reading gives (knob `at_bad`).
-fn at_bad(a: &ReproduceArgs) -> Result<f64> {
-    a.knob("at_bad").map_or(Ok(AT_BAD), |v| {
-        v.parse::<f64>()
-            .with_context(|| format!("sensitivity knob at_bad = {v}"))
-    })
-}
-
 pub fn run(a: &ReproduceArgs) -> Result<()> {
+    // A sensitivity reading may count "a few" bad superblocks otherwise (knob `at_bad`).
+    let at_bad = a.knob_f64("at_bad")?.unwrap_or(AT_BAD);
     let mut base = SsdConfig::load(DRIVE)?;
     // Quick: 16-block superblocks (8 ch x 1 way x 1 die x 2 planes) of 128 blocks per plane;
     // full: the footnote-10 superblock (128 blocks) on 256 blocks per plane (docs/MODEL.md).
@@ -319,7 +313,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         .series("mode")
         .y(Y::col("bad_superblocks")),
     );
-    let k = ((at_bad(a)? * b.superblocks as f64).ceil() as u64).max(1);
+    let k = ((at_bad * b.superblocks as f64).ceil() as u64).max(1);
     let gain = |r: &LifetimeReport, b: &LifetimeReport| {
         tb(r.bytes_at_bad(k)) / tb(b.bytes_at_bad(k)) - 1.0
     };
@@ -369,7 +363,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         &rows,
     )?;
     m.table(
-        &format!("Fig. 14(a) lifetimes at the paper's sigma ({sigma}), every seed: first bad superblock, data written at {k} bad superblocks ({:.0} % of BASELINE's {}), end of life", at_bad(a)? * 100.0, b.superblocks),
+        &format!("Fig. 14(a) lifetimes at the paper's sigma ({sigma}), every seed: first bad superblock, data written at {k} bad superblocks ({:.0} % of BASELINE's {}), end of life", at_bad * 100.0, b.superblocks),
         "fig14a_lifetimes.csv",
         &[],
     );
@@ -448,7 +442,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     let mut rows = Vec::new();
     for &bpp in &sizes {
         let bs = get("fig16a", &format!("baseline|{bpp}|0"));
-        let kk = ((at_bad(a)? * bs.superblocks as f64).ceil() as u64).max(1);
+        let kk = ((at_bad * bs.superblocks as f64).ceil() as u64).max(1);
         for &e in &srts {
             let r = get("fig16a", &format!("recycled|{bpp}|{e}"));
             let g = tb(r.bytes_at_bad(kk)) / tb(bs.bytes_at_bad(kk)) - 1.0;
@@ -546,7 +540,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         base.flash.page_bytes / 1024,
         base.wear.pe_mean,
     ));
-    m.method(format!("Endurance = host data written when {k} superblocks ({:.0} % of BASELINE's) are bad; the paper gives no count.", at_bad(a)? * 100.0));
+    m.method(format!("Endurance = host data written when {k} superblocks ({:.0} % of BASELINE's) are bad; the paper gives no count.", at_bad * 100.0));
     m.method("Fig. 14(c): one status read per scanned block at the start of a window of random page-sized I/O, closed loop at queue depth 64, on the conventional (Baseline) controller of each Table 1 drive with the write cache off and a sequential precondition (no GC).");
     m.method(format!("Fig. 15: RESERV drives aged (P/E limits scaled by {AGE_PE_SCALE}, same shape) until their SRTs hold the entries asked for, then timed windows of random page I/O (a) and of the ten MSR stand-ins of Venice Table 2 (b), closed loop at queue depth 64, dSSD design, write cache off. Fig. 15(b)'s metric: (1 + RESERV's endurance gain of the same seed) x IOPS aged / IOPS fresh."));
     m.method(format!(
@@ -634,8 +628,8 @@ fn fig14c(a: &ReproduceArgs, m: &mut Manifest, h: &mut Headlines) -> Result<serd
     };
     // A sensitivity reading of the window the scan is amortized over (knob `was_window`: a
     // factor on the host I/Os per window).
-    let count = match a.knob("was_window") {
-        Some(f) => ((count as f64 * f.parse::<f64>()?).round() as u64).max(1),
+    let count = match a.knob_f64("was_window")? {
+        Some(f) => ((count as f64 * f).round() as u64).max(1),
         None => count,
     };
     let mut drives = Vec::new();

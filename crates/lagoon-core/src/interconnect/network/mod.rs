@@ -561,10 +561,7 @@ impl Network {
                 return Err(self.deadlock_error());
             }
             if self.q.events_processed() & 0xffff == 0
-                && self
-                    .stop
-                    .as_ref()
-                    .is_some_and(|c| c.request() != crate::cancel::Request::None)
+                && self.stop.as_ref().is_some_and(|c| c.is_set())
             {
                 return Ok(());
             }
