@@ -589,6 +589,26 @@ pub fn bars_with(
         .map(|(v, l)| (y_of(*v), l))
         .collect();
     marks.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // Labels go at the end of the plot whose group of bars is shorter (with its intervals),
+    // so they do not run over the bars beside them.
+    let tallest = |g: usize| {
+        series
+            .iter()
+            .enumerate()
+            .flat_map(|(k, (_, v))| {
+                [v.get(g).copied(), interval(k, g).map(|c| c.1)]
+                    .into_iter()
+                    .flatten()
+            })
+            .filter(|x| x.is_finite())
+            .fold(f64::NEG_INFINITY, f64::max)
+    };
+    let at_left = !groups.is_empty() && tallest(0) < tallest(groups.len() - 1);
+    let (label_x, anchor) = if at_left {
+        (LEFT + 3.0, "start")
+    } else {
+        (w - RIGHT - 3.0, "end")
+    };
     let mut last_label = f64::NEG_INFINITY;
     for (y, label) in marks {
         let _ = writeln!(
@@ -604,8 +624,7 @@ pub fn bars_with(
         last_label = ty;
         let _ = writeln!(
             s,
-            r##"<text x="{:.1}" y="{ty:.1}" text-anchor="end" font-size="10" fill="#b2182b" stroke="#fff" stroke-width="3" paint-order="stroke">{}</text>"##,
-            w - RIGHT - 3.0,
+            r##"<text x="{label_x:.1}" y="{ty:.1}" text-anchor="{anchor}" font-size="10" fill="#b2182b" stroke="#fff" stroke-width="3" paint-order="stroke">{}</text>"##,
             esc(label)
         );
     }
