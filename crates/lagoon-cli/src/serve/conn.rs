@@ -165,16 +165,17 @@ impl Conn {
     }
 
     /// How many bytes may be read from the client now: up to [`INPUT_FREE`], or to the end
-    /// of a large write whose payload has its reservation. `need_pool`: the size of the
-    /// large write at the front, when it has none yet.
+    /// of a large write whose payload has its reservation; and the payload of the large
+    /// write at the front, when it has none yet.
     pub(super) fn read_room(&self, ex_max_payload: u32) -> (usize, Option<u64>) {
         if self.draining || self.throttled() {
             return (0, None);
         }
         match self.session.message_len(&self.input, ex_max_payload) {
+            // Only a write's message is longer than INPUT_FREE: its 28-byte header is free.
             Some(n) if n > INPUT_FREE => {
                 if self.reserved == 0 {
-                    return (0, Some(n as u64));
+                    return (0, Some(n as u64 - 28));
                 }
                 (n - self.input.len(), None)
             }
@@ -282,5 +283,74 @@ impl Conn {
             self.out.shrink_to(OUT_CAP);
         }
         Io::Moved(moved)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    /// Replies leave in the order they were queued, whether a read's data was copied in at
+    /// once or sent from the store in pieces; the memory held stays under the bounds.
+    #[test]
+    fn replies_keep_their_order_and_large_reads_hold_only_a_piece() {
+        let (a, mut b) = UnixStream::pair().unwrap();
+        a.set_nonblocking(true).unwrap();
+        let mut store = Store::new(16 << 20, 16 << 20, None).unwrap();
+        let big: Vec<u8> = (0..(5usize << 20)).map(|i| (i / 4096) as u8 | 1).collect();
+        store.write(0, &big).unwrap();
+        let mut c = Conn::new(Stream::Unix(a), 0, 0);
+        let mut want = c.out.clone(); // the greeting
+        let header = |h: u64| {
+            let mut v = Vec::new();
+            nbd::simple_reply(&mut v, 0, h);
+            v
+        };
+        c.reply_read(1, 0, 4096, &store).unwrap(); // copied in
+        c.reply_read(2, 0, 5 << 20, &store).unwrap(); // larger than OUT_CAP: from the store
+        nbd::simple_reply(c.out(), 0, 3);
+        c.reply_read(4, 4096, 8192, &store).unwrap(); // fits again
+        c.reply_read(5, 1 << 20, 2 << 20, &store).unwrap();
+        for (h, off, len) in [
+            (1, 0, 4096),
+            (2, 0, 5 << 20),
+            (3, 0, 0),
+            (4, 4096, 8192),
+            (5, 1 << 20, 2 << 20),
+        ] {
+            want.extend(header(h));
+            want.extend_from_slice(&big[off..off + len]);
+        }
+        assert_eq!(c.data.len(), 2, "the two large reads wait in the store");
+        assert!(c.out_waiting() < OUT_CAP);
+        let mut got = Vec::new();
+        let mut buf = vec![0u8; 1 << 16];
+        while !c.out_empty() {
+            assert!(matches!(c.send(&store), Io::Moved(_)));
+            assert!(c.out_waiting() <= OUT_CAP + PIECE);
+            b.set_nonblocking(true).unwrap();
+            while let Ok(n) = b.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                got.extend_from_slice(&buf[..n]);
+            }
+        }
+        assert!(got == want, "{} bytes, {} wanted", got.len(), want.len());
+        assert_eq!(c.piece.capacity(), 0, "the piece buffer is given back");
+    }
+
+    #[test]
+    fn throttled_past_its_unanswered_requests_or_reply_bytes() {
+        let (a, _b) = UnixStream::pair().unwrap();
+        let mut c = Conn::new(Stream::Unix(a), 0, 0);
+        assert!(!c.throttled());
+        c.inflight = MAX_UNANSWERED;
+        assert!(c.throttled());
+        c.inflight = 0;
+        c.out().resize(OUT_CAP, 0);
+        assert!(c.throttled());
+        assert_eq!(c.read_room(1 << 20), (0, None));
     }
 }

@@ -62,7 +62,7 @@ pub struct ServeArgs {
     listen: Option<String>,
     /// Export size (4096, 64M, 16G, ...); default: the drive's logical capacity, or the
     /// backing file's size.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     size: Option<String>,
     /// realtime (replies at the simulated completion), realtime:K (simulated time K times
     /// slower than the wall clock), none (replies at once; simulated latency only reported).
@@ -73,7 +73,7 @@ pub struct ServeArgs {
     max_connections: u32,
     /// Memory for written data (bytes: 512M, 4G); beyond it writes go to --backing, or get
     /// ENOSPC without one.
-    #[arg(long, default_value = "1G")]
+    #[arg(long, default_value = "1G", allow_hyphen_values = true)]
     memory: String,
     /// The export's image file (created, or reused with its data): data survives the server.
     #[arg(long)]
@@ -83,11 +83,11 @@ pub struct ServeArgs {
     export_name: String,
     /// End this many seconds after the last client disconnects, if none connects
     /// meanwhile; `never`: serve until SIGINT/SIGTERM.
-    #[arg(long, default_value = "2")]
+    #[arg(long, default_value = "2", allow_hyphen_values = true)]
     linger: String,
     /// Close a connection that leaves a message half sent (a header without its payload, a
     /// negotiation not finished), or its replies unread, for this many seconds.
-    #[arg(long, default_value = "30")]
+    #[arg(long, default_value = "30", allow_hyphen_values = true)]
     stall_timeout: String,
     /// Write the JSON report (`lagoon run --json`'s, plus a `serve` section) here, or `-`.
     #[arg(long)]

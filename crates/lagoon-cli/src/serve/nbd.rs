@@ -641,6 +641,30 @@ mod tests {
     }
 
     #[test]
+    fn message_lengths_are_known_once_the_header_is_there() {
+        let ex = export();
+        let s = Session::new();
+        assert_eq!(s.message_len(&[], ex.max_payload), Some(4));
+        let mut s = negotiated(1);
+        let msg = option(OPT_LIST, &[0; 100]);
+        assert_eq!(s.message_len(&msg[..15], ex.max_payload), None);
+        assert_eq!(s.message_len(&msg[..16], ex.max_payload), Some(116));
+        let mut big = option(OPT_LIST, &[]);
+        big[12..16].copy_from_slice(&(MAX_OPTION_BYTES + 1).to_be_bytes());
+        assert_eq!(s.message_len(&big, ex.max_payload), None, "refused by step");
+        s.step(&option(OPT_GO, &go_data("", &[])), &ex, &mut Vec::new());
+        assert_eq!(
+            s.message_len(&req(0, CMD_READ, 0, 1 << 20), ex.max_payload),
+            Some(28)
+        );
+        let w = req(0, CMD_WRITE, 0, 4096);
+        assert_eq!(s.message_len(&w[..27], ex.max_payload), None);
+        assert_eq!(s.message_len(&w, ex.max_payload), Some(28 + 4096));
+        let w = req(0, CMD_WRITE, 0, ex.max_payload + 1);
+        assert_eq!(s.message_len(&w, ex.max_payload), None);
+    }
+
+    #[test]
     fn checks_give_the_documented_errors() {
         let ex = export();
         let r = |flags, cmd, offset, len| Request {

@@ -265,6 +265,39 @@ mod tests {
         );
     }
 
+    /// A stop signal that lands after the flag was looked at and before the wait stays
+    /// pending and ends the wait at once, even a wait without a time limit.
+    #[test]
+    fn a_signal_before_the_wait_ends_the_wait() {
+        static SEEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        extern "C" fn seen(_: libc::c_int) {
+            SEEN.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        // A thread of its own: the mask is per thread, and raise() signals the caller.
+        std::thread::spawn(move || {
+            // SAFETY: a handler that only stores an atomic; SIGTERM is not used elsewhere in
+            // this test binary.
+            unsafe {
+                let mut sa: libc::sigaction = std::mem::zeroed();
+                sa.sa_sigaction = seen as *const () as usize;
+                libc::sigaction(libc::SIGTERM, &sa, std::ptr::null_mut());
+            }
+            let gate = SignalGate::close().unwrap();
+            assert!(!SEEN.load(std::sync::atomic::Ordering::Relaxed));
+            // SAFETY: raising a signal in this thread.
+            unsafe { libc::raise(libc::SIGTERM) };
+            assert!(
+                !SEEN.load(std::sync::atomic::Ordering::Relaxed),
+                "blocked outside the wait"
+            );
+            let ready = poll(&mut [], None, &gate).unwrap();
+            let _ = tx.send((ready, SEEN.load(std::sync::atomic::Ordering::Relaxed)));
+        });
+        let got = rx.recv_timeout(std::time::Duration::from_secs(10));
+        assert_eq!(got, Ok((0, true)), "the wait ended with the signal handled");
+    }
+
     #[test]
     fn pacing_summary_has_mean_and_tail() {
         let mut p = PacingError::default();

@@ -272,7 +272,7 @@ impl Server {
                     self.send(i);
                 }
             }
-            let stall_due = self.close_stalled();
+            let stall_due = self.stall_deadline();
             // How long to sleep: until SPIN_NS before the next simulated event (realtime), or
             // the next event itself (none), or the linger or stall deadline.
             let now = self.clock.wall_ns();
@@ -335,9 +335,9 @@ impl Server {
         self.conns.iter().flatten().all(|c| c.out_empty())
     }
 
-    /// Close every connection that has left a message half sent, or its replies unread, for
-    /// longer than `--stall-timeout`; the earliest wall time another would be.
-    fn close_stalled(&mut self) -> Option<u64> {
+    /// The earliest wall time (ns) a connection waiting on its client would have stalled for
+    /// `--stall-timeout`; a connection that waits on nothing starts its clock again.
+    fn stall_deadline(&mut self) -> Option<u64> {
         let now = self.clock.wall_ns();
         let mut next = None::<u64>;
         for i in 0..self.conns.len() {
@@ -350,14 +350,21 @@ impl Server {
                 continue;
             }
             let due = c.progress_ns.saturating_add(self.stall_ns);
-            if now >= due {
-                self.stats.connections_closed_stalled += 1;
-                self.close(i, false);
-            } else {
-                next = Some(next.map_or(due, |n| n.min(due)));
-            }
+            next = Some(next.map_or(due, |n| n.min(due)));
         }
         next
+    }
+
+    /// Close connection `i` if the wait just ended found nothing from it (no bytes to read,
+    /// no room to write) and it has waited on its client past `--stall-timeout`.
+    fn close_if_stalled(&mut self, i: usize, now: u64) {
+        let blocked = self.pool_blocked(i);
+        if self.conns[i].as_ref().is_some_and(|c| {
+            c.waits_on_client(blocked) && now >= c.progress_ns.saturating_add(self.stall_ns)
+        }) {
+            self.stats.connections_closed_stalled += 1;
+            self.close(i, false);
+        }
     }
 
     /// Whether connection `i` waits for room in the write pool.
@@ -379,7 +386,9 @@ impl Server {
                 self.pool_used += n;
                 self.stats.write_pool_peak_bytes =
                     self.stats.write_pool_peak_bytes.max(self.pool_used);
-                c.read_room(self.ex.max_payload).0
+                let room = c.read_room(self.ex.max_payload).0;
+                c.input.reserve_exact(room);
+                room
             }
             (room, _) => room,
         }
@@ -429,9 +438,11 @@ impl Server {
         if lfd.is_some() && fds[0].revents & libc::POLLIN != 0 {
             self.accept();
         }
+        let now = self.clock.wall_ns();
         for (k, &i) in ids.iter().enumerate() {
             let (r, asked) = (fds[off + k].revents, fds[off + k].events);
             if r == 0 {
+                self.close_if_stalled(i, now);
                 continue;
             }
             if r & libc::POLLOUT != 0 {
@@ -442,7 +453,10 @@ impl Server {
                 self.receive(i)?;
             } else if r & (libc::POLLHUP | libc::POLLERR) != 0 {
                 // Gone while the server was not reading from it: nothing can reach it.
-                self.close(i, false);
+                let mid = self.conns[i]
+                    .as_ref()
+                    .is_some_and(|c| !c.input.is_empty() || !c.session.in_transmission());
+                self.close(i, mid);
             }
         }
         self.scratch = fds;
