@@ -42,6 +42,26 @@ impl Stream {
             Stream::Tcp(s) => s.as_raw_fd(),
         }
     }
+    /// Make the coming close a reset: TCP would otherwise queue its FIN behind the replies
+    /// a client that does not read never takes, and the client would never see the close.
+    pub(super) fn reset_on_close(&self) {
+        if let Stream::Tcp(s) = self {
+            let l = libc::linger {
+                l_onoff: 1,
+                l_linger: 0,
+            };
+            // SAFETY: SO_LINGER on an open socket, with a live `linger` of its size.
+            unsafe {
+                libc::setsockopt(
+                    s.as_raw_fd(),
+                    libc::SOL_SOCKET,
+                    libc::SO_LINGER,
+                    &l as *const libc::linger as *const libc::c_void,
+                    std::mem::size_of::<libc::linger>() as libc::socklen_t,
+                );
+            }
+        }
+    }
     fn read(&mut self, b: &mut [u8]) -> std::io::Result<usize> {
         match self {
             Stream::Unix(s) => s.read(b),

@@ -351,17 +351,24 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         .transpose()?;
     let (listener, endpoint) = match (&a.socket, &a.listen) {
         (Some(p), _) => {
-            if p.exists() {
-                // A stale socket of an earlier server: only a socket is replaced.
-                use std::os::unix::fs::FileTypeExt;
-                if std::fs::metadata(p)?.file_type().is_socket() {
-                    std::fs::remove_file(p)
-                        .with_context(|| format!("--socket {}: cannot replace", p.display()))?;
-                } else {
-                    bail!("--socket {}: exists and is not a socket", p.display());
+            // Bound under a temporary name and renamed once listening, so that the socket
+            // appears only when it takes connections; a stale socket of an earlier server
+            // is replaced (only a socket).
+            use std::os::unix::fs::FileTypeExt;
+            let name = p.file_name().unwrap_or_default().to_string_lossy();
+            let tmp = p.with_file_name(format!(".{name}"));
+            for q in [p, &tmp] {
+                if let Ok(m) = std::fs::symlink_metadata(q) {
+                    if !m.file_type().is_socket() {
+                        bail!("--socket {}: exists and is not a socket", q.display());
+                    }
+                    std::fs::remove_file(q)
+                        .with_context(|| format!("--socket {}: cannot replace", q.display()))?;
                 }
             }
-            let l = UnixListener::bind(p).with_context(|| format!("--socket {}", p.display()))?;
+            let l =
+                UnixListener::bind(&tmp).with_context(|| format!("--socket {}", p.display()))?;
+            std::fs::rename(&tmp, p).with_context(|| format!("--socket {}", p.display()))?;
             l.set_nonblocking(true)?;
             (
                 Listener::Unix(l, p.clone()),

@@ -359,9 +359,10 @@ impl Server {
     /// no room to write) and it has waited on its client past `--stall-timeout`.
     fn close_if_stalled(&mut self, i: usize, now: u64) {
         let blocked = self.pool_blocked(i);
-        if self.conns[i].as_ref().is_some_and(|c| {
+        if let Some(c) = self.conns[i].as_ref().filter(|c| {
             c.waits_on_client(blocked) && now >= c.progress_ns.saturating_add(self.stall_ns)
         }) {
+            c.stream.reset_on_close();
             self.stats.connections_closed_stalled += 1;
             self.close(i, false);
         }

@@ -43,6 +43,12 @@ impl Sock {
             Sock::Tcp(s) => s.set_nonblocking(yes).unwrap(),
         }
     }
+    pub fn try_clone(&self) -> Sock {
+        match self {
+            Sock::Unix(s) => Sock::Unix(s.try_clone().unwrap()),
+            Sock::Tcp(s) => Sock::Tcp(s.try_clone().unwrap()),
+        }
+    }
     pub fn fd(&self) -> RawFd {
         match self {
             Sock::Unix(s) => s.as_raw_fd(),
@@ -84,6 +90,10 @@ impl Endpoint {
             }
         };
         s.set_read_timeout(Some(Duration::from_secs(20)));
+        match &s {
+            Sock::Unix(u) => u.set_write_timeout(Some(Duration::from_secs(20))).unwrap(),
+            Sock::Tcp(t) => t.set_write_timeout(Some(Duration::from_secs(20))).unwrap(),
+        }
         s
     }
 }
@@ -235,16 +245,16 @@ pub fn closed(s: &mut impl Read) -> bool {
 }
 
 /// Whether the server has closed the connection, without reading what it sent: poll(2)
-/// reports a hang-up.
+/// reports a hang-up (a TCP peer's close is POLLRDHUP).
 pub fn hung_up(s: &Sock) -> bool {
     let mut p = libc::pollfd {
         fd: s.fd(),
-        events: 0,
+        events: libc::POLLRDHUP,
         revents: 0,
     };
     // SAFETY: one valid pollfd, no wait.
     unsafe { libc::poll(&mut p, 1, 0) };
-    p.revents & (libc::POLLHUP | libc::POLLERR) != 0
+    p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLRDHUP) != 0
 }
 
 pub fn u16b(b: &[u8]) -> u16 {
@@ -298,21 +308,30 @@ impl Client {
     }
 
     pub fn open_at(at: &Endpoint) -> Client {
+        Client::try_open(at).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`Client::open_at`], its failures as errors.
+    pub fn try_open(at: &Endpoint) -> Result<Client, String> {
         let t = Instant::now();
-        let (mut s, g) = loop {
-            let mut s = at.connect();
-            match read_n(&mut s, 18) {
-                Ok(g) => break (s, g),
-                Err(_) if t.elapsed() < Duration::from_secs(10) => {
+        loop {
+            match Client::negotiate(at.connect()) {
+                Err(e) if e.starts_with("no greeting") && t.elapsed() < Duration::from_secs(10) => {
                     std::thread::sleep(Duration::from_millis(20))
                 }
-                Err(e) => panic!("no greeting: {e}"),
+                r => return r,
             }
-        };
-        assert_eq!(&g[..8], b"NBDMAGIC");
-        assert_eq!(&g[8..16], b"IHAVEOPT");
-        assert_eq!(u16b(&g[16..]) & 1, 1, "fixed newstyle");
-        s.write_all(&3u32.to_be_bytes()).unwrap();
+        }
+    }
+
+    /// The greeting, client flags and NBD_OPT_GO on a new connection.
+    pub fn negotiate(mut s: Sock) -> Result<Client, String> {
+        let g = read_n(&mut s, 18).map_err(|e| format!("no greeting: {e}"))?;
+        if &g[..16] != b"NBDMAGICIHAVEOPT" || u16b(&g[16..]) & 1 != 1 {
+            return Err(format!("a bad greeting: {g:?}"));
+        }
+        let io = |e: std::io::Error| format!("negotiation: {e}");
+        s.write_all(&3u32.to_be_bytes()).map_err(io)?;
         // NBD_OPT_GO for the default export, asking for block sizes.
         let mut d = 0u32.to_be_bytes().to_vec();
         d.extend_from_slice(&1u16.to_be_bytes());
@@ -320,24 +339,26 @@ impl Client {
         option(&mut s, 7, &d);
         let (mut size, mut block) = (None, None);
         loop {
-            let h = read_n(&mut s, 20).unwrap();
-            assert_eq!(u64b(&h), OPT_REPLY_MAGIC);
+            let h = read_n(&mut s, 20).map_err(io)?;
+            if u64b(&h) != OPT_REPLY_MAGIC {
+                return Err(format!("not an option reply: {h:?}"));
+            }
             let (kind, len) = (u32b(&h[12..]), u32b(&h[16..]) as usize);
-            let d = read_n(&mut s, len).unwrap();
+            let d = read_n(&mut s, len).map_err(io)?;
             match kind {
                 1 => break,
                 3 if u16b(&d) == 0 => size = Some(u64b(&d[2..])),
                 3 if u16b(&d) == 3 => block = Some((u32b(&d[2..]), u32b(&d[6..]), u32b(&d[10..]))),
                 3 => {}
-                e => panic!("option error {e:#x}"),
+                e => return Err(format!("option error {e:#x}")),
             }
         }
-        Client {
+        Ok(Client {
             s,
-            size: size.expect("NBD_INFO_EXPORT"),
-            block: block.expect("NBD_INFO_BLOCK_SIZE"),
+            size: size.ok_or("no NBD_INFO_EXPORT")?,
+            block: block.ok_or("no NBD_INFO_BLOCK_SIZE")?,
             handle: 0,
-        }
+        })
     }
 
     pub fn send(&mut self, flags: u16, cmd: u16, offset: u64, len: u32, payload: &[u8]) -> u64 {
