@@ -435,7 +435,7 @@ fn every_bad_option_is_one_error_before_the_server_listens() {
         (vec!["--stall-timeout", "1e20"], "--stall-timeout 1e20"),
         (vec!["--memory", "0"], "--memory 0"),
         (vec!["--memory", "100"], "--memory 100"),
-        (vec!["--memory", "1T"], "--memory 1T"),
+        (vec!["--memory", "1024T"], "--memory 1024T"),
         (vec!["--memory", "-1"], "--memory -1"),
         (vec!["--export-name", &long], "--export-name"),
         (vec!["--size", "0"], "--size 0"),
