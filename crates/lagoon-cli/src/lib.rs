@@ -1,22 +1,19 @@
 //! The `lagoon` command as a library: the binary (`main.rs`) parses the command line and calls
 //! [`dispatch`]; the Python package (crates/lagoon-py) calls the same batch and reproduce code.
 
-pub mod batch;
 pub mod compare;
 pub mod help;
 pub mod import;
-pub mod interrupt;
-pub mod invariants;
 pub mod lifetime;
 pub mod net;
-pub mod out;
-pub mod plot;
-pub mod progress;
-pub mod provenance;
-pub mod reproduce;
 #[cfg(unix)]
 pub mod serve;
 pub mod trace;
+
+// The lab's modules under their old names, so the commands' own modules keep their paths.
+pub use lagoon_lab::{
+    batch, interrupt, invariants, out, outln, plot, progress, provenance, reproduce, set_design,
+};
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -482,21 +479,6 @@ fn run(a: RunArgs) -> Result<()> {
         ))
         .into());
     }
-    Ok(())
-}
-
-/// `--design NAME`: turn the controller model on with a Table 2 configuration.
-pub fn set_design(ssd: &mut SsdConfig, name: &str) -> Result<()> {
-    use lagoon_core::config::Design;
-    let Some(d) = Design::from_name(name) else {
-        bail!(
-            "--design {name}: unknown configuration (known: {})",
-            Design::ALL.map(|d| d.name()).join(", ")
-        );
-    };
-    ssd.controller.enabled = true;
-    ssd.controller.design = d;
-    ssd.validate().context("--design")?;
     Ok(())
 }
 

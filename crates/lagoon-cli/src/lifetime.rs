@@ -96,17 +96,6 @@ pub fn mode(s: &str) -> Result<SuperblockMode> {
 /// The largest `--request-kib`: 1 GiB.
 pub const MAX_REQUEST_KIB: u64 = 1 << 20;
 
-/// A progress bar over page programs, against the expected total of a whole life.
-pub fn life_bar(quiet: bool, what: &str) -> crate::progress::Progress {
-    crate::progress::Progress::new(
-        quiet,
-        Some(1),
-        "page programs",
-        "{spinner} [{elapsed_precise}] {bar:30} {human_pos}/{human_len} {unit} ({per_sec}) {msg}",
-        what,
-    )
-}
-
 pub fn run(a: LifetimeArgs) -> Result<()> {
     let cfg = drive(&a)?;
     if let Some(j) = &a.json {
@@ -136,7 +125,7 @@ pub fn run(a: LifetimeArgs) -> Result<()> {
         bail!("--stop-bad-fraction must be in (0, 1]");
     }
     let quiet = a.quiet || stdout_taken;
-    let pb = life_bar(quiet, cfg.wear.superblock.name());
+    let pb = crate::progress::life_bar(quiet, cfg.wear.superblock.name());
     crate::interrupt::finish_on_first(true);
     let cancel = crate::interrupt::cancel();
     let (r, _) = lifetime::age_cancellable(&cfg, &spec, Some(&cancel), |done, total| {

@@ -7,7 +7,7 @@ mod drive;
 mod job;
 
 use anyhow::Result;
-use lagoon_cli::reproduce::ReproduceArgs;
+use lagoon_lab::reproduce::ReproduceArgs;
 use lagoon_cli::RunArgs;
 use lagoon_core::cancel::Cancel;
 use pyo3::create_exception;
@@ -116,13 +116,13 @@ fn cli(py: Python<'_>, argv: Vec<String>) -> PyResult<i32> {
             return Ok(e.exit_code());
         }
     };
-    let cancel = lagoon_cli::interrupt::cancel();
+    let cancel = lagoon_lab::interrupt::cancel();
     let r = interruptible_with(py, Some(&cancel), || lagoon_cli::dispatch(parsed));
     match r {
         Ok(r) => Ok(lagoon_cli::exit_code(r)),
         Err(e) if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) => {
             eprintln!("interrupted: stopped by Ctrl-C");
-            Ok(lagoon_cli::interrupt::EXIT_INTERRUPTED)
+            Ok(lagoon_lab::interrupt::EXIT_INTERRUPTED)
         }
         Err(e) => Err(e),
     }
@@ -168,15 +168,15 @@ fn run(
     };
     let cfg = drive::load(&spec, overrides).map_err(err)?;
     let mut sc = a.scenario(cfg).map_err(err)?;
-    lagoon_cli::batch::check_run_budget(&sc).map_err(err)?;
+    lagoon_lab::batch::check_run_budget(&sc).map_err(err)?;
     sc.cancel = Some(current_cancel());
     let report = interruptible(py, || sc.run(|_| {}))?.map_err(|e| err(e.into()))?;
-    lagoon_cli::invariants::ensure(&report).map_err(err)?;
-    let prov = lagoon_cli::provenance::RunProvenance::new(
+    lagoon_lab::invariants::ensure(&report).map_err(err)?;
+    let prov = lagoon_lab::provenance::RunProvenance::new(
         &sc.ssd,
         format!("lagoon.run: lagoon run {}", args.join(" ")),
     );
-    let json = lagoon_cli::provenance::report_json(&report, &prov);
+    let json = lagoon_lab::provenance::report_json(&report, &prov);
     let c = report.latency_cdf;
     Ok((json, [c.all, c.read, c.write]))
 }
@@ -247,8 +247,8 @@ fn reproduce(
         tiny_drive,
     };
     let r = match &py_exec {
-        Some(_) => py.detach(|| lagoon_cli::reproduce::reproduce(a)),
-        None => interruptible(py, || lagoon_cli::reproduce::reproduce(a))?,
+        Some(_) => py.detach(|| lagoon_lab::reproduce::reproduce(a)),
+        None => interruptible(py, || lagoon_lab::reproduce::reproduce(a))?,
     };
     r.map_err(|e| {
         // An exception raised in the executor (a KeyboardInterrupt in the Dask wait) is
@@ -281,8 +281,8 @@ fn import(
     ssd: &std::path::Path,
     workload: Option<&std::path::Path>,
     out: Option<&std::path::Path>,
-) -> Result<lagoon_cli::import::mqsim::Import> {
-    let imp = lagoon_cli::import::mqsim::import(ssd, workload)?;
+) -> Result<lagoon_lab::import::mqsim::Import> {
+    let imp = lagoon_lab::import::mqsim::import(ssd, workload)?;
     if let Some(dir) = out {
         imp.write(dir)?;
     }
