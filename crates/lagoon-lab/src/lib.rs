@@ -14,6 +14,7 @@
 //!   shared with the command's own subcommands.
 
 pub mod batch;
+pub mod help;
 pub mod interrupt;
 pub mod invariants;
 pub mod out;
@@ -21,6 +22,7 @@ pub mod plot;
 pub mod progress;
 pub mod provenance;
 pub mod reproduce;
+pub mod run;
 
 /// Other simulators' configurations as Lagoon's.
 pub mod import {

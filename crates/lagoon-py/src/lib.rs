@@ -8,7 +8,7 @@ mod job;
 
 use anyhow::Result;
 use lagoon_lab::reproduce::ReproduceArgs;
-use lagoon_cli::RunArgs;
+use lagoon_lab::run::RunArgs;
 use lagoon_core::cancel::Cancel;
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -105,7 +105,10 @@ fn interruptible_with<T: Send>(
 }
 
 /// The `lagoon` command (the console script of `pip install`): `argv` with the program name
-/// first; returns the exit status. Ctrl-C stops it as it stops the binary.
+/// first; returns the exit status. Ctrl-C stops it as it stops the binary. The one thing here
+/// that needs the command's crate (its argument parsing and dispatch): cargo feature
+/// `command`, which the wheel turns on (pyproject.toml); everything else goes through the lab.
+#[cfg(feature = "command")]
 #[pyfunction]
 fn cli(py: Python<'_>, argv: Vec<String>) -> PyResult<i32> {
     use clap::Parser;
@@ -300,6 +303,7 @@ fn _lagoon(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reproduce, m)?)?;
     m.add_function(wrap_pyfunction!(import_mqsim, m)?)?;
     m.add_function(wrap_pyfunction!(cancel_all, m)?)?;
+    #[cfg(feature = "command")]
     m.add_function(wrap_pyfunction!(cli, m)?)?;
     Ok(())
 }
