@@ -539,7 +539,10 @@ pub fn bars_with(
             let (y0, y1) = (y_of(v).min(y_of(base)), y_of(v).max(y_of(base)));
             let ci = interval(k, g);
             let ci_text = ci.map_or(String::new(), |(l, h)| {
-                format!(" (95 % interval {l:.3} to {h:.3}{})", Cuts::said(l, h, floor, ceiling))
+                format!(
+                    " (95 % interval {l:.3} to {h:.3}{})",
+                    Cuts::said(l, h, floor, ceiling)
+                )
             });
             let _ = writeln!(
                 s,
@@ -550,7 +553,14 @@ pub fn bars_with(
             );
             if let Some((l, h)) = ci {
                 let (a, b) = cuts.cut_to(l, h, floor, ceiling);
-                whisker(&mut s, x + bar_w / 2.0, (y_of(a.0), a.1), (y_of(b.0), b.1), 2.5, "#000");
+                whisker(
+                    &mut s,
+                    x + bar_w / 2.0,
+                    (y_of(a.0), a.1),
+                    (y_of(b.0), b.1),
+                    2.5,
+                    "#000",
+                );
             }
         }
         let cx = LEFT + gw * (g as f64 + 0.5);
@@ -691,7 +701,13 @@ impl Cuts {
 
     /// The whisker legend's addition: how many intervals were cut, where.
     fn words(&self, floor: f64, cap: f64) -> String {
-        let n = |k: usize| if k == 1 { "1 interval".to_string() } else { format!("{k} intervals") };
+        let n = |k: usize| {
+            if k == 1 {
+                "1 interval".to_string()
+            } else {
+                format!("{k} intervals")
+            }
+        };
         match (self.low, self.high) {
             (0, 0) => String::new(),
             (a, 0) => format!("; {} cut at {floor}, the least the quantity can be (open end)", n(a)),

@@ -523,11 +523,10 @@ pub fn check_stat(s: &Stat) -> Result<()> {
         (0, _) => bail!("a mean of n = 0 values"),
         (1, Some(_)) => bail!("an interval from n = 1 value"),
         (2.., None) => bail!("n = {} values and no interval", s.n),
-        (_, Some([lo, hi])) if !(lo <= s.mean && s.mean <= hi && lo.is_finite() && hi.is_finite()) => {
-            bail!(
-                "mean {} outside its 95 % interval [{lo}, {hi}]",
-                s.mean
-            )
+        (_, Some([lo, hi]))
+            if !(lo <= s.mean && s.mean <= hi && lo.is_finite() && hi.is_finite()) =>
+        {
+            bail!("mean {} outside its 95 % interval [{lo}, {hi}]", s.mean)
         }
         _ => Ok(()),
     }
@@ -554,7 +553,10 @@ impl HeadlinesFile {
             );
         }
         if !(prov.wall_s.is_finite() && prov.wall_s >= 0.0) {
-            bail!("provenance.wall_s = {}: not a number of seconds", prov.wall_s);
+            bail!(
+                "provenance.wall_s = {}: not a number of seconds",
+                prov.wall_s
+            );
         }
         let mut ids = std::collections::BTreeSet::new();
         for (i, x) in self.headlines.iter().enumerate() {
@@ -967,7 +969,10 @@ impl Manifest {
             }
             if let FigKind::Heatmap { rows, cols } = f.kind {
                 if rows == 0 || cols == 0 || rows as u64 * cols as u64 > 65_536 {
-                    bail!("{at} ({}): a heat map of {rows} x {cols} routers; 1 to 65,536", shown(&f.svg));
+                    bail!(
+                        "{at} ({}): a heat map of {rows} x {cols} routers; 1 to 65,536",
+                        shown(&f.svg)
+                    );
                 }
             }
         }
@@ -1012,7 +1017,8 @@ impl Table {
         let (mut rows, mut lines) = (Vec::new(), Vec::new());
         let mut cells = head.len();
         for rec in r.records() {
-            let rec = rec.map_err(|e| anyhow!("{}: {}", p.display(), folder::cut(&e.to_string())))?;
+            let rec =
+                rec.map_err(|e| anyhow!("{}: {}", p.display(), folder::cut(&e.to_string())))?;
             cells += rec.len();
             if cells > folder::MAX_CSV_CELLS {
                 bail!(
@@ -1037,9 +1043,11 @@ impl Table {
     /// [`Table::read`]'s checks of the cells.
     fn check(&self) -> Result<()> {
         for r in &self.rows {
-            if let Some((i, c)) = r.iter().enumerate().find(|(_, c)| {
-                c.trim().parse::<f64>().is_ok_and(|v| !v.is_finite())
-            }) {
+            if let Some((i, c)) = r
+                .iter()
+                .enumerate()
+                .find(|(_, c)| c.trim().parse::<f64>().is_ok_and(|v| !v.is_finite()))
+            {
                 bail!(
                     "{}: {} = {}: not a finite number (a missing value is an empty cell)",
                     self.at(r),
@@ -1204,13 +1212,19 @@ fn draw_from(t: &Table, f: &Fig) -> Result<String> {
             let router = |c: &str| -> Result<u32> {
                 let v = t.whole(r, c)?;
                 if v >= routers {
-                    bail!("{}: {c} = {v}: not a router of the {nr} x {nc} mesh", t.at(r));
+                    bail!(
+                        "{}: {c} = {v}: not a router of the {nr} x {nc} mesh",
+                        t.at(r)
+                    );
                 }
                 Ok(v as u32)
             };
             let (kind, a, u) = (t.cell(r, "kind")?, router("a")?, t.num(r, "utilization")?);
             if !(0.0..=1.0).contains(&u) {
-                bail!("{}: utilization {u}: not a busy fraction in [0, 1]", t.at(r));
+                bail!(
+                    "{}: utilization {u}: not a busy fraction in [0, 1]",
+                    t.at(r)
+                );
             }
             let key = match kind {
                 "link" => {
@@ -1347,7 +1361,9 @@ fn draw_from(t: &Table, f: &Fig) -> Result<String> {
                 cap,
                 ..Default::default()
             };
-            Ok(plot::lines_with(&st, &f.title, &f.x_label, &f.y_label, &lines))
+            Ok(plot::lines_with(
+                &st, &f.title, &f.x_label, &f.y_label, &lines,
+            ))
         }
         FigKind::Heatmap { .. } => unreachable!("drawn above"),
     }
@@ -1520,7 +1536,12 @@ pub fn render(dir: &Path, notes: Option<&str>) -> Result<()> {
         None => folder::notes(dir, super::MAX_NOTES_BYTES)?,
     };
     let mut tables: BTreeMap<String, Table> = BTreeMap::new();
-    for csv in m.figures.iter().map(|f| &f.csv).chain(m.tables.iter().map(|t| &t.csv)) {
+    for csv in m
+        .figures
+        .iter()
+        .map(|f| &f.csv)
+        .chain(m.tables.iter().map(|t| &t.csv))
+    {
         if !tables.contains_key(csv) {
             tables.insert(csv.clone(), Table::read(dir, csv)?);
         }
@@ -1532,6 +1553,14 @@ pub fn render(dir: &Path, notes: Option<&str>) -> Result<()> {
         drawn.push((f.svg.as_str(), svg));
     }
     let md = summary_md(&m, &h, &tables, notes.or(kept.as_deref()))?;
+    // Every name written checked before the first write (an SVG that is a link to outside).
+    for name in drawn
+        .iter()
+        .map(|d| d.0)
+        .chain(["summary.md", folder::NOTES])
+    {
+        folder::path(dir, name)?;
+    }
     for (name, svg) in drawn {
         folder::write(dir, name, &svg)?;
     }

@@ -218,8 +218,7 @@ pub fn check_repo_path(p: &str) -> std::result::Result<(), String> {
         && p.len() <= MAX_NAME
         && !p.starts_with('/')
         && p.split('/').all(|c| not_plain(c).is_none())
-        && p
-            .chars()
+        && p.chars()
             .all(|c| c.is_ascii_alphanumeric() || "._-/".contains(c));
     if ok {
         Ok(())
@@ -311,7 +310,14 @@ mod tests {
     #[test]
     fn repository_paths_are_plain_and_relative() {
         assert!(check_repo_path("docs/results/sensitivity/piq/summary.md").is_ok());
-        for bad in ["", "/etc/passwd", "../x", "a/../../b", "a//b", "javascript:x()"] {
+        for bad in [
+            "",
+            "/etc/passwd",
+            "../x",
+            "a/../../b",
+            "a//b",
+            "javascript:x()",
+        ] {
             assert!(check_repo_path(bad).is_err(), "{bad}");
         }
     }

@@ -553,7 +553,11 @@ impl Search {
     pub fn check(&self) -> Result<()> {
         use super::folder::shown;
         if !super::PAPERS.contains(&self.paper.as_str()) {
-            bail!("paper {}: none of {}", shown(&self.paper), super::PAPERS.join(", "));
+            bail!(
+                "paper {}: none of {}",
+                shown(&self.paper),
+                super::PAPERS.join(", ")
+            );
         }
         if !(1..=100).contains(&self.seeds.len()) {
             bail!("seeds: {} of them; a search has 1 to 100", self.seeds.len());
@@ -577,7 +581,9 @@ impl Search {
             if !ids.insert(r.id.as_str()) {
                 bail!("{at}: the id is given twice");
             }
-            let finite = [r.paper, r.as_built, r.low, r.high].iter().all(|v| v.is_finite());
+            let finite = [r.paper, r.as_built, r.low, r.high]
+                .iter()
+                .all(|v| v.is_finite());
             if !finite || !(r.low <= r.as_built && r.as_built <= r.high) {
                 bail!(
                     "{at}: paper {}, as built {}, range {} to {}: not finite numbers, or as built outside the range",
@@ -593,7 +599,11 @@ impl Search {
         }
         for (i, ax) in self.axes.iter().enumerate() {
             if !ax.toward_paper.is_finite() {
-                bail!("axes[{i}] ({}): toward_paper {}: not a finite number", shown(&ax.name), ax.toward_paper);
+                bail!(
+                    "axes[{i}] ({}): toward_paper {}: not a finite number",
+                    shown(&ax.name),
+                    ax.toward_paper
+                );
             }
         }
         Ok(())

@@ -580,7 +580,11 @@ pub fn lifetime_headlines(dir: &std::path::Path) -> Result<()> {
     for r in &t.rows {
         let (mode, seed, tb) = (t.cell(r, "mode")?, t.whole(r, "seed")?, t.num(r, "end_tb")?);
         if !SuperblockMode::ALL.iter().any(|m| m.name() == mode) {
-            bail!("{}: mode {}: not a superblock mode", t.at(r), super::folder::shown(mode));
+            bail!(
+                "{}: mode {}: not a superblock mode",
+                t.at(r),
+                super::folder::shown(mode)
+            );
         }
         if !(tb > 0.0) {
             bail!("{}: end_tb {tb}: not a number of TB above 0", t.at(r));
