@@ -108,8 +108,7 @@ fn interruptible_with<T: Send>(
 /// first; returns the exit status. Ctrl-C stops it as it stops the binary.
 #[pyfunction]
 fn cli(py: Python<'_>, argv: Vec<String>) -> PyResult<i32> {
-    use clap::Parser;
-    let parsed = match lagoon_cli::Cli::try_parse_from(&argv) {
+    let parsed = match lagoon_cli::help::parse(&argv) {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();

@@ -159,6 +159,9 @@ pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
     if a.cancel.is_none() {
         a.cancel = Some(crate::interrupt::cancel());
     }
+    // Every flag and path the user named, before the first simulation.
+    a.check_seeds()?;
+    check_out(&out)?;
     if a.sensitivity {
         check_traces(&a)?;
         return sensitivity::run(&a);
@@ -254,12 +257,103 @@ pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
     Ok(())
 }
 
-/// `--traces` names a directory (checked before any simulation).
+/// The papers whose runs replay the trace files of `--traces`.
+pub const REPLAY_TRACES: [&str; 3] = ["venice", "piq", "mqsimnet"];
+
+/// `--traces` before any simulation: given only to a paper that replays traces, a directory
+/// that holds trace files, each of which detection reads (an error names the file).
 fn check_traces(a: &ReproduceArgs) -> Result<()> {
-    match &a.traces {
-        Some(t) if !t.is_dir() => bail!("--traces {}: no such directory", t.display()),
-        _ => Ok(()),
+    let Some(t) = &a.traces else {
+        return Ok(());
+    };
+    if !REPLAY_TRACES.contains(&a.paper.as_str()) {
+        bail!(
+            "--traces: reproduce {} replays no traces (its runs are synthetic); --traces is for {}",
+            a.paper,
+            REPLAY_TRACES.join(", ")
+        );
     }
+    if !t.is_dir() {
+        bail!("--traces {}: no such directory", t.display());
+    }
+    let files = trace_files(t).with_context(|| format!("--traces {}", t.display()))?;
+    if files.is_empty() {
+        bail!(
+            "--traces {}: no trace files in it (reproduce {} replays every file of the directory but *.md; it holds none)",
+            t.display(),
+            a.paper
+        );
+    }
+    for (_, f) in &files {
+        lagoon_workload::trace::detect(Path::new(f))
+            .with_context(|| format!("--traces {}", t.display()))?;
+    }
+    Ok(())
+}
+
+/// `--out` before any simulation: a directory or nothing yet, which this process can replace
+/// at the end (the old output is moved aside and removed: it and every directory in it that
+/// holds something must be writable). A read-only previous output failed only after every
+/// run.
+pub(crate) fn check_out(out: &Path) -> Result<()> {
+    let Ok(meta) = std::fs::metadata(out) else {
+        return Ok(()); // created beside its parent's other entries: checked by creating it
+    };
+    if !meta.is_dir() {
+        bail!(
+            "--out {}: not a directory (a reproduction writes a directory of files)",
+            out.display()
+        );
+    }
+    // Directories only, at most 10,000 of them looked at (an output holds a few).
+    let mut todo = vec![out.to_path_buf()];
+    let mut seen = 0;
+    while let Some(d) = todo.pop() {
+        seen += 1;
+        if seen > 10_000 {
+            break;
+        }
+        let mut empty = true;
+        for e in std::fs::read_dir(&d)
+            .with_context(|| format!("--out {}: cannot read {}", out.display(), d.display()))?
+            .flatten()
+        {
+            empty = false;
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                todo.push(e.path());
+            }
+        }
+        // Removing an entry needs its directory writable; an empty one is removed by its
+        // parent's right.
+        if !empty {
+            writable(&d).map_err(|e| {
+                anyhow::anyhow!(
+                    "--out {}: cannot replace it: {} is not writable ({e}), and its files are removed at the end",
+                    out.display(),
+                    d.display()
+                )
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether this process may create and remove entries in directory `d` (root may, except on
+/// a read-only file system).
+fn writable(d: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let c = std::ffi::CString::new(d.as_os_str().as_bytes())
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+        // SAFETY: a NUL-terminated path; access() only reads it.
+        if unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = d;
+    Ok(())
 }
 
 /// `lagoon reproduce all`: each paper into OUT/<paper>, then OUT/FIDELITY.md; with
@@ -295,6 +389,7 @@ fn all(a: ReproduceArgs) -> Result<()> {
                 dir.display()
             );
         }
+        check_out(&dir)?;
         if dir.is_dir() {
             folder::notes(&dir, MAX_NOTES_BYTES)?;
         }
@@ -341,10 +436,36 @@ impl ReproduceArgs {
             .expect("set by reproduce()")
     }
 
-    /// The seeds of the headline cells: `--seed` and the next ones, `--seeds` in all.
+    /// How many seeds each headline cell runs: `--seeds`, else 5 (2 with --quick; a
+    /// sensitivity search, 1).
+    fn seed_count(&self) -> u64 {
+        self.seeds.unwrap_or(match (self.sensitivity, self.quick) {
+            (true, _) => 1,
+            (false, true) => 2,
+            (false, false) => 5,
+        })
+    }
+
+    /// `--seed` and `--seeds` together stay within u64 (18446744073709551615 with 3 seeds
+    /// ran 2^64 - 1, 0 and 1).
+    fn check_seeds(&self) -> Result<()> {
+        let n = self.seed_count();
+        if self.seed.checked_add(n - 1).is_none() {
+            bail!(
+                "--seed {} with --seeds {n}: the seeds would run past 18446744073709551615 (2^64 - 1); give --seed at most {}",
+                self.seed,
+                u64::MAX - (n - 1)
+            );
+        }
+        Ok(())
+    }
+
+    /// The seeds of the headline cells: `--seed` and the next ones, `--seeds` in all
+    /// (within u64: [`Self::check_seeds`] ran first).
     pub fn seeds(&self) -> Vec<u64> {
-        let n = self.seeds.unwrap_or(if self.quick { 2 } else { 5 });
-        (0..n).map(|i| self.seed.wrapping_add(i)).collect()
+        (0..self.seed_count())
+            .map(|i| self.seed.checked_add(i).expect("checked by check_seeds"))
+            .collect()
     }
 
     /// The executor the runs go to: the one set by the caller, else `--jobs` local threads.

@@ -674,8 +674,13 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         );
     }
     let work = book::work_dir(&out);
-    std::fs::create_dir_all(work.join("points"))
-        .with_context(|| format!("cannot create {}", work.display()))?;
+    std::fs::create_dir_all(work.join("points")).with_context(|| {
+        format!(
+            "--out {}: cannot create {} beside it",
+            out.display(),
+            work.display()
+        )
+    })?;
     let done = search(a, &axes, &work).and_then(|()| book::finish_dir(&work, &out));
     if let Err(e) = done {
         let _ = std::fs::remove_dir_all(&work);
