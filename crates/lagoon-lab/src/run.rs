@@ -33,8 +33,8 @@ pub struct RunArgs {
     /// controller model.
     #[arg(long)]
     pub timeline: Option<PathBuf>,
-    /// Timeline window, ms.
-    #[arg(long, default_value_t = 1.0)]
+    /// Timeline window, ms, in [0.001, 1e6].
+    #[arg(long, default_value_t = 1.0, value_parser = help::within(lagoon_core::config::schema::Range::real(0.001, 1e6)))]
     pub timeline_window_ms: f64,
     /// Trace file, synthetic spec (`syn:read=100,size=4k,...`) or preset (`syn:hm_0`, Venice
     /// Table 2; `syn:mix1`, Table 3); repeat for several flows.
@@ -98,7 +98,7 @@ impl RunArgs {
     /// (`["--workload", "syn:...", ...]`); a parse error is clap's first line.
     pub fn parse_from(args: &[String]) -> Result<RunArgs> {
         let argv = std::iter::once(String::from("lagoon run"));
-        match RunLine::try_parse_from(argv.chain(args.iter().cloned())) {
+        match help::parse::<RunLine, _, _>(argv.chain(args.iter().cloned())) {
             Ok(RunLine { run }) => Ok(run),
             Err(e) => {
                 let text = e.render().to_string();
@@ -131,10 +131,6 @@ impl RunArgs {
         sc.seed = a.seed;
         sc.host_scheduler = host_scheduler(a.host_scheduler, a.host_queue)?;
         if a.timeline.is_some() {
-            if !(a.timeline_window_ms.is_finite() && (0.001..=1e6).contains(&a.timeline_window_ms))
-            {
-                bail!("--timeline-window-ms must be in [0.001, 1e6]");
-            }
             sc.timeline_window = Some((a.timeline_window_ms * 1e9) as u64);
         }
         if a.repeat == 0 {

@@ -111,8 +111,7 @@ fn interruptible_with<T: Send>(
 #[cfg(feature = "command")]
 #[pyfunction]
 fn cli(py: Python<'_>, argv: Vec<String>) -> PyResult<i32> {
-    use clap::Parser;
-    let parsed = match lagoon_cli::Cli::try_parse_from(&argv) {
+    let parsed: lagoon_cli::Cli = match lagoon_cli::help::parse(&argv) {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
