@@ -262,19 +262,15 @@ pub(crate) fn write_out(target: &str, text: &str) -> Result<()> {
 
 impl RunArgs {
     /// `lagoon run`'s arguments from a command line without the program name
-    /// (`["--workload", "syn:...", ...]`); a parse error is clap's first line.
-    pub fn parse_from(args: &[String]) -> Result<RunArgs> {
+    /// (`["--workload", "syn:...", ...]`); a parse error is clap's, with its context (the
+    /// flag, the value, the valid ones) for the caller to word.
+    pub fn parse_from(args: &[String]) -> Result<RunArgs, clap::Error> {
         let argv = ["lagoon", "run"].into_iter().map(String::from);
-        match help::parse(argv.chain(args.iter().cloned())) {
-            Ok(Cli {
+        match help::parse(argv.chain(args.iter().cloned()))? {
+            Cli {
                 command: Some(Command::Run(a)),
-            }) => Ok(a),
-            Ok(_) => unreachable!("the run subcommand was given"),
-            Err(e) => {
-                let text = e.render().to_string();
-                let line = text.lines().next().unwrap_or_default();
-                bail!("{}", line.strip_prefix("error: ").unwrap_or(line))
-            }
+            } => Ok(a),
+            _ => unreachable!("the run subcommand was given"),
         }
     }
 
