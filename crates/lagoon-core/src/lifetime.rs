@@ -197,7 +197,11 @@ fn logical_requests(cfg: &SsdConfig, spec: &LifetimeSpec) -> Result<u64, String>
     let chunks = (capacity as f64 * spec.utilization) as u64 / per_req;
     if chunks == 0 {
         let u = spec.utilization;
-        let u = if u < 1e-3 { format!("{u:e}") } else { u.to_string() };
+        let u = if u < 1e-3 {
+            format!("{u:e}")
+        } else {
+            u.to_string()
+        };
         return Err(format!(
             "utilization {u}: the logical space ({} of {capacity} pages) holds no whole request of {per_req} pages; give at least {:.3e}",
             (capacity as f64 * spec.utilization) as u64,
@@ -411,10 +415,14 @@ mod tests {
         };
         let e = run(&cfg, &spec(1e-300), |_, _| {}).unwrap_err();
         assert!(
-            e.starts_with("utilization 1e-300: the logical space (0 of ") && e.contains("give at least"),
+            e.starts_with("utilization 1e-300: the logical space (0 of ")
+                && e.contains("give at least"),
             "{e}"
         );
         let least: f64 = e.rsplit(' ').next().unwrap().parse().unwrap();
-        assert!(run(&cfg, &spec(least), |_, _| {}).is_ok(), "the least named runs");
+        assert!(
+            run(&cfg, &spec(least), |_, _| {}).is_ok(),
+            "the least named runs"
+        );
     }
 }

@@ -170,7 +170,10 @@ fn a_zstd_frame_with_a_corrupted_checksum_is_an_error_naming_the_file() {
     let good = compress(&data, Compression::Zstd);
     let path = tmp(&dir, "sum.trace.zst");
     std::fs::write(&path, &good).unwrap();
-    assert_eq!(read_all(&path, None).len(), read_all(&shared("tpcc-small.trace"), None).len());
+    assert_eq!(
+        read_all(&path, None).len(),
+        read_all(&shared("tpcc-small.trace"), None).len()
+    );
     for i in 1..=4 {
         let mut bad = good.clone();
         let n = bad.len();

@@ -397,8 +397,18 @@ impl CustomTopology {
     /// per flash controller (`controllers`); entries past those were silently unused.
     pub fn check_attachments(&self, chips: u32, controllers: u32) -> Result<(), String> {
         for (name, list, n, what) in [
-            ("chips", &self.chips, chips, "flash chips (flash.channels x flash.chips_per_channel)"),
-            ("controllers", &self.controllers, controllers, "flash controllers (network.controllers, 0 = one per mesh row)"),
+            (
+                "chips",
+                &self.chips,
+                chips,
+                "flash chips (flash.channels x flash.chips_per_channel)",
+            ),
+            (
+                "controllers",
+                &self.controllers,
+                controllers,
+                "flash controllers (network.controllers, 0 = one per mesh row)",
+            ),
         ] {
             if list.len() > n as usize {
                 return Err(format!(
@@ -756,14 +766,20 @@ mod tests {
         assert!(e.contains("links entry 1 = [0]"), "{e}");
         // The default drive: 64 chips, 8 controllers (one per mesh row).
         let chips = vec!["0"; 64].join(", ");
-        with_file(&format!("{ring}chips = [{chips}]\ncontrollers = [0, 1, 2, 3, 0, 1, 2, 3]\n")).unwrap();
+        with_file(&format!(
+            "{ring}chips = [{chips}]\ncontrollers = [0, 1, 2, 3, 0, 1, 2, 3]\n"
+        ))
+        .unwrap();
         let e = with_file(&format!("{ring}chips = [{chips}, 1]\n")).unwrap_err();
         assert!(
             e.contains("network.custom_topology")
                 && e.contains("chips lists 65 routers but the drive has 64 flash chips"),
             "{e}"
         );
-        let e = with_file(&format!("{ring}controllers = [0, 1, 2, 3, 0, 1, 2, 3, 0]\n")).unwrap_err();
+        let e = with_file(&format!(
+            "{ring}controllers = [0, 1, 2, 3, 0, 1, 2, 3, 0]\n"
+        ))
+        .unwrap_err();
         assert!(
             e.contains("controllers lists 9 routers but the drive has 8 flash controllers"),
             "{e}"

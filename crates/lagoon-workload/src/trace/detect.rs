@@ -646,12 +646,23 @@ mod tests {
     fn a_long_comment_header_does_not_hide_the_requests() {
         let lines = "100 0 0 8 1\n200 0 8 8 0\n";
         for n in [1_000, 5_000, 100_000] {
-            let text = format!("{}\n{lines}", "# a comment line of a long header\n".repeat(n));
-            assert_eq!(detect_str(&text).unwrap(), TraceFormat::Mqsim, "{n} comments");
-            let read: Vec<_> =
-                super::super::TraceReader::from_reader(text.as_bytes(), "m", TraceFormat::Mqsim, false)
-                    .collect::<Result<_, _>>()
-                    .unwrap();
+            let text = format!(
+                "{}\n{lines}",
+                "# a comment line of a long header\n".repeat(n)
+            );
+            assert_eq!(
+                detect_str(&text).unwrap(),
+                TraceFormat::Mqsim,
+                "{n} comments"
+            );
+            let read: Vec<_> = super::super::TraceReader::from_reader(
+                text.as_bytes(),
+                "m",
+                TraceFormat::Mqsim,
+                false,
+            )
+            .collect::<Result<_, _>>()
+            .unwrap();
             assert_eq!(read.len(), 2);
         }
         // More than MAX_COMMENT_BYTES of comments before any request: one error saying so.
@@ -659,13 +670,17 @@ mod tests {
         let text = comment.repeat((MAX_COMMENT_BYTES / 1024) as usize + 1) + lines;
         let e = detect_str(&text).unwrap_err().to_string();
         assert!(
-            e.contains("no request lines in its first 16777216 bytes (blank lines and comments only)"),
+            e.contains(
+                "no request lines in its first 16777216 bytes (blank lines and comments only)"
+            ),
             "{e}"
         );
         // Binary data after a comment is still refused as binary.
         let mut bin = b"# header\n".to_vec();
         bin.extend(std::iter::repeat_n(0u8, 8192));
-        let e = detect_format_reader(&bin[..], "mem").unwrap_err().to_string();
+        let e = detect_format_reader(&bin[..], "mem")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("binary"), "{e}");
     }
 }
