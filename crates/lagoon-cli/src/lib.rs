@@ -171,57 +171,6 @@ pub(crate) fn write_out(target: &str, text: &str) -> Result<()> {
     out::write(Path::new(target), "--json", format!("{text}\n").as_bytes())
 }
 
-<<<<<<< HEAD
-=======
-impl RunArgs {
-    /// `lagoon run`'s arguments from a command line without the program name
-    /// (`["--workload", "syn:...", ...]`); a parse error is clap's, with its context (the
-    /// flag, the value, the valid ones) for the caller to word.
-    pub fn parse_from(args: &[String]) -> Result<RunArgs, clap::Error> {
-        let argv = ["lagoon", "run"].into_iter().map(String::from);
-        match help::parse(argv.chain(args.iter().cloned()))? {
-            Cli {
-                command: Some(Command::Run(a)),
-            } => Ok(a),
-            _ => unreachable!("the run subcommand was given"),
-        }
-    }
-
-    /// The simulation these arguments describe on drive `ssd` (what `--ssd` names: the CLI
-    /// loads it; the Python package may build it from a dict).
-    pub fn scenario(&self, mut ssd: SsdConfig) -> Result<Scenario> {
-        let a = self;
-        if let Some(m) = &a.mesh {
-            batch::reshape(&mut ssd, m).context("--mesh")?;
-        }
-        if let Some(d) = &a.design {
-            set_design(&mut ssd, d)?;
-        }
-        for w in &a.workload {
-            if !lagoon_workload::SyntheticSpec::is_synthetic(w) && Path::new(w).is_file() {
-                trace::check_not_empty(Path::new(w))?;
-            }
-        }
-        let mut sc = Scenario::new(&a.ssd, ssd, a.arch, a.workload.clone());
-        sc.format = a.format;
-        sc.lenient = a.lenient;
-        sc.device = a.device;
-        sc.replay = a.replay;
-        sc.seed = a.seed;
-        sc.host_scheduler = host_scheduler(a.host_scheduler, a.host_queue)?;
-        if a.timeline.is_some() {
-            sc.timeline_window = Some((a.timeline_window_ms * 1e9) as u64);
-        }
-        if a.repeat == 0 {
-            bail!("--repeat must be at least 1");
-        }
-        sc.repeat = a.repeat;
-        sc.stop_at_last_completion = a.stop_at_last_completion;
-        Ok(sc)
-    }
-}
-
->>>>>>> inputs-checked
 /// A command stopped by Ctrl-C after writing what it had (`run`, `lifetime`): the process
 /// exits with [`interrupt::EXIT_INTERRUPTED`].
 #[derive(Debug)]

@@ -95,17 +95,11 @@ struct RunLine {
 
 impl RunArgs {
     /// `lagoon run`'s arguments from a command line without the program name
-    /// (`["--workload", "syn:...", ...]`); a parse error is clap's first line.
-    pub fn parse_from(args: &[String]) -> Result<RunArgs> {
+    /// (`["--workload", "syn:...", ...]`); a parse error is clap's, with its context (the
+    /// flag, the value, the valid ones) for the caller to word.
+    pub fn parse_from(args: &[String]) -> Result<RunArgs, clap::Error> {
         let argv = std::iter::once(String::from("lagoon run"));
-        match help::parse::<RunLine, _, _>(argv.chain(args.iter().cloned())) {
-            Ok(RunLine { run }) => Ok(run),
-            Err(e) => {
-                let text = e.render().to_string();
-                let line = text.lines().next().unwrap_or_default();
-                bail!("{}", line.strip_prefix("error: ").unwrap_or(line))
-            }
-        }
+        help::parse::<RunLine, _, _>(argv.chain(args.iter().cloned())).map(|l| l.run)
     }
 
     /// The simulation these arguments describe on drive `ssd` (what `--ssd` names: the CLI

@@ -44,8 +44,7 @@ fn one_line(e: &anyhow::Error) -> String {
 /// `'--arch <ARCH>'` or a bare `--arch`) as the keyword argument it came from (`arch`,
 /// `host_scheduler`), since the caller never typed the flag.
 fn python_names(msg: &str) -> String {
-    let run = lagoon_cli::help::command();
-    let run = run.find_subcommand("run").expect("lagoon run");
+    let run = <lagoon_lab::run::RunArgs as clap::Args>::augment_args(clap::Command::new("run"));
     // Longest first: `--timeline-window-ms` before `--timeline`.
     let mut longs: Vec<&str> = run.get_arguments().filter_map(|a| a.get_long()).collect();
     longs.sort_by_key(|l| std::cmp::Reverse(l.len()));
