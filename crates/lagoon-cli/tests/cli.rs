@@ -1675,6 +1675,9 @@ fn net_reports_points_and_plots_a_line_per_configuration() {
     let svg = std::fs::read_to_string(&svg).unwrap();
     assert_eq!(svg.matches("<path").count(), 2);
     assert!(svg.contains("net-torus"));
+    // Issue 42: every measured load is drawn, the saturated ones ringed and said so.
+    assert_eq!(svg.matches(r#"class="flagged""#).count(), 2, "{svg}");
+    assert!(svg.contains("ringed: saturated"), "{svg}");
 
     let (code, _, err) = lagoon(&["net", "--load", "1.5"]);
     assert_eq!(code, 2);

@@ -5,6 +5,7 @@ pub mod book;
 pub mod dssd;
 pub mod evidence;
 pub mod fidelity;
+pub mod folder;
 pub mod mqsimnet;
 pub mod piq;
 pub mod sensitivity;
@@ -54,8 +55,9 @@ pub struct ReproduceArgs {
     /// Simulations at once (default: every core, fewer if memory is short).
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub jobs: Option<usize>,
-    /// A Markdown file (at most 1 MiB) appended to summary.md: explanations written after
-    /// looking at results.
+    /// A Markdown file (at most 1 MiB) appended to summary.md and kept in --out as notes.md:
+    /// explanations written after looking at results. Without it, a notes.md already in
+    /// --out is appended and kept (by a new run and by --render-only alike).
     #[arg(long)]
     pub notes: Option<PathBuf>,
     /// The first seed; headline cells run this and the next `--seeds` - 1.
@@ -164,15 +166,22 @@ pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
         check_traces(&a)?;
         return sensitivity::run(&a);
     }
-    // Everything the user named is checked before the first simulation.
-    let notes = a.notes.as_deref().map(read_notes).transpose()?;
-    if a.render_only || a.refresh_evidence {
+    // Everything the user named is checked before the first simulation. Without --notes a
+    // folder's own notes.md (written by hand) is kept: a redraw appends it (book::render), a
+    // new run carries it over.
+    let simulate = !(a.render_only || a.refresh_evidence);
+    let notes = match &a.notes {
+        Some(p) => Some(read_notes(p)?),
+        None if simulate && out.is_dir() => folder::notes(&out, MAX_NOTES_BYTES)?,
+        None => None,
+    };
+    if !simulate {
         let flag = if a.refresh_evidence {
             "--refresh-evidence"
         } else {
             "--render-only"
         };
-        if !out.join("figures.json").is_file() {
+        if !folder::has(&out, "figures.json") {
             bail!(
                 "{flag}: {} holds no reproduction (no figures.json)",
                 out.display()
@@ -365,11 +374,12 @@ fn all(a: ReproduceArgs) -> Result<()> {
         }
     }
     let simulate = !(a.render_only || a.refresh_evidence);
-    // Which papers, and each one's notes: everything checked before the first simulation.
+    // Which papers, and each one's notes (kept by each paper's run): everything checked
+    // before the first simulation.
     let mut todo = Vec::new();
     for paper in PAPERS {
         let dir = out.join(paper);
-        if !simulate && !dir.join("headlines.json").is_file() {
+        if !simulate && !folder::has(&dir, "headlines.json") {
             continue;
         }
         if simulate && !book::replaceable(&dir)? {
@@ -380,9 +390,10 @@ fn all(a: ReproduceArgs) -> Result<()> {
             );
         }
         check_out(&dir)?;
-        let notes = dir.join("notes.md");
-        let kept = notes.is_file().then(|| read_notes(&notes)).transpose()?;
-        todo.push((paper, dir, kept));
+        if dir.is_dir() {
+            folder::notes(&dir, MAX_NOTES_BYTES)?;
+        }
+        todo.push((paper, dir));
     }
     if todo.is_empty() {
         bail!(
@@ -392,7 +403,7 @@ fn all(a: ReproduceArgs) -> Result<()> {
         );
     }
     let n = todo.len();
-    for (i, (paper, dir, kept)) in todo.into_iter().enumerate() {
+    for (i, (paper, dir)) in todo.into_iter().enumerate() {
         if simulate && !a.quiet {
             eprintln!(
                 "reproduce all: {paper} ({} of {n}) -> {}",
@@ -400,19 +411,13 @@ fn all(a: ReproduceArgs) -> Result<()> {
                 dir.display()
             );
         }
-        let notes_file = dir.join("notes.md");
         let one = ReproduceArgs {
             paper: paper.to_string(),
             out: Some(dir.clone()),
-            notes: kept.is_some().then(|| notes_file.clone()),
             work: None,
             ..a.clone()
         };
         reproduce(one)?;
-        // The new directory replaced the old one: its notes, written by hand, are kept.
-        if let (true, Some(text)) = (simulate, kept) {
-            write(&notes_file, &text)?;
-        }
     }
     let (papers, headlines) = fidelity::write(&out)?;
     println!(
@@ -617,8 +622,9 @@ pub(crate) struct Ran {
     pub executor: String,
 }
 
+/// Write a file of a reproduction's folder ([`folder::replace`]: never through a link).
 pub(crate) fn write(p: &Path, s: &str) -> Result<()> {
-    std::fs::write(p, s).with_context(|| format!("cannot write {}", p.display()))
+    folder::replace(p, s)
 }
 
 /// `v` as pretty-printed JSON (summary.json, runs.json).

@@ -537,6 +537,79 @@ pub struct Search {
     pub headlines: Vec<Reach>,
 }
 
+impl Search {
+    /// `dir/sensitivity.json`, checked ([`Search::check`]).
+    pub fn read(dir: &Path) -> Result<Self> {
+        let s: Search = super::folder::read_json(dir, JSON)?;
+        s.check()
+            .map_err(|e| anyhow::anyhow!("{}: {e:#}", dir.join(JSON).display()))?;
+        Ok(s)
+    }
+
+    /// What a sensitivity.json must hold to be drawn from (issue 42): a paper Lagoon knows,
+    /// 1 to 100 seeds, each point and headline once, every value finite and inside its
+    /// interval, each headline's range from low to high holding its as-built value, and
+    /// the paper's value finite.
+    pub fn check(&self) -> Result<()> {
+        use super::folder::shown;
+        if !super::PAPERS.contains(&self.paper.as_str()) {
+            bail!(
+                "paper {}: none of {}",
+                shown(&self.paper),
+                super::PAPERS.join(", ")
+            );
+        }
+        if !(1..=100).contains(&self.seeds.len()) {
+            bail!("seeds: {} of them; a search has 1 to 100", self.seeds.len());
+        }
+        let mut ids = std::collections::BTreeSet::new();
+        for (i, p) in self.points.iter().enumerate() {
+            let at = format!("points[{i}] (id {})", shown(&p.id));
+            if !ids.insert(p.id.as_str()) {
+                bail!("{at}: the id is given twice");
+            }
+            if !(p.wall_s.is_finite() && p.wall_s >= 0.0) {
+                bail!("{at}: wall_s {}: not a number of seconds", p.wall_s);
+            }
+            for (h, st) in &p.values {
+                book::check_stat(st).map_err(|e| anyhow::anyhow!("{at}: {}: {e}", shown(h)))?;
+            }
+        }
+        let mut ids = std::collections::BTreeSet::new();
+        for (i, r) in self.headlines.iter().enumerate() {
+            let at = format!("headlines[{i}] (id {})", shown(&r.id));
+            if !ids.insert(r.id.as_str()) {
+                bail!("{at}: the id is given twice");
+            }
+            let finite = [r.paper, r.as_built, r.low, r.high]
+                .iter()
+                .all(|v| v.is_finite());
+            if !finite || !(r.low <= r.as_built && r.as_built <= r.high) {
+                bail!(
+                    "{at}: paper {}, as built {}, range {} to {}: not finite numbers, or as built outside the range",
+                    r.paper,
+                    r.as_built,
+                    r.low,
+                    r.high
+                );
+            }
+            if r.reproduced_at.len() > self.points.len() {
+                bail!("{at}: reproduced at more readings than the search has");
+            }
+        }
+        for (i, ax) in self.axes.iter().enumerate() {
+            if !ax.toward_paper.is_finite() {
+                bail!(
+                    "axes[{i}] ({}): toward_paper {}: not a finite number",
+                    shown(&ax.name),
+                    ax.toward_paper
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A point's readings as "axis: reading + axis: reading" (empty as built).
 fn joined(readings: &BTreeMap<String, String>) -> String {
     readings
@@ -577,14 +650,13 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         bail!("--out names the directory the search writes; - (standard output) is not one");
     }
     if a.render_only {
-        let p = out.join(JSON);
-        let text = std::fs::read_to_string(&p).with_context(|| {
-            format!(
-                "--render-only: {} holds no sensitivity search",
+        if !super::folder::has(&out, JSON) {
+            bail!(
+                "--render-only: {} holds no sensitivity search (no {JSON})",
                 out.display()
-            )
-        })?;
-        let s: Search = serde_json::from_str(&text).with_context(|| format!("{}", p.display()))?;
+            );
+        }
+        let s = Search::read(&out)?;
         if s.paper != a.paper {
             bail!(
                 "--render-only: {} is a search of {}, not {}",

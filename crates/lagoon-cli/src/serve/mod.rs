@@ -10,8 +10,11 @@
 //! One thread, one `ppoll` loop: no hand-off between threads stands between a simulated
 //! completion and its reply. `--max-connections N` flows (NVMe queue pairs on one shared
 //! namespace) are built up front; a connection takes a free one and gives it back when it
-//! closes and its requests have left the drive.
+//! closes and its requests have left the drive. Every option is checked, and every file
+//! opened, before the server listens.
 
+mod conn;
+mod log;
 pub mod nbd;
 mod pace;
 mod server;
@@ -31,7 +34,7 @@ use server::{Listener, ServeStats, Server, MAX_PAYLOAD};
 use std::io::Write;
 use std::net::TcpListener;
 use std::os::unix::net::UnixListener;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use store::Store;
 
@@ -59,7 +62,7 @@ pub struct ServeArgs {
     listen: Option<String>,
     /// Export size (4096, 64M, 16G, ...); default: the drive's logical capacity, or the
     /// backing file's size.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     size: Option<String>,
     /// realtime (replies at the simulated completion), realtime:K (simulated time K times
     /// slower than the wall clock), none (replies at once; simulated latency only reported).
@@ -70,7 +73,7 @@ pub struct ServeArgs {
     max_connections: u32,
     /// Memory for written data (bytes: 512M, 4G); beyond it writes go to --backing, or get
     /// ENOSPC without one.
-    #[arg(long, default_value = "1G")]
+    #[arg(long, default_value = "1G", allow_hyphen_values = true)]
     memory: String,
     /// The export's image file (created, or reused with its data): data survives the server.
     #[arg(long)]
@@ -80,13 +83,18 @@ pub struct ServeArgs {
     export_name: String,
     /// End this many seconds after the last client disconnects, if none connects
     /// meanwhile; `never`: serve until SIGINT/SIGTERM.
-    #[arg(long, default_value = "2")]
+    #[arg(long, default_value = "2", allow_hyphen_values = true)]
     linger: String,
+    /// Close a connection that leaves a message half sent (a header without its payload, a
+    /// negotiation not finished), or its replies unread, for this many seconds.
+    #[arg(long, default_value = "30", allow_hyphen_values = true)]
+    stall_timeout: String,
     /// Write the JSON report (`lagoon run --json`'s, plus a `serve` section) here, or `-`.
     #[arg(long)]
-    json: Option<String>,
-    /// Per-request log: a DiskSim ASCII trace of the reads and writes served (`lagoon run
-    /// --workload FILE` replays it), each followed by a `#` line with its latencies.
+    json: Option<PathBuf>,
+    /// Per-request log: a DiskSim ASCII trace of the reads and writes served in arrival
+    /// order (`lagoon run --workload FILE` replays it), each followed by a `#` line with its
+    /// latencies; `-`: standard output.
     #[arg(long)]
     log: Option<PathBuf>,
     #[arg(long, default_value_t = 1)]
@@ -116,6 +124,7 @@ struct ServeReport {
     backing: Option<PathBuf>,
     store_spills: u64,
     store_chunks_written_back: u64,
+    stall_timeout_s: f64,
     wall_time_s: f64,
 }
 
@@ -124,11 +133,162 @@ fn parse_size(what: &str, v: &str) -> Result<u64> {
         .with_context(|| format!("{what} {v}: expected bytes such as 4096, 512M or 16G"))
 }
 
-/// Ask the server to finish (first signal) or stop at once (second).
-static SIGNALLED: std::sync::OnceLock<Cancel> = std::sync::OnceLock::new();
+/// Seconds for `flag`, within `[min, max]` (a value `Duration` cannot hold never reaches it).
+fn seconds(flag: &str, v: &str, min: f64, max: f64, or: &str) -> Result<Duration> {
+    match v.parse::<f64>() {
+        Ok(s) if s.is_finite() && (min..=max).contains(&s) => Ok(Duration::from_secs_f64(s)),
+        _ => bail!("{flag} {v}: expected seconds from {min} to {max}{or}"),
+    }
+}
 
-extern "C" fn on_signal(_: libc::c_int) {
-    if let Some(c) = SIGNALLED.get() {
+/// The longest `--linger` (a year) and `--stall-timeout` (a day).
+const MAX_LINGER_S: f64 = 31_536_000.0;
+const MAX_STALL_S: f64 = 86_400.0;
+/// proto.md: a string (an export name) MUST be no longer than 4096 bytes.
+const MAX_EXPORT_NAME: usize = 4096;
+
+/// The command line's numbers, each checked by name.
+struct Limits {
+    budget: u64,
+    linger: Option<Duration>,
+    stall: Duration,
+    size: Option<u64>,
+}
+
+fn limits(a: &ServeArgs) -> Result<Limits> {
+    let linger = match a.linger.as_str() {
+        "never" => None,
+        s => Some(seconds("--linger", s, 0.0, MAX_LINGER_S, ", or never")?),
+    };
+    let stall = seconds("--stall-timeout", &a.stall_timeout, 0.01, MAX_STALL_S, "")?;
+    let budget = parse_size("--memory", &a.memory)?;
+    if budget < store::CHUNK as u64 && a.backing.is_none() {
+        bail!(
+            "--memory {}: every write would get ENOSPC; give at least {} bytes (one chunk), or --backing FILE to write through to an image",
+            a.memory,
+            store::CHUNK
+        );
+    }
+    let phys = physical_memory();
+    if phys.is_some_and(|p| budget > p) {
+        bail!(
+            "--memory {}: more than this machine's {} bytes of memory",
+            a.memory,
+            phys.unwrap_or_default()
+        );
+    }
+    let name = &a.export_name;
+    if name.len() > MAX_EXPORT_NAME || name.contains('\0') {
+        bail!(
+            "--export-name: {} bytes; an NBD export name is at most {MAX_EXPORT_NAME} bytes of UTF-8 without NUL",
+            name.len()
+        );
+    }
+    let size = a
+        .size
+        .as_deref()
+        .map(|s| parse_size("--size", s))
+        .transpose()?;
+    Ok(Limits {
+        budget,
+        linger,
+        stall,
+        size,
+    })
+}
+
+fn physical_memory() -> Option<u64> {
+    // SAFETY: sysconf takes a constant and reads nothing of ours.
+    let (pages, page) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    (pages > 0 && page > 0).then(|| pages as u64 * page as u64)
+}
+
+/// The output paths, checked before the drive is built: `--json` and `--log` writable (a
+/// device that refuses a byte, such as /dev/full, too; JSON takes a leading newline), not
+/// both standard output; `--backing` a regular file or one that can be created.
+fn check_paths(a: &ServeArgs) -> Result<()> {
+    use crate::out;
+    if let (Some(j), Some(l)) = (&a.json, &a.log) {
+        if out::is_stdout(j) && out::is_stdout(l) {
+            bail!("--json and --log both name standard output (-); give a file to one");
+        }
+    }
+    if let Some(j) = &a.json {
+        out::check(j, "--json")?;
+        if std::fs::metadata(j).is_ok_and(|m| !m.is_file()) {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(j)
+                .and_then(|mut f| f.write_all(b"\n"))
+                .with_context(|| format!("--json {}: cannot write", j.display()))?;
+        }
+    }
+    if let Some(b) = &a.backing {
+        match std::fs::metadata(b) {
+            Ok(m) if !m.is_file() => bail!(
+                "--backing {}: not a regular file (the image must be a file; it is created if missing)",
+                b.display()
+            ),
+            Ok(_) => {}
+            Err(_) => {
+                let parent = b.parent().filter(|d| !d.as_os_str().is_empty());
+                if parent.is_some_and(|d| !d.is_dir()) {
+                    bail!(
+                        "--backing {}: the directory {} does not exist",
+                        b.display(),
+                        parent.unwrap_or(Path::new(".")).display()
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The export's size: `--size`, else the backing image's, else the drive's capacity.
+fn export_size(a: &ServeArgs, given: Option<u64>, capacity: u64) -> Result<u64> {
+    let (size, from) = match (given, &a.backing) {
+        (Some(s), _) => (
+            s,
+            format!("--size {}", a.size.as_deref().unwrap_or_default()),
+        ),
+        (None, Some(p)) if p.exists() => {
+            let len = std::fs::metadata(p)
+                .with_context(|| format!("--backing {}", p.display()))?
+                .len();
+            (
+                len,
+                format!("--backing {} (its size, {len} bytes)", p.display()),
+            )
+        }
+        _ => return Ok(capacity),
+    };
+    if size == 0 || size % 512 != 0 || size > capacity {
+        bail!(
+            "{from}: the export must be a positive multiple of 512 bytes no larger than the drive's logical capacity ({capacity} bytes)"
+        );
+    }
+    if let Some(p) = &a.backing {
+        if p.exists() && std::fs::metadata(p)?.len() > size {
+            bail!(
+                "--backing {}: the image is larger than --size {size}",
+                p.display()
+            );
+        }
+    }
+    Ok(size)
+}
+
+/// The stop flag for SIGTERM's handler (SIGINT's is the process's, `interrupt.rs`).
+static SIGTERM_FLAG: std::sync::OnceLock<Cancel> = std::sync::OnceLock::new();
+
+extern "C" fn on_sigterm(_: libc::c_int) {
+    if let Some(c) = SIGTERM_FLAG.get() {
         if c.is_set() {
             c.abort();
         } else {
@@ -137,21 +297,23 @@ extern "C" fn on_signal(_: libc::c_int) {
     }
 }
 
+/// SIGINT is the process's Ctrl-C (`interrupt::install`): its first asks the server to
+/// finish, the second to stop; SIGTERM does the same on the same flag.
 fn install_signals(c: &Cancel) {
-    let _ = SIGNALLED.set(c.clone());
-    for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: a handler that only touches an atomic (async-signal-safe); no SA_RESTART,
-        // so `ppoll` returns at once.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_signal as *const () as usize;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
+    crate::interrupt::finish_on_first(true);
+    let _ = SIGTERM_FLAG.set(c.clone());
+    // SAFETY: a handler that only touches an atomic (async-signal-safe).
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_sigterm as *const () as usize;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGTERM, &sa, std::ptr::null_mut());
     }
 }
 
 pub fn serve(a: ServeArgs) -> Result<()> {
+    let lim = limits(&a)?;
+    check_paths(&a)?;
     // `--ssd null`: no device time at all (the client's and the socket's floor); the
     // perf-optimized drive only gives the export its size.
     let null = a.ssd == "null";
@@ -163,14 +325,6 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         crate::set_design(&mut ssd, d)?;
     }
     ssd.validate()?;
-    let budget = parse_size("--memory", &a.memory)?;
-    let linger = match a.linger.as_str() {
-        "never" => None,
-        s => match s.parse::<f64>() {
-            Ok(v) if v.is_finite() && v >= 0.0 => Some(Duration::from_secs_f64(v)),
-            _ => bail!("--linger {s}: expected seconds or `never`"),
-        },
-    };
     let flows: Vec<Flow> = (0..a.max_connections)
         .map(|i| Flow {
             name: format!("nbd-{i}"),
@@ -182,33 +336,27 @@ pub fn serve(a: ServeArgs) -> Result<()> {
     sim.share_namespace();
     let capacity = sim.ftl().logical_pages * sim.ftl().geo.page_bytes as u64;
     let page = sim.ftl().geo.page_bytes;
-    let size = match (&a.size, &a.backing) {
-        (Some(s), _) => parse_size("--size", s)?,
-        (None, Some(p)) if p.exists() => std::fs::metadata(p)?.len(),
-        _ => capacity,
-    };
-    if size == 0 || size % 512 != 0 || size > capacity {
-        bail!(
-            "export size {size}: expected a positive multiple of 512 bytes no larger than the drive's logical capacity ({capacity} bytes)"
-        );
-    }
-    if let Some(p) = &a.backing {
-        if p.exists() && std::fs::metadata(p)?.len() > size {
-            bail!(
-                "--backing {}: the image is larger than --size {size}",
-                p.display()
-            );
-        }
-    }
-    let store = Store::new(size, budget, a.backing.as_deref())
-        .with_context(|| format!("--backing {:?}", a.backing))?;
+    let size = export_size(&a, lim.size, capacity)?;
+    let store = Store::new(size, lim.budget, a.backing.as_deref()).with_context(|| {
+        format!(
+            "--backing {}: cannot use it as a {size}-byte image",
+            a.backing.as_deref().unwrap_or(Path::new("")).display()
+        )
+    })?;
+    let what = format!("{}, {}, {}", a.ssd, a.arch, a.pace);
+    let log = a
+        .log
+        .as_deref()
+        .map(|p| log::Log::open(p, &what))
+        .transpose()?;
     let (listener, endpoint) = match (&a.socket, &a.listen) {
         (Some(p), _) => {
             if p.exists() {
                 // A stale socket of an earlier server: only a socket is replaced.
                 use std::os::unix::fs::FileTypeExt;
                 if std::fs::metadata(p)?.file_type().is_socket() {
-                    std::fs::remove_file(p)?;
+                    std::fs::remove_file(p)
+                        .with_context(|| format!("--socket {}: cannot replace", p.display()))?;
                 } else {
                     bail!("--socket {}: exists and is not a socket", p.display());
                 }
@@ -228,19 +376,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         }
         _ => unreachable!("clap requires one endpoint"),
     };
-    let log = match &a.log {
-        Some(p) => {
-            let mut w = std::io::BufWriter::new(
-                std::fs::File::create(p).with_context(|| format!("--log {}", p.display()))?,
-            );
-            writeln!(w, "# lagoon serve log ({}, {}, {}): each read or write served is a DiskSim ASCII line (arrival_ms connection block size_blocks flags, bit 0 = read),", a.ssd, a.arch, a.pace)?;
-            writeln!(w, "# then `# <op> simulated_ns replied_ns pacing_error_ns` (simulated: arrival to simulated completion; replied: arrival to reply sent, wall ns / K);")?;
-            writeln!(w, "# trims, write-zeroes and flushes are `#` lines only. Replay: lagoon run --workload THIS --format disksim")?;
-            Some(w)
-        }
-        None => None,
-    };
-    let cancel = Cancel::new();
+    let cancel = crate::interrupt::cancel();
     install_signals(&cancel);
     // A client that vanishes must not end the server through SIGPIPE (main.rs restores its
     // default action for printing commands): writes to it fail with EPIPE instead.
@@ -276,23 +412,25 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         a.max_connections as usize,
     );
     srv.null = null;
+    srv.stall_ns = lim.stall.as_nanos() as u64;
+    srv.signal_before_wait = std::env::var_os("LAGOON_SERVE_SIGNAL_BEFORE_WAIT").is_some();
     let wall = Instant::now();
-    srv.run(linger)?;
+    srv.run(lim.linger)?;
+    let logged = srv.finish_log();
     let Server {
         sim,
         mut store,
         stats,
         pacing,
         replied,
-        log,
         ..
     } = srv;
-    store
-        .flush()
-        .context("writing the data back to --backing")?;
-    if let Some(mut w) = log {
-        w.flush()?;
-    }
+    let backed = store.flush().with_context(|| {
+        format!(
+            "--backing {}: writing the data back",
+            a.backing.as_deref().unwrap_or(Path::new("")).display()
+        )
+    });
     let outcome = sim.finish_live();
     let wall_s = wall.elapsed().as_secs_f64();
     let report = Report::new(
@@ -315,22 +453,30 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         replied_latency_wall_ns: replied.summary(),
         stats,
         store_memory_bytes: store.memory_bytes(),
-        store_budget_bytes: budget,
+        store_budget_bytes: lim.budget,
         backing: a.backing.clone(),
         store_spills: store.spills,
         store_chunks_written_back: store.written_back,
+        stall_timeout_s: lim.stall.as_secs_f64(),
         wall_time_s: wall_s,
     };
     if !a.quiet {
-        let p = &serve.pacing_error;
         eprint!("{}", report.summary());
+        let p = &serve.pacing_error;
+        let pacing = if a.pace == Pace::None {
+            "no pacing (--pace none answers at once)".to_string()
+        } else {
+            format!(
+                "pacing error (reply sent - simulated completion, wall): mean {:.1} us, p99 {:.1} us, max {:.1} us",
+                p.mean_ns / 1e3,
+                p.p99_ns as f64 / 1e3,
+                p.max_ns as f64 / 1e3
+            )
+        };
         eprintln!(
-            "served {} requests ({} connections); pacing error (reply sent - simulated completion, wall): mean {:.1} us, p99 {:.1} us, max {:.1} us",
-            p.replies,
+            "served {} requests ({} connections); {pacing}",
+            serve.stats.served(),
             serve.stats.connections,
-            p.mean_ns / 1e3,
-            p.p99_ns as f64 / 1e3,
-            p.max_ns as f64 / 1e3
         );
     }
     if let Some(target) = &a.json {
@@ -338,7 +484,14 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         v.as_object_mut()
             .expect("a report is an object")
             .insert("serve".into(), serde_json::to_value(&serve)?);
-        crate::write_out(target, &serde_json::to_string_pretty(&v)?)?;
+        crate::out::write(
+            target,
+            "--json",
+            format!("{}\n", serde_json::to_string_pretty(&v)?).as_bytes(),
+        )
+        .with_context(|| format!("--json {}", target.display()))?;
     }
+    backed?;
+    logged.transpose()?;
     Ok(())
 }

@@ -196,6 +196,26 @@ impl Session {
         self.phase == Phase::Transmission
     }
 
+    /// The length of the message at the front of `input` once its header is there (a
+    /// write's with its payload); `None` before, or for a message [`Session::step`] refuses.
+    pub fn message_len(&self, input: &[u8], max_payload: u32) -> Option<usize> {
+        match self.phase {
+            Phase::ClientFlags => Some(4),
+            Phase::Options if input.len() >= 16 => {
+                let len = be32(&input[12..]);
+                (len <= MAX_OPTION_BYTES).then_some(16 + len as usize)
+            }
+            Phase::Transmission if input.len() >= 28 => {
+                if be16(&input[6..]) != CMD_WRITE {
+                    return Some(28);
+                }
+                let len = be32(&input[24..]);
+                (len <= max_payload).then_some(28 + len as usize)
+            }
+            _ => None,
+        }
+    }
+
     /// Handle the next message at the front of `input`, appending replies to `out`.
     pub fn step(&mut self, input: &[u8], ex: &Export, out: &mut Vec<u8>) -> Step {
         match self.phase {
@@ -358,7 +378,8 @@ fn request(input: &[u8], ex: &Export) -> Step {
 }
 
 /// The error a request gets before it reaches the drive, if any (proto.md: EINVAL for an
-/// unknown command or flag or a read past the end, ENOSPC for a write past the end).
+/// unknown command or flag or a read past the end, ENOSPC for a write past the end; EINVAL
+/// for a length of 0).
 pub fn check(r: &Request, ex: &Export) -> Option<u32> {
     let allowed = match r.cmd {
         CMD_READ | CMD_WRITE | CMD_TRIM | CMD_FLUSH => CMD_FLAG_FUA,
@@ -372,7 +393,10 @@ pub fn check(r: &Request, ex: &Export) -> Option<u32> {
     let end = r.offset.checked_add(r.len as u64);
     let past = end.is_none_or(|e| e > ex.size);
     match r.cmd {
-        CMD_READ if r.len == 0 || r.len > ex.max_payload || past => Some(EINVAL),
+        // proto.md leaves a length of 0 unspecified (the server SHOULD NOT disconnect); a
+        // block device refuses it, and it has no place in a trace.
+        CMD_READ | CMD_WRITE | CMD_TRIM | CMD_WRITE_ZEROES if r.len == 0 => Some(EINVAL),
+        CMD_READ if r.len > ex.max_payload || past => Some(EINVAL),
         CMD_WRITE | CMD_WRITE_ZEROES if past => Some(ENOSPC),
         CMD_TRIM if past => Some(EINVAL),
         CMD_FLUSH | CMD_DISC if r.offset != 0 || r.len != 0 => Some(EINVAL),
@@ -617,6 +641,30 @@ mod tests {
     }
 
     #[test]
+    fn message_lengths_are_known_once_the_header_is_there() {
+        let ex = export();
+        let s = Session::new();
+        assert_eq!(s.message_len(&[], ex.max_payload), Some(4));
+        let mut s = negotiated(1);
+        let msg = option(OPT_LIST, &[0; 100]);
+        assert_eq!(s.message_len(&msg[..15], ex.max_payload), None);
+        assert_eq!(s.message_len(&msg[..16], ex.max_payload), Some(116));
+        let mut big = option(OPT_LIST, &[]);
+        big[12..16].copy_from_slice(&(MAX_OPTION_BYTES + 1).to_be_bytes());
+        assert_eq!(s.message_len(&big, ex.max_payload), None, "refused by step");
+        s.step(&option(OPT_GO, &go_data("", &[])), &ex, &mut Vec::new());
+        assert_eq!(
+            s.message_len(&req(0, CMD_READ, 0, 1 << 20), ex.max_payload),
+            Some(28)
+        );
+        let w = req(0, CMD_WRITE, 0, 4096);
+        assert_eq!(s.message_len(&w[..27], ex.max_payload), None);
+        assert_eq!(s.message_len(&w, ex.max_payload), Some(28 + 4096));
+        let w = req(0, CMD_WRITE, 0, ex.max_payload + 1);
+        assert_eq!(s.message_len(&w, ex.max_payload), None);
+    }
+
+    #[test]
     fn checks_give_the_documented_errors() {
         let ex = export();
         let r = |flags, cmd, offset, len| Request {
@@ -632,7 +680,9 @@ mod tests {
             Some(EINVAL)
         );
         assert_eq!(check(&r(0, CMD_READ, u64::MAX, 1), &ex), Some(EINVAL));
-        assert_eq!(check(&r(0, CMD_READ, 0, 0), &ex), Some(EINVAL));
+        for cmd in [CMD_READ, CMD_WRITE, CMD_TRIM, CMD_WRITE_ZEROES] {
+            assert_eq!(check(&r(0, cmd, 0, 0), &ex), Some(EINVAL), "0 bytes");
+        }
         assert_eq!(check(&r(0, CMD_WRITE, ex.size, 1), &ex), Some(ENOSPC));
         assert_eq!(
             check(&r(0, CMD_WRITE_ZEROES, ex.size, 1), &ex),

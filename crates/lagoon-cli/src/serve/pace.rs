@@ -109,26 +109,65 @@ pub fn tighten_timer_slack() {
     }
 }
 
+/// The signals that end the server (SIGINT, SIGTERM), blocked in the server's thread except
+/// while it waits in `ppoll`, which unblocks them atomically: a signal that lands after
+/// the loop looked at the stop flag stays pending and ends the very next wait at once,
+/// instead of being handled before a wait that then sleeps without looking again.
+pub struct SignalGate {
+    /// The thread's mask before: restored when the gate is dropped.
+    old: libc::sigset_t,
+    /// The mask `ppoll` waits with: the old one with the two signals open.
+    open: libc::sigset_t,
+}
+
+impl SignalGate {
+    pub fn close() -> std::io::Result<SignalGate> {
+        // SAFETY: sigset_t is plain data initialised by sigemptyset/pthread_sigmask before use.
+        unsafe {
+            let mut stop: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut stop);
+            libc::sigaddset(&mut stop, libc::SIGINT);
+            libc::sigaddset(&mut stop, libc::SIGTERM);
+            let mut old: libc::sigset_t = std::mem::zeroed();
+            let r = libc::pthread_sigmask(libc::SIG_BLOCK, &stop, &mut old);
+            if r != 0 {
+                return Err(std::io::Error::from_raw_os_error(r));
+            }
+            let mut open = old;
+            libc::sigdelset(&mut open, libc::SIGINT);
+            libc::sigdelset(&mut open, libc::SIGTERM);
+            Ok(SignalGate { old, open })
+        }
+    }
+}
+
+impl Drop for SignalGate {
+    fn drop(&mut self) {
+        // SAFETY: restoring a mask this thread had.
+        unsafe {
+            libc::pthread_sigmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut());
+        }
+    }
+}
+
 /// Wait until one of `fds` is ready or `timeout_ns` passes (`None`: no limit; 0: just
-/// look). Returns the number ready (0 on timeout or an interrupting signal).
-pub fn poll(fds: &mut [libc::pollfd], timeout_ns: Option<u64>) -> std::io::Result<usize> {
+/// look), with the stop signals open only during the wait (`gate`). Returns the number
+/// ready (0 on timeout or an interrupting signal).
+pub fn poll(
+    fds: &mut [libc::pollfd],
+    timeout_ns: Option<u64>,
+    gate: &SignalGate,
+) -> std::io::Result<usize> {
     let ts = timeout_ns.map(|t| libc::timespec {
-        tv_sec: (t / 1_000_000_000) as libc::time_t,
+        tv_sec: (t / 1_000_000_000).min(i32::MAX as u64) as libc::time_t,
         tv_nsec: (t % 1_000_000_000) as libc::c_long,
     });
     let tp = ts
         .as_ref()
         .map_or(std::ptr::null(), |t| t as *const libc::timespec);
     // SAFETY: `fds` is a valid slice of pollfd for its length; `tp` is null or points at a
-    // live timespec; no signal mask is passed.
-    let r = unsafe {
-        libc::ppoll(
-            fds.as_mut_ptr(),
-            fds.len() as libc::nfds_t,
-            tp,
-            std::ptr::null(),
-        )
-    };
+    // live timespec; the mask is a live sigset_t.
+    let r = unsafe { libc::ppoll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, tp, &gate.open) };
     if r < 0 {
         let e = std::io::Error::last_os_error();
         if e.kind() == std::io::ErrorKind::Interrupted {
@@ -224,6 +263,39 @@ mod tests {
             2,
             "rounded up: never before the completion"
         );
+    }
+
+    /// A stop signal that lands after the flag was looked at and before the wait stays
+    /// pending and ends the wait at once, even a wait without a time limit.
+    #[test]
+    fn a_signal_before_the_wait_ends_the_wait() {
+        static SEEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        extern "C" fn seen(_: libc::c_int) {
+            SEEN.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        // A thread of its own: the mask is per thread, and raise() signals the caller.
+        std::thread::spawn(move || {
+            // SAFETY: a handler that only stores an atomic; SIGTERM is not used elsewhere in
+            // this test binary.
+            unsafe {
+                let mut sa: libc::sigaction = std::mem::zeroed();
+                sa.sa_sigaction = seen as *const () as usize;
+                libc::sigaction(libc::SIGTERM, &sa, std::ptr::null_mut());
+            }
+            let gate = SignalGate::close().unwrap();
+            assert!(!SEEN.load(std::sync::atomic::Ordering::Relaxed));
+            // SAFETY: raising a signal in this thread.
+            unsafe { libc::raise(libc::SIGTERM) };
+            assert!(
+                !SEEN.load(std::sync::atomic::Ordering::Relaxed),
+                "blocked outside the wait"
+            );
+            let ready = poll(&mut [], None, &gate).unwrap();
+            let _ = tx.send((ready, SEEN.load(std::sync::atomic::Ordering::Relaxed)));
+        });
+        let got = rx.recv_timeout(std::time::Duration::from_secs(10));
+        assert_eq!(got, Ok((0, true)), "the wait ended with the signal handled");
     }
 
     #[test]

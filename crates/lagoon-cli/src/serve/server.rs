@@ -1,8 +1,13 @@
 //! The server's event loop: one `ppoll` over the listener and every connection, the
 //! requests of each into the store and the drive, the replies at their simulated completion.
+//! What each connection may hold is bounded in `conn.rs`; a client that leaves a message half
+//! sent or its replies unread for `--stall-timeout` is closed; SIGINT and SIGTERM are open
+//! only inside the wait (`pace::SignalGate`).
 
-use super::nbd::{self, Export, Request, Session, Step};
-use super::pace::{self, Clock, Pace, PacingError};
+use super::conn::{Conn, Io, Stream, WRITE_POOL};
+use super::log::{Entry, Log};
+use super::nbd::{self, Export, Request, Step};
+use super::pace::{self, Clock, Pace, PacingError, SignalGate};
 use super::store::{Store, StoreError};
 use anyhow::Result;
 use lagoon_core::cancel::{Cancel, Request as CancelRequest};
@@ -10,45 +15,14 @@ use lagoon_core::host::flows::LiveCompletion;
 use lagoon_core::sim::Simulator;
 use lagoon_workload::{IoRequest, Op};
 use std::collections::HashMap;
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::os::fd::{AsRawFd, RawFd};
-use std::os::unix::net::{UnixListener, UnixStream};
+use std::os::unix::net::UnixListener;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// Largest payload advertised (`NBD_INFO_BLOCK_SIZE` maximum) and accepted.
 pub(super) const MAX_PAYLOAD: u32 = 32 << 20;
-/// Requests one connection may have in flight before the server stops reading from it.
-const MAX_INFLIGHT: u32 = 1024;
-/// Reply bytes one connection may have waiting before the server stops reading from it.
-const MAX_OUT: usize = 64 << 20;
-
-enum Stream {
-    Unix(UnixStream),
-    Tcp(TcpStream),
-}
-
-impl Stream {
-    fn fd(&self) -> RawFd {
-        match self {
-            Stream::Unix(s) => s.as_raw_fd(),
-            Stream::Tcp(s) => s.as_raw_fd(),
-        }
-    }
-    fn read(&mut self, b: &mut [u8]) -> std::io::Result<usize> {
-        match self {
-            Stream::Unix(s) => s.read(b),
-            Stream::Tcp(s) => s.read(b),
-        }
-    }
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        match self {
-            Stream::Unix(s) => s.write(b),
-            Stream::Tcp(s) => s.write(b),
-        }
-    }
-}
 
 pub(super) enum Listener {
     Unix(UnixListener, PathBuf),
@@ -87,22 +61,8 @@ impl Drop for Listener {
     }
 }
 
-/// One client connection.
-struct Conn {
-    stream: Stream,
-    session: Session,
-    input: Vec<u8>,
-    out: Vec<u8>,
-    out_pos: usize,
-    flow: usize,
-    /// Requests of this connection not yet answered.
-    inflight: u32,
-    /// NBD_CMD_DISC received, or the protocol asked to close: no more reading.
-    draining: bool,
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     Read,
     Write,
     Flush,
@@ -111,7 +71,7 @@ enum Kind {
 }
 
 impl Kind {
-    fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Kind::Read => "read",
             Kind::Write => "write",
@@ -141,6 +101,23 @@ struct Pending {
     flushing: bool,
     /// `--pace none`: already answered.
     replied: bool,
+    /// Its place in `--log`.
+    log_seq: Option<u64>,
+}
+
+impl Pending {
+    /// Its `--log` line: `completed` (ps) if known, `sent` the wall ns its reply left.
+    fn entry(&self, completed: Option<u64>, sent: Option<(u64, u64)>) -> Entry {
+        Entry {
+            kind: self.kind,
+            arrival_ps: self.arrival_ps,
+            flow: self.flow,
+            offset: self.offset,
+            len: self.len,
+            sim_ns: completed.map(|c| (c - self.arrival_ps) / 1000),
+            replied: sent,
+        }
+    }
 }
 
 /// What the server itself counts (the report's `serve` section).
@@ -149,6 +126,8 @@ pub(super) struct ServeStats {
     pub(super) connections: u64,
     connections_refused: u64,
     connections_closed_on_error: u64,
+    /// Closed after `--stall-timeout` with a message half sent or replies unread.
+    connections_closed_stalled: u64,
     reads: u64,
     writes: u64,
     flushes: u64,
@@ -162,6 +141,15 @@ pub(super) struct ServeStats {
     /// Replies for clients that had gone.
     replies_dropped: u64,
     trimmed_pages_with_data: u64,
+    /// The most bytes of the shared pool for large writes' payloads held at once.
+    write_pool_peak_bytes: u64,
+}
+
+impl ServeStats {
+    /// Requests that reached the drive (every command but the ones refused at once).
+    pub(super) fn served(&self) -> u64 {
+        self.reads + self.writes + self.flushes + self.trims + self.write_zeroes
+    }
 }
 
 pub(super) struct Server {
@@ -184,10 +172,18 @@ pub(super) struct Server {
     pub(super) replied: PacingError,
     /// `--ssd null`: every request answered at once, nothing simulated.
     pub(super) null: bool,
-    pub(super) log: Option<std::io::BufWriter<std::fs::File>>,
+    pub(super) log: Option<Log>,
     done: Vec<LiveCompletion>,
     scratch: Vec<libc::pollfd>,
+    ids: Vec<usize>,
     cancel: Cancel,
+    /// `--stall-timeout`, wall ns.
+    pub(super) stall_ns: u64,
+    /// Bytes of [`WRITE_POOL`] reserved.
+    pool_used: u64,
+    /// Test hook (`LAGOON_SERVE_SIGNAL_BEFORE_WAIT`): raise SIGINT once, after the loop
+    /// looked at the stop flag and before a wait without a time limit.
+    pub(super) signal_before_wait: bool,
 }
 
 impl Server {
@@ -199,7 +195,7 @@ impl Server {
         ex: Export,
         store: Store,
         listener: Listener,
-        log: Option<std::io::BufWriter<std::fs::File>>,
+        log: Option<Log>,
         cancel: Cancel,
         flows: usize,
     ) -> Self {
@@ -223,12 +219,19 @@ impl Server {
             log,
             done: Vec::new(),
             scratch: Vec::new(),
+            ids: Vec::new(),
             sim,
             cancel,
+            stall_ns: 30_000_000_000,
+            pool_used: 0,
+            signal_before_wait: false,
         }
     }
 
     pub(super) fn run(&mut self, linger: Option<Duration>) -> Result<()> {
+        let gate = SignalGate::close()?;
+        // SAFETY: getpid and gettid take nothing and cannot fail.
+        let off_main = unsafe { libc::getpid() as libc::c_long != libc::syscall(libc::SYS_gettid) };
         let mut idle_since: Option<Instant> = None;
         let mut stop_at: Option<Instant> = None;
         loop {
@@ -240,8 +243,11 @@ impl Server {
                 // Stop taking work; finish what is in flight (bounded).
                 stop_at = Some(Instant::now() + Duration::from_secs(10));
                 self.listener = None;
-                for c in self.conns.iter_mut().flatten() {
-                    c.draining = true;
+                for i in 0..self.conns.len() {
+                    if let Some(c) = self.conns[i].as_mut() {
+                        c.draining = true;
+                        self.release(i);
+                    }
                 }
             }
             let open = self.conns.iter().flatten().count();
@@ -259,8 +265,16 @@ impl Server {
             } else {
                 idle_since = None;
             }
+            // Requests a throttle held back, then clients that stalled.
+            for i in 0..self.conns.len() {
+                if self.conns[i].as_ref().is_some_and(|c| !c.input.is_empty()) {
+                    self.parse(i)?;
+                    self.send(i);
+                }
+            }
+            let stall_due = self.stall_deadline();
             // How long to sleep: until SPIN_NS before the next simulated event (realtime), or
-            // the next event itself (none), or the linger deadline.
+            // the next event itself (none), or the linger or stall deadline.
             let now = self.clock.wall_ns();
             let mut timeout = self.sim.next_event_time().map(|t| {
                 let due = self.clock.wall_of(t);
@@ -271,14 +285,27 @@ impl Server {
                 };
                 due.saturating_sub(now + margin)
             });
+            let mut limit = |t: u64| timeout = Some(timeout.map_or(t, |o| o.min(t)));
             if let (Some(l), Some(s)) = (linger, idle_since) {
-                let left = l.saturating_sub(s.elapsed()).as_nanos() as u64;
-                timeout = Some(timeout.map_or(left, |t| t.min(left)));
+                limit(l.saturating_sub(s.elapsed()).as_nanos() as u64);
+            }
+            if let Some(d) = stall_due {
+                limit(d.saturating_sub(now));
             }
             if finishing {
-                timeout = Some(timeout.map_or(10_000_000, |t| t.min(10_000_000)));
+                limit(10_000_000);
             }
-            self.wait(timeout)?;
+            if off_main {
+                // Signals go to another thread (under Python's `lagoon`, whose main thread
+                // sets the flag): look at the flag every 50 ms.
+                limit(50_000_000);
+            }
+            if self.signal_before_wait && timeout.is_none() {
+                self.signal_before_wait = false;
+                // SAFETY: raising a signal in this thread; its handler only sets a flag.
+                unsafe { libc::raise(libc::SIGINT) };
+            }
+            self.wait(timeout, &gate)?;
             self.advance()?;
         }
         // What is still in the drive (--pace none, or a stop): run it out, unanswered.
@@ -289,20 +316,98 @@ impl Server {
             self.sim.advance_to(t)?;
             self.collect()?;
         }
+        drop(gate);
         Ok(())
     }
 
+    /// The log, with what never completed written as such.
+    pub(super) fn finish_log(&mut self) -> Option<Result<()>> {
+        let log = self.log.take()?;
+        let left: HashMap<u64, Entry> = self
+            .pending
+            .values()
+            .filter_map(|p| Some((p.log_seq?, p.entry(None, None))))
+            .collect();
+        Some(log.finish(|seq| left.get(&seq).copied()))
+    }
+
     fn out_empty(&self) -> bool {
-        self.conns
-            .iter()
-            .flatten()
-            .all(|c| c.out_pos >= c.out.len())
+        self.conns.iter().flatten().all(|c| c.out_empty())
+    }
+
+    /// The earliest wall time (ns) a connection waiting on its client would have stalled for
+    /// `--stall-timeout`; a connection that waits on nothing starts its clock again.
+    fn stall_deadline(&mut self) -> Option<u64> {
+        let now = self.clock.wall_ns();
+        let mut next = None::<u64>;
+        for i in 0..self.conns.len() {
+            let blocked = self.pool_blocked(i);
+            let Some(c) = self.conns[i].as_mut() else {
+                continue;
+            };
+            if !c.waits_on_client(blocked) {
+                c.progress_ns = now;
+                continue;
+            }
+            let due = c.progress_ns.saturating_add(self.stall_ns);
+            next = Some(next.map_or(due, |n| n.min(due)));
+        }
+        next
+    }
+
+    /// Close connection `i` if the wait just ended found nothing from it (no bytes to read,
+    /// no room to write) and it has waited on its client past `--stall-timeout`.
+    fn close_if_stalled(&mut self, i: usize, now: u64) {
+        let blocked = self.pool_blocked(i);
+        if self.conns[i].as_ref().is_some_and(|c| {
+            c.waits_on_client(blocked) && now >= c.progress_ns.saturating_add(self.stall_ns)
+        }) {
+            self.stats.connections_closed_stalled += 1;
+            self.close(i, false);
+        }
+    }
+
+    /// Whether connection `i` waits for room in the write pool.
+    fn pool_blocked(&self, i: usize) -> bool {
+        self.conns[i].as_ref().is_some_and(|c| {
+            matches!(c.read_room(self.ex.max_payload), (0, Some(n)) if self.pool_used + n > WRITE_POOL)
+        })
+    }
+
+    /// How many bytes connection `i` may read now; a large write at the front of its input
+    /// gets its payload's reservation here when the pool has room.
+    fn room(&mut self, i: usize) -> usize {
+        let Some(c) = self.conns[i].as_mut() else {
+            return 0;
+        };
+        match c.read_room(self.ex.max_payload) {
+            (0, Some(n)) if self.pool_used + n <= WRITE_POOL => {
+                c.reserved = n;
+                self.pool_used += n;
+                self.stats.write_pool_peak_bytes =
+                    self.stats.write_pool_peak_bytes.max(self.pool_used);
+                let room = c.read_room(self.ex.max_payload).0;
+                c.input.reserve_exact(room);
+                room
+            }
+            (room, _) => room,
+        }
+    }
+
+    /// Give connection `i`'s pool reservation back.
+    fn release(&mut self, i: usize) {
+        if let Some(c) = self.conns[i].as_mut() {
+            self.pool_used -= c.reserved;
+            c.reserved = 0;
+        }
     }
 
     /// Poll the listener and the connections, then read, accept and write what is ready.
-    fn wait(&mut self, timeout_ns: Option<u64>) -> Result<()> {
+    fn wait(&mut self, timeout_ns: Option<u64>, gate: &SignalGate) -> Result<()> {
         let mut fds = std::mem::take(&mut self.scratch);
+        let mut ids = std::mem::take(&mut self.ids);
         fds.clear();
+        ids.clear();
         let lfd = self.listener.as_ref().map(|l| l.fd());
         if let Some(fd) = lfd {
             fds.push(libc::pollfd {
@@ -311,14 +416,14 @@ impl Server {
                 revents: 0,
             });
         }
-        let mut ids = Vec::with_capacity(self.conns.len());
-        for (i, c) in self.conns.iter().enumerate() {
-            let Some(c) = c else { continue };
+        for i in 0..self.conns.len() {
+            let room = self.room(i);
+            let Some(c) = &self.conns[i] else { continue };
             let mut ev = 0;
-            if !c.draining && c.inflight < MAX_INFLIGHT && c.out.len() - c.out_pos < MAX_OUT {
+            if room > 0 {
                 ev |= libc::POLLIN;
             }
-            if c.out_pos < c.out.len() {
+            if !c.out_empty() {
                 ev |= libc::POLLOUT;
             }
             fds.push(libc::pollfd {
@@ -328,24 +433,34 @@ impl Server {
             });
             ids.push(i);
         }
-        pace::poll(&mut fds, timeout_ns)?;
+        pace::poll(&mut fds, timeout_ns, gate)?;
         let off = lfd.is_some() as usize;
         if lfd.is_some() && fds[0].revents & libc::POLLIN != 0 {
             self.accept();
         }
+        let now = self.clock.wall_ns();
         for (k, &i) in ids.iter().enumerate() {
-            let r = fds[off + k].revents;
+            let (r, asked) = (fds[off + k].revents, fds[off + k].events);
             if r == 0 {
+                self.close_if_stalled(i, now);
                 continue;
             }
             if r & libc::POLLOUT != 0 {
                 self.send(i);
             }
-            if r & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0 {
+            if asked & libc::POLLIN != 0 && r & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0
+            {
                 self.receive(i)?;
+            } else if r & (libc::POLLHUP | libc::POLLERR) != 0 {
+                // Gone while the server was not reading from it: nothing can reach it.
+                let mid = self.conns[i]
+                    .as_ref()
+                    .is_some_and(|c| !c.input.is_empty() || !c.session.in_transmission());
+                self.close(i, mid);
             }
         }
         self.scratch = fds;
+        self.ids = ids;
         Ok(())
     }
 
@@ -365,8 +480,6 @@ impl Server {
                 drop(s); // closed: more than --max-connections
                 continue;
             };
-            let mut out = Vec::with_capacity(64);
-            nbd::greeting(&mut out);
             let slot = self
                 .conns
                 .iter()
@@ -378,16 +491,7 @@ impl Server {
                 });
             self.next_serial += 1;
             self.serials[slot] = self.next_serial;
-            self.conns[slot] = Some(Conn {
-                stream: s,
-                session: Session::new(),
-                input: Vec::new(),
-                out,
-                out_pos: 0,
-                flow,
-                inflight: 0,
-                draining: false,
-            });
+            self.conns[slot] = Some(Conn::new(s, flow, self.clock.wall_ns()));
             self.flow_conn[flow] = Some(slot);
             self.stats.connections += 1;
             self.send(slot);
@@ -395,6 +499,7 @@ impl Server {
     }
 
     fn close(&mut self, i: usize, on_error: bool) {
+        self.release(i);
         if let Some(c) = self.conns[i].take() {
             self.flow_conn[c.flow] = None;
             if on_error {
@@ -408,50 +513,44 @@ impl Server {
         let Some(c) = self.conns[i].as_mut() else {
             return;
         };
-        while c.out_pos < c.out.len() {
-            match c.stream.write(&c.out[c.out_pos..]) {
-                Ok(0) => return self.close(i, true),
-                Ok(n) => c.out_pos += n,
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => return self.close(i, true),
+        match c.send(&self.store) {
+            Io::Moved(n) => {
+                if n > 0 {
+                    c.progress_ns = self.clock.wall_ns();
+                }
+                if c.draining && c.inflight == 0 && c.out_empty() {
+                    self.close(i, false);
+                }
             }
-        }
-        if c.out_pos == c.out.len() {
-            c.out.clear();
-            c.out_pos = 0;
-            if c.draining && c.inflight == 0 {
-                self.close(i, false);
-            }
-        } else if c.out_pos > (1 << 20) {
-            c.out.drain(..c.out_pos);
-            c.out_pos = 0;
+            Io::Eof | Io::Closed => self.close(i, true),
         }
     }
 
     /// Read what the client sent and handle every complete message.
     fn receive(&mut self, i: usize) -> Result<()> {
-        let mut buf = [0u8; 64 << 10];
-        // At most 256 KiB per call: a client streaming large writes must not keep the loop
+        // At most 4 reads per call: a client streaming large writes must not keep the loop
         // from answering the completions due meanwhile.
         for _ in 0..4 {
+            let room = self.room(i);
             let Some(c) = self.conns[i].as_mut() else {
                 return Ok(());
             };
-            if c.draining || c.input.len() > MAX_PAYLOAD as usize + (1 << 20) {
+            if room == 0 {
                 break;
             }
-            match c.stream.read(&mut buf) {
-                Ok(0) => {
-                    // The client went away (a request's payload may be cut short).
-                    let mid = c_mid_message(c);
-                    self.close(i, mid);
+            match c.receive(room) {
+                Io::Moved(0) => break,
+                Io::Moved(_) => c.progress_ns = self.clock.wall_ns(),
+                Io::Eof if c.input.is_empty() && c.session.in_transmission() => {
+                    // The client is done sending: answer what it asked, then close.
+                    c.draining = true;
+                    if c.inflight == 0 && c.out_empty() {
+                        self.close(i, false);
+                    }
                     return Ok(());
                 }
-                Ok(n) => c.input.extend_from_slice(&buf[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => {
+                // Gone mid-message, or mid-negotiation, or the stream failed.
+                Io::Eof | Io::Closed => {
                     self.close(i, true);
                     return Ok(());
                 }
@@ -472,9 +571,15 @@ impl Server {
         let mut used = 0;
         let r = self.parse_from(i, &input, &mut used);
         if let Some(c) = self.conns[i].as_mut() {
-            if !c.draining {
+            if c.draining {
+                self.release(i);
+            } else {
                 c.input = input;
-                c.input.drain(..used);
+                if used > 0 {
+                    // A reservation was for the message at the front, now handled.
+                    c.consume(used);
+                    self.release(i);
+                }
             }
         }
         r
@@ -485,16 +590,16 @@ impl Server {
             let Some(c) = self.conns[i].as_mut() else {
                 return Ok(());
             };
-            if c.draining || c.inflight >= MAX_INFLIGHT {
+            if c.draining || c.throttled() {
                 return Ok(());
             }
-            match c.session.step(&input[*used..], &self.ex, &mut c.out) {
+            match c.step(&input[*used..], &self.ex) {
                 Step::More => return Ok(()),
                 Step::Handled(n) | Step::Transmission(n) => *used += n,
                 Step::Close(_why) => {
                     c.draining = true;
                     self.stats.connections_closed_on_error += 1;
-                    if c.out_pos >= c.out.len() && c.inflight == 0 {
+                    if c.out_empty() && c.inflight == 0 {
                         self.close(i, false);
                     } else {
                         self.send(i);
@@ -513,12 +618,27 @@ impl Server {
     /// Answer request `r` of connection `i` at once with `error`.
     fn reply_now(&mut self, i: usize, handle: u64, error: u32) {
         let c = self.conns[i].as_mut().expect("open");
-        nbd::simple_reply(&mut c.out, error, handle);
+        nbd::simple_reply(c.out(), error, handle);
         match error {
             nbd::EINVAL => self.stats.einval += 1,
             nbd::ENOSPC => self.stats.enospc += 1,
             nbd::EIO => self.stats.eio += 1,
             _ => {}
+        }
+    }
+
+    /// Queue a successful reply to request `p` on its (live) connection; a read's data that
+    /// cannot be read from the store closes the connection (its header is already queued).
+    fn reply_ok(&mut self, p: &Pending) {
+        let c = self.conns[p.conn].as_mut().expect("live");
+        if p.kind != Kind::Read {
+            nbd::simple_reply(c.out(), 0, p.handle);
+        } else if c
+            .reply_read(p.handle, p.offset, p.len, &self.store)
+            .is_err()
+        {
+            self.stats.eio += 1;
+            self.close(p.conn, true);
         }
     }
 
@@ -572,30 +692,31 @@ impl Server {
                 return Ok(());
             }
         }
+        match kind {
+            Kind::Read => self.stats.reads += 1,
+            Kind::Write => self.stats.writes += 1,
+            Kind::Flush => self.stats.flushes += 1,
+            Kind::Trim => self.stats.trims += 1,
+            Kind::WriteZeroes => self.stats.write_zeroes += 1,
+        }
+        let mut p = Pending {
+            conn: i,
+            serial: self.serials[i],
+            flow,
+            handle: r.handle,
+            kind,
+            offset: r.offset,
+            len: r.len,
+            arrival_wall: wall,
+            arrival_ps: t,
+            parts: 0,
+            fua,
+            flushing: false,
+            replied: false,
+            log_seq: self.log.as_mut().map(|l| l.arrive()),
+        };
         if self.null {
             // `--ssd null`: no device time at all; the reply leaves now (the floor).
-            match kind {
-                Kind::Read => self.stats.reads += 1,
-                Kind::Write => self.stats.writes += 1,
-                Kind::Flush => self.stats.flushes += 1,
-                Kind::Trim => self.stats.trims += 1,
-                Kind::WriteZeroes => self.stats.write_zeroes += 1,
-            }
-            let p = Pending {
-                conn: i,
-                serial: self.serials[i],
-                flow,
-                handle: r.handle,
-                kind,
-                offset: r.offset,
-                len: r.len,
-                arrival_wall: wall,
-                arrival_ps: t,
-                parts: 0,
-                fua,
-                flushing: false,
-                replied: false,
-            };
             return self.answer(p, t);
         }
         let tag = self.next_tag;
@@ -609,27 +730,20 @@ impl Server {
         };
         match kind {
             Kind::Read => {
-                self.stats.reads += 1;
                 self.sim
                     .submit_live(flow, io(Op::Read, r.offset, r.len), tag);
             }
             Kind::Write => {
-                self.stats.writes += 1;
                 self.stats.fua_writes += fua as u64;
                 self.sim
                     .submit_live(flow, io(Op::Write, r.offset, r.len), tag);
             }
-            Kind::Flush => {
-                self.stats.flushes += 1;
-                self.sim.flush_live(flow, tag);
-            }
+            Kind::Flush => self.sim.flush_live(flow, tag),
             Kind::Trim => {
-                self.stats.trims += 1;
                 self.stats.trimmed_pages_with_data +=
                     self.sim.trim_live(flow, r.offset, r.len as u64);
             }
             Kind::WriteZeroes => {
-                self.stats.write_zeroes += 1;
                 // Whole pages deallocated (NVMe Write Zeroes with deallocate) unless the
                 // client forbids holes; partial pages and NO_HOLE ranges are written.
                 let page = self.ex.block_preferred as u64;
@@ -658,43 +772,24 @@ impl Server {
                 }
             }
         }
-        let mut p = Pending {
-            conn: i,
-            serial: self.serials[i],
-            flow,
-            handle: r.handle,
-            kind,
-            offset: r.offset,
-            len: r.len,
-            arrival_wall: wall,
-            arrival_ps: t,
-            parts,
-            fua,
-            flushing: false,
-            replied: false,
-        };
-        if parts == 0 {
+        p.parts = parts;
+        if p.parts == 0 {
             // A trim (or a write-zeroes of whole pages): done in the FTL now.
             if fua {
                 p.parts = 1;
                 p.flushing = true;
                 self.sim.flush_live(flow, tag);
             } else {
-                self.answer(p, t)?;
-                return Ok(());
+                return self.answer(p, t);
             }
         }
         if self.pace == Pace::None {
-            let c = self.conns[i].as_mut().expect("open");
-            nbd::simple_reply(&mut c.out, 0, r.handle);
-            if kind == Kind::Read {
-                let at = c.out.len();
-                c.out.resize(at + r.len as usize, 0);
-                self.store.read(r.offset, &mut c.out[at..])?;
-            }
+            self.reply_ok(&p);
             p.replied = true;
         }
-        self.conns[i].as_mut().expect("open").inflight += 1;
+        if let Some(c) = self.conns[i].as_mut() {
+            c.inflight += 1;
+        }
         self.flow_inflight[flow] += 1;
         self.pending.insert(tag, p);
         Ok(())
@@ -753,17 +848,11 @@ impl Server {
         let mut sent = None;
         if !p.replied {
             if live {
-                let c = self.conns[p.conn].as_mut().expect("live");
-                nbd::simple_reply(&mut c.out, 0, p.handle);
-                if p.kind == Kind::Read {
-                    let at = c.out.len();
-                    c.out.resize(at + p.len as usize, 0);
-                    self.store.read(p.offset, &mut c.out[at..])?;
-                }
+                self.reply_ok(&p);
                 let now = self.clock.wall_ns();
                 self.send(p.conn);
-                sent = Some(now);
                 let err = now.saturating_sub(due);
+                sent = Some((((now - p.arrival_wall) as f64 / self.pace.k()) as u64, err));
                 self.pacing.record(err);
                 if matches!(p.kind, Kind::Read | Kind::Write) {
                     self.replied.record(now - p.arrival_wall);
@@ -772,48 +861,12 @@ impl Server {
                 self.stats.replies_dropped += 1;
             }
         } else if live {
-            let c = self.conns[p.conn].as_ref().expect("live");
-            if c.draining && c.inflight == 0 {
-                self.send(p.conn);
-            }
+            // `--pace none`: the reply left at arrival; a draining connection may now close.
+            self.send(p.conn);
         }
-        if let Some(w) = &mut self.log {
-            let k = self.pace.k();
-            let sim_ns = (completed - p.arrival_ps) / 1000;
-            let (replied_ns, err_ns) = match sent {
-                Some(s) => (
-                    ((s - p.arrival_wall) as f64 / k) as u64,
-                    s.saturating_sub(due) as i64,
-                ),
-                None => (0, -1),
-            };
-            let ms = p.arrival_ps as f64 / 1e9;
-            let conn = p.flow;
-            match p.kind {
-                Kind::Read | Kind::Write => {
-                    let flags = (p.kind == Kind::Read) as u8;
-                    writeln!(
-                        w,
-                        "{ms:.6} {conn} {} {} {flags}\n# {} {sim_ns} {replied_ns} {err_ns}",
-                        p.offset / 512,
-                        (p.len as u64).div_ceil(512),
-                        p.kind.name()
-                    )?;
-                }
-                _ => writeln!(
-                    w,
-                    "# {} at {ms:.6} ms connection {conn} offset {} bytes {} {sim_ns} {replied_ns} {err_ns}",
-                    p.kind.name(),
-                    p.offset,
-                    p.len
-                )?,
-            }
+        if let (Some(log), Some(seq)) = (self.log.as_mut(), p.log_seq) {
+            log.complete(seq, p.entry(Some(completed), sent));
         }
         Ok(())
     }
-}
-
-/// Whether a connection that ended had a message half sent (a client vanishing mid-request).
-fn c_mid_message(c: &Conn) -> bool {
-    !c.input.is_empty() || !c.session.in_transmission()
 }

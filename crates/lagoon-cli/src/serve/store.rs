@@ -65,6 +65,14 @@ impl Store {
                 if f.metadata()?.len() < size {
                     f.set_len(size)?;
                 }
+                // A file that only looks regular (/proc, /sys) keeps its length.
+                let len = f.metadata()?.len();
+                if len < size {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!("it stays {len} bytes when extended: not an image file"),
+                    ));
+                }
                 Some(f)
             }
         };
