@@ -30,11 +30,13 @@ pub struct NetArgs {
         allow_negative_numbers = true
     )]
     pub load: Vec<f64>,
-    /// Write the points as JSON to a file, or `-` for standard output.
+    /// Write the points as JSON to a file, or `-` for standard output (a load too light to
+    /// measure has its measured fields null).
     #[arg(long)]
     pub json: Option<String>,
-    /// Draw mean latency against offered load as SVG, up to each configuration's saturation
-    /// (`-`: standard output).
+    /// Draw mean latency against offered load as SVG, a line per configuration through its
+    /// loads below saturation, the saturated loads ringed beside it and loads too light to
+    /// measure named under the plot (`-`: standard output).
     #[arg(long)]
     pub plot: Option<PathBuf>,
     /// Cycles before sampling (BookSim: warmup_periods x sample_period).

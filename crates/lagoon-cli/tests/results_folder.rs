@@ -345,7 +345,10 @@ fn invalid_headlines_are_refused_by_entry() {
     c.edit("headlines.json", |t| {
         let mut v: serde_json::Value = serde_json::from_str(&t).unwrap();
         let st = &mut v["headlines"][0]["lagoon"];
-        let (lo, mean) = (st["ci95"][0].as_f64().unwrap(), st["mean"].as_f64().unwrap());
+        let (lo, mean) = (
+            st["ci95"][0].as_f64().unwrap(),
+            st["mean"].as_f64().unwrap(),
+        );
         st["mean"] = (mean - (mean - lo) / 100.0).into();
         serde_json::to_string_pretty(&v).unwrap()
     });

@@ -1543,7 +1543,9 @@ pub fn render(dir: &Path, notes: Option<&str>) -> Result<()> {
         .chain(m.tables.iter().map(|t| &t.csv))
     {
         if !tables.contains_key(csv) {
-            tables.insert(csv.clone(), Table::read(dir, csv)?);
+            let t = Table::read(dir, csv)
+                .with_context(|| format!("figures.json names {}", shown(csv)))?;
+            tables.insert(csv.clone(), t);
         }
     }
     let mut drawn = Vec::new();

@@ -221,6 +221,6 @@ pub fn write(out: &Path) -> Result<(usize, usize)> {
         out.display(),
         PAPERS.join(", ")
     );
-    super::write(&out.join(FILE), &markdown(&papers, &searches(out)?))?;
+    super::folder::write(out, FILE, &markdown(&papers, &searches(out)?))?;
     Ok((papers.len(), papers.iter().map(|h| h.headlines.len()).sum()))
 }

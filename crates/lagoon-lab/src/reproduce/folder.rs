@@ -88,6 +88,9 @@ pub fn check_name(name: &str) -> Result<()> {
 pub fn path(dir: &Path, name: &str) -> Result<PathBuf> {
     check_name(name)?;
     let p = dir.join(name);
+    if std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir()) {
+        bail!("{}: a directory, not a file", p.display());
+    }
     if std::fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_symlink()) {
         let inside = match (p.canonicalize(), dir.canonicalize()) {
             (Ok(target), Ok(d)) => target.parent() == Some(d.as_path()),
@@ -104,9 +107,10 @@ pub fn path(dir: &Path, name: &str) -> Result<PathBuf> {
     Ok(p)
 }
 
-/// Whether the folder has a file called `name` (a plain name; a link is followed).
+/// Whether the folder has an entry called `name` (a plain name), of any kind: a file, or a
+/// link, pipe or directory that reading it refuses by name rather than passing over.
 pub fn has(dir: &Path, name: &str) -> bool {
-    not_plain(name).is_none() && dir.join(name).is_file()
+    not_plain(name).is_none() && std::fs::symlink_metadata(dir.join(name)).is_ok()
 }
 
 /// The text of `dir/name`, at most `limit` bytes of UTF-8, through [`path`]'s rule; a

@@ -16,7 +16,7 @@
 //! the paper's number on the reachable range.
 
 use super::book::{self, Kind, Stat};
-use super::{write, write_json, ReproduceArgs};
+use super::{write_json, ReproduceArgs};
 use crate::batch::Job;
 use anyhow::{bail, Context, Result};
 use lagoon_core::config::SsdConfig;
@@ -548,8 +548,8 @@ impl Search {
 
     /// What a sensitivity.json must hold to be drawn from (issue 42): a paper Lagoon knows,
     /// 1 to 100 seeds, each point and headline once, every value finite and inside its
-    /// interval, each headline's range from low to high holding its as-built value, and
-    /// the paper's value finite.
+    /// interval, each headline's range the lowest and highest of the points' values and its
+    /// as-built value the first point's, and the paper's value finite.
     pub fn check(&self) -> Result<()> {
         use super::folder::shown;
         if !super::PAPERS.contains(&self.paper.as_str()) {
@@ -595,6 +595,22 @@ impl Search {
             }
             if r.reproduced_at.len() > self.points.len() {
                 bail!("{at}: reproduced at more readings than the search has");
+            }
+            // The range is the points' own: lowest and highest of their values, as built the
+            // first point's.
+            let v: Vec<f64> = self
+                .points
+                .iter()
+                .filter_map(|p| p.values.get(&r.id).map(|s| s.mean))
+                .collect();
+            let (lo, hi) = v
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+                    (a.min(x), b.max(x))
+                });
+            let first = self.points.first().and_then(|p| p.values.get(&r.id));
+            if (lo, hi) != (r.low, r.high) || first.map(|s| s.mean) != Some(r.as_built) {
+                bail!("{at}: range {} to {} (as built {}), but the points give {lo} to {hi} (as built {:?})", r.low, r.high, r.as_built, first.map(|s| s.mean));
             }
         }
         for (i, ax) in self.axes.iter().enumerate() {
@@ -1120,18 +1136,24 @@ pub fn render(dir: &Path, s: &Search) -> Result<()> {
             (kind == Kind::Ratio).then_some(1.0),
             (kind == Kind::Rate).then_some(100.0),
         );
-        write(&dir.join(file), &svg)?;
-        figs.push(file);
+        figs.push((file, svg));
     }
     let _ = writeln!(m, "\n## Figures\n");
-    for f in figs {
+    for (f, _) in &figs {
         let _ = writeln!(m, "![{f}]({f})\n");
     }
     let _ = writeln!(
         m,
         "Bars: the range the readings reach; dot: as built; diamond: the paper's value."
     );
-    write(&dir.join("summary.md"), &m)
+    // Every name written checked before the first write (a link to outside).
+    for f in figs.iter().map(|f| f.0).chain(["summary.md"]) {
+        super::folder::path(dir, f)?;
+    }
+    for (f, svg) in &figs {
+        super::folder::write(dir, f, svg)?;
+    }
+    super::folder::write(dir, "summary.md", &m)
 }
 
 #[cfg(test)]
