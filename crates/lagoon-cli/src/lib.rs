@@ -393,3 +393,20 @@ fn demo() -> Result<()> {
     outln!("`lagoon reproduce piq --quick`, or `lagoon run --help` to simulate your own trace.")?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    /// clap's own consistency checks of the whole command line, as [`help::parse`] builds it
+    /// (they run only in debug builds unless asked for).
+    #[test]
+    fn the_command_line_is_consistent() {
+        use clap::CommandFactory;
+        super::help::with_negative_numbers(super::Cli::command()).debug_assert();
+        let Err(e) =
+            super::help::parse::<super::Cli, _, _>(["lagoon", "lifetime", "--pe-mean", "-1"])
+        else {
+            panic!("-1 is outside wear.pe_mean's range");
+        };
+        assert!(e.to_string().contains("wear.pe_mean must be"), "{e}");
+    }
+}

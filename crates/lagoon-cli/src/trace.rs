@@ -236,7 +236,6 @@ fn stats(file: &Path, input: &TraceInput, json: Option<String>, devices: bool) -
     Ok(())
 }
 
-
 /// Lines written between two looks at Ctrl-C.
 const INTERRUPT_EVERY: u64 = 4096;
 

@@ -119,17 +119,3 @@ where
     let m = c.try_get_matches_from_mut(argv)?;
     P::from_arg_matches(&m).map_err(|e| e.format(&mut c))
 }
-
-#[cfg(test)]
-mod tests {
-    /// clap's own consistency checks of the whole command line, as [`super::command`] builds
-    /// it (they run only in debug builds unless asked for).
-    #[test]
-    fn the_command_line_is_consistent() {
-        super::command().debug_assert();
-        let Err(e) = super::parse(["lagoon", "lifetime", "--pe-mean", "-1"]) else {
-            panic!("-1 is outside wear.pe_mean's range");
-        };
-        assert!(e.to_string().contains("wear.pe_mean must be"), "{e}");
-    }
-}

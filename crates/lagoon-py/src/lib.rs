@@ -7,9 +7,9 @@ mod drive;
 mod job;
 
 use anyhow::Result;
+use lagoon_core::cancel::Cancel;
 use lagoon_lab::reproduce::ReproduceArgs;
 use lagoon_lab::run::RunArgs;
-use lagoon_core::cancel::Cancel;
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
