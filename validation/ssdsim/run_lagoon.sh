@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run Lagoon's PIQ reproduction setting (as crates/lagoon-cli/src/reproduce/piq.rs runs it: the
+# Run Lagoon's PIQ reproduction setting (as crates/lagoon-lab/src/reproduce/piq.rs runs it: the
 # piq-ssdsim drive, baseline back end, timed replay, host queue 64) on every trace and scheme.
 # Usage: run_lagoon.sh LAGOON_BIN TRACE_DIR OUT_DIR VARIANT SSD [SEEDS...]
 #   TRACE_DIR holds the traces in their own formats (NAME.trace; Lagoon detects the format);

@@ -1,33 +1,28 @@
 //! The `lagoon` command as a library: the binary (`main.rs`) parses the command line and calls
 //! [`dispatch`]; the Python package (crates/lagoon-py) calls the same batch and reproduce code.
 
-pub mod batch;
 pub mod compare;
-pub mod help;
 pub mod import;
-pub mod interrupt;
-pub mod invariants;
 pub mod lifetime;
 pub mod net;
-pub mod out;
-pub mod plot;
-pub mod progress;
-pub mod provenance;
-pub mod reproduce;
 #[cfg(unix)]
 pub mod serve;
 pub mod trace;
 
-use anyhow::{bail, Context, Result};
-use clap::{Args, Parser, Subcommand};
+// The lab's modules under their old names, so the commands' own modules keep their paths.
+pub use lagoon_lab::run::{host_scheduler, RunArgs};
+pub use lagoon_lab::{
+    batch, help, interrupt, invariants, out, outln, plot, progress, provenance, reproduce,
+    set_design,
+};
+
+use anyhow::{bail, Result};
+use clap::{Parser, Subcommand};
 use lagoon_core::config::{presets, SsdConfig};
-use lagoon_core::host::piq::Scheme;
-use lagoon_core::host::Replay;
 use lagoon_core::interconnect::Arch;
 use lagoon_core::report::Report;
 use lagoon_core::scenario::Scenario;
-use lagoon_workload::TraceFormat;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 #[derive(Parser)]
 #[command(name = "lagoon", version = provenance::LONG_VERSION, about = "Simulate SSDs with networked flash back ends", long_about = None)]
@@ -83,78 +78,6 @@ pub enum Command {
     Demo,
 }
 
-#[derive(Args)]
-pub struct RunArgs {
-    #[arg(long, default_value = "perf-optimized", help = help::ssd())]
-    pub ssd: String,
-    /// Back end.
-    #[arg(long, default_value = "baseline", value_parser = help::arch())]
-    arch: Arch,
-    /// Flash array as ROWSxCOLS over the same chips: ROWS channels (flash controllers) of COLS
-    /// chips, and the networked designs' mesh with it (e.g. 4x16; Venice Fig. 15).
-    #[arg(long, allow_hyphen_values = true)]
-    mesh: Option<String>,
-    /// Decoupled SSD configuration (dSSD Table 2): baseline | bw | dssd | dssd_b | dssd_f.
-    /// Turns on the controller model (`controller.enabled`) and sets `controller.design`.
-    #[arg(long)]
-    design: Option<String>,
-    /// Write per-window I/O and GC bandwidth and system-bus, DRAM and FC-link utilization
-    /// as CSV (dSSD Fig. 2; `-`: standard output); the bus, DRAM and link columns need the
-    /// controller model.
-    #[arg(long)]
-    timeline: Option<PathBuf>,
-    /// Timeline window, ms.
-    #[arg(long, default_value_t = 1.0)]
-    timeline_window_ms: f64,
-    /// Trace file, synthetic spec (`syn:read=100,size=4k,...`) or preset (`syn:hm_0`, Venice
-    /// Table 2; `syn:mix1`, Table 3); repeat for several flows.
-    #[arg(long, required = true)]
-    workload: Vec<String>,
-    /// Trace format; detected if omitted.
-    #[arg(long, value_parser = help::format())]
-    format: Option<TraceFormat>,
-    /// Skip and count malformed trace lines instead of stopping at the first.
-    #[arg(long)]
-    lenient: bool,
-    /// Only this device's (volume's) requests of each trace (Alibaba and Tencent files
-    /// interleave thousands).
-    #[arg(long, visible_alias = "volume")]
-    device: Option<u32>,
-    /// timed, timed:<speed-up>, or closed:<queue depth>. Default: timed for traces, the
-    /// spec's own arrival process for synthetic workloads.
-    #[arg(long)]
-    replay: Option<Replay>,
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Replay each workload this many times back to back.
-    #[arg(long, default_value_t = 1)]
-    repeat: u32,
-    /// End the run at the last host completion, leaving GC and write-back behind it (as
-    /// `reproduce dssd` measures I/O and GC "while I/O runs").
-    #[arg(long)]
-    stop_at_last_completion: bool,
-    /// Host I/O scheduler in front of every flow (PIQ paper).
-    #[arg(long, value_parser = help::scheduler())]
-    host_scheduler: Option<Scheme>,
-    /// Host scheduler queue length (requests waiting or outstanding), 1-512 in the PIQ paper;
-    /// default 64. Needs --host-scheduler.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=65536))]
-    host_queue: Option<u32>,
-    /// Write the JSON report to a file, or `-` for standard output.
-    #[arg(long)]
-    json: Option<String>,
-    /// Draw the per-link utilization of a mesh back end (venice) as an SVG heat map (`-`:
-    /// standard output).
-    #[arg(long)]
-    heatmap: Option<PathBuf>,
-    /// Write the end-to-end latency CDF (all, read, write) as CSV (`-`: standard output).
-    #[arg(long)]
-    cdf: Option<PathBuf>,
-    /// No progress bar.
-    #[arg(long)]
-    quiet: bool,
-}
-
 /// Run one parsed command line.
 pub fn dispatch(cli: Cli) -> Result<()> {
     match cli.command.unwrap_or(Command::Demo) {
@@ -205,18 +128,6 @@ pub fn exit_code(r: Result<()>) -> i32 {
     }
 }
 
-/// `--host-scheduler` with its `--host-queue` (default 64); a queue length alone is an error.
-pub fn host_scheduler(s: Option<Scheme>, queue: Option<u32>) -> Result<Option<(Scheme, u32)>> {
-    match (s, queue) {
-        (Some(s), q) => Ok(Some((s, q.unwrap_or(64)))),
-        (None, Some(_)) => bail!(
-            "--host-queue sets the host scheduler's queue length: give --host-scheduler too ({})",
-            Scheme::ALL.map(|x| x.to_string()).join(", ")
-        ),
-        (None, None) => Ok(None),
-    }
-}
-
 fn config(preset: Option<String>, keys: bool, markdown: bool) -> Result<()> {
     if markdown {
         print!("{}", lagoon_core::config::docs::markdown());
@@ -260,62 +171,6 @@ pub(crate) fn write_out(target: &str, text: &str) -> Result<()> {
     out::write(Path::new(target), "--json", format!("{text}\n").as_bytes())
 }
 
-impl RunArgs {
-    /// `lagoon run`'s arguments from a command line without the program name
-    /// (`["--workload", "syn:...", ...]`); a parse error is clap's first line.
-    pub fn parse_from(args: &[String]) -> Result<RunArgs> {
-        let argv = ["lagoon", "run"].into_iter().map(String::from);
-        match Cli::try_parse_from(argv.chain(args.iter().cloned())) {
-            Ok(Cli {
-                command: Some(Command::Run(a)),
-            }) => Ok(a),
-            Ok(_) => unreachable!("the run subcommand was given"),
-            Err(e) => {
-                let text = e.render().to_string();
-                let line = text.lines().next().unwrap_or_default();
-                bail!("{}", line.strip_prefix("error: ").unwrap_or(line))
-            }
-        }
-    }
-
-    /// The simulation these arguments describe on drive `ssd` (what `--ssd` names: the CLI
-    /// loads it; the Python package may build it from a dict).
-    pub fn scenario(&self, mut ssd: SsdConfig) -> Result<Scenario> {
-        let a = self;
-        if let Some(m) = &a.mesh {
-            batch::reshape(&mut ssd, m).context("--mesh")?;
-        }
-        if let Some(d) = &a.design {
-            set_design(&mut ssd, d)?;
-        }
-        for w in &a.workload {
-            if !lagoon_workload::SyntheticSpec::is_synthetic(w) && Path::new(w).is_file() {
-                trace::check_not_empty(Path::new(w))?;
-            }
-        }
-        let mut sc = Scenario::new(&a.ssd, ssd, a.arch, a.workload.clone());
-        sc.format = a.format;
-        sc.lenient = a.lenient;
-        sc.device = a.device;
-        sc.replay = a.replay;
-        sc.seed = a.seed;
-        sc.host_scheduler = host_scheduler(a.host_scheduler, a.host_queue)?;
-        if a.timeline.is_some() {
-            if !(a.timeline_window_ms.is_finite() && (0.001..=1e6).contains(&a.timeline_window_ms))
-            {
-                bail!("--timeline-window-ms must be in [0.001, 1e6]");
-            }
-            sc.timeline_window = Some((a.timeline_window_ms * 1e9) as u64);
-        }
-        if a.repeat == 0 {
-            bail!("--repeat must be at least 1");
-        }
-        sc.repeat = a.repeat;
-        sc.stop_at_last_completion = a.stop_at_last_completion;
-        Ok(sc)
-    }
-}
-
 /// A command stopped by Ctrl-C after writing what it had (`run`, `lifetime`): the process
 /// exits with [`interrupt::EXIT_INTERRUPTED`].
 #[derive(Debug)]
@@ -328,59 +183,6 @@ impl std::fmt::Display for Interrupted {
 }
 
 impl std::error::Error for Interrupted {}
-
-impl RunArgs {
-    /// Every output this run writes, checked before it simulates: paths (`-` is standard
-    /// output), and `--heatmap` only on a back end with a mesh.
-    fn check_outputs(&self, sc: &Scenario) -> Result<()> {
-        if let Some(j) = &self.json {
-            out::check(Path::new(j), "--json")?;
-        }
-        if let Some(p) = &self.cdf {
-            out::check(p, "--cdf")?;
-        }
-        if let Some(p) = &self.timeline {
-            out::check(p, "--timeline")?;
-        }
-        if let Some(p) = &self.heatmap {
-            let venice = sc.arch == Arch::Venice
-                || (sc.arch == Arch::Net
-                    && sc.ssd.network.routing == lagoon_core::config::RoutingKind::Venice);
-            if !venice {
-                bail!(
-                    "--heatmap: the {} back end has no per-link mesh utilization (use --arch venice)",
-                    sc.arch
-                );
-            }
-            out::check(p, "--heatmap")?;
-        }
-        let stdout: Vec<&str> = [
-            ("--json", self.json.as_deref().map(Path::new)),
-            ("--cdf", self.cdf.as_deref()),
-            ("--timeline", self.timeline.as_deref()),
-            ("--heatmap", self.heatmap.as_deref()),
-        ]
-        .iter()
-        .filter(|(_, p)| p.is_some_and(out::is_stdout))
-        .map(|(f, _)| *f)
-        .collect();
-        if stdout.len() > 1 {
-            bail!(
-                "{} all name standard output (-); give files to all but one",
-                stdout.join(", ")
-            );
-        }
-        Ok(())
-    }
-
-    /// Whether an output goes to standard output (then the text summary does not).
-    fn stdout_taken(&self) -> bool {
-        self.json.as_deref() == Some("-")
-            || [&self.cdf, &self.timeline, &self.heatmap]
-                .iter()
-                .any(|p| p.as_deref().is_some_and(out::is_stdout))
-    }
-}
 
 /// One line per flow (several `--workload`s, or a `syn:mixN`): what the one-table summary
 /// leaves out.
@@ -482,21 +284,6 @@ fn run(a: RunArgs) -> Result<()> {
         ))
         .into());
     }
-    Ok(())
-}
-
-/// `--design NAME`: turn the controller model on with a Table 2 configuration.
-pub fn set_design(ssd: &mut SsdConfig, name: &str) -> Result<()> {
-    use lagoon_core::config::Design;
-    let Some(d) = Design::from_name(name) else {
-        bail!(
-            "--design {name}: unknown configuration (known: {})",
-            Design::ALL.map(|d| d.name()).join(", ")
-        );
-    };
-    ssd.controller.enabled = true;
-    ssd.controller.design = d;
-    ssd.validate().context("--design")?;
     Ok(())
 }
 
@@ -605,4 +392,21 @@ fn demo() -> Result<()> {
     outln!("\nNext: `lagoon compare --workload syn:hm_0` (a Venice Table 2 stand-in), `lagoon reproduce venice --quick`,")?;
     outln!("`lagoon reproduce piq --quick`, or `lagoon run --help` to simulate your own trace.")?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// clap's own consistency checks of the whole command line, as [`help::parse`] builds it
+    /// (they run only in debug builds unless asked for).
+    #[test]
+    fn the_command_line_is_consistent() {
+        use clap::CommandFactory;
+        super::help::with_negative_numbers(super::Cli::command()).debug_assert();
+        let Err(e) =
+            super::help::parse::<super::Cli, _, _>(["lagoon", "lifetime", "--pe-mean", "-1"])
+        else {
+            panic!("-1 is outside wear.pe_mean's range");
+        };
+        assert!(e.to_string().contains("wear.pe_mean must be"), "{e}");
+    }
 }

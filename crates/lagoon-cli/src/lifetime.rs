@@ -3,6 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use lagoon_core::config::schema::Range;
 use lagoon_core::config::{SsdConfig, SuperblockMode, SuperblockWidth};
 use lagoon_core::lifetime::{self, LifetimeReport, LifetimeSpec, Pattern};
 use std::fmt::Write as _;
@@ -20,16 +21,16 @@ pub struct LifetimeArgs {
     #[arg(long)]
     pub width: Option<String>,
     /// Mean P/E limit per block (`wear.pe_mean`).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::help::key("wear.pe_mean"))]
     pub pe_mean: Option<f64>,
     /// Standard deviation of the P/E limit (`wear.pe_sigma`).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::help::key("wear.pe_sigma"))]
     pub sigma: Option<f64>,
     /// SRT entries per flash controller (`wear.srt_entries`).
     #[arg(long)]
     pub srt_entries: Option<u32>,
     /// RESERV's reserved fraction of blocks (`wear.reserve_fraction`).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::help::key("wear.reserve_fraction"))]
     pub reserve: Option<f64>,
     /// Host write pattern: random | seq.
     #[arg(long, default_value = "random")]
@@ -37,11 +38,12 @@ pub struct LifetimeArgs {
     /// Host write size, KiB (§6.4: 128 KB), a whole number of flash pages; at most 1 GiB.
     #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u64).range(1..=MAX_REQUEST_KIB))]
     pub request_kib: u64,
-    /// Logical space as a fraction of the superblocks the FTL sees (§6.4: 90 %).
-    #[arg(long, default_value_t = 0.9)]
+    /// Logical space as a fraction of the superblocks the FTL sees (§6.4: 90 %), in (0, 1);
+    /// the space must hold one whole request.
+    #[arg(long, default_value_t = 0.9, value_parser = crate::help::checked(UTILIZATION))]
     pub utilization: f64,
-    /// Stop when this fraction of the superblocks is bad (default: until worn out).
-    #[arg(long, default_value_t = 1.0)]
+    /// Stop when this fraction of the superblocks is bad (default: until worn out), in (0, 1].
+    #[arg(long, default_value_t = 1.0, value_parser = crate::help::within(Range::above(0.0, 1.0)))]
     pub stop_bad_fraction: f64,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -93,19 +95,17 @@ pub fn mode(s: &str) -> Result<SuperblockMode> {
         .with_context(|| format!("--mode: unknown '{s}' (baseline | recycled | reserv)"))
 }
 
+/// `--utilization`'s range: a fraction in (0, 1) (the FTL needs room beside the logical space).
+const UTILIZATION: fn(f64) -> Result<(), String> = |u| {
+    if u > 0.0 && u < 1.0 {
+        Ok(())
+    } else {
+        Err("must be a fraction in (0, 1)".into())
+    }
+};
+
 /// The largest `--request-kib`: 1 GiB.
 pub const MAX_REQUEST_KIB: u64 = 1 << 20;
-
-/// A progress bar over page programs, against the expected total of a whole life.
-pub fn life_bar(quiet: bool, what: &str) -> crate::progress::Progress {
-    crate::progress::Progress::new(
-        quiet,
-        Some(1),
-        "page programs",
-        "{spinner} [{elapsed_precise}] {bar:30} {human_pos}/{human_len} {unit} ({per_sec}) {msg}",
-        what,
-    )
-}
 
 pub fn run(a: LifetimeArgs) -> Result<()> {
     let cfg = drive(&a)?;
@@ -132,18 +132,19 @@ pub fn run(a: LifetimeArgs) -> Result<()> {
         stop_srt_active: None,
         seed: a.seed,
     };
-    if !(a.stop_bad_fraction > 0.0 && a.stop_bad_fraction <= 1.0) {
-        bail!("--stop-bad-fraction must be in (0, 1]");
-    }
     let quiet = a.quiet || stdout_taken;
-    let pb = life_bar(quiet, cfg.wear.superblock.name());
+    let pb = crate::progress::life_bar(quiet, cfg.wear.superblock.name());
     crate::interrupt::finish_on_first(true);
     let cancel = crate::interrupt::cancel();
     let (r, _) = lifetime::age_cancellable(&cfg, &spec, Some(&cancel), |done, total| {
         pb.set_length(total.max(done));
         pb.set_position(done);
     })
-    .map_err(anyhow::Error::msg)?;
+    // The one check that needs the drive's own FTL, named by its flag.
+    .map_err(|e| match e.strip_prefix("utilization ") {
+        Some(rest) => anyhow::anyhow!("--utilization {rest}"),
+        None => anyhow::Error::msg(e),
+    })?;
     pb.finish_and_clear();
     if let Some(t) = &a.json {
         crate::write_out(t, &serde_json::to_string_pretty(&r)?)?;

@@ -1,7 +1,5 @@
 //! The `lagoon` command (the commands themselves are in the library, `lib.rs`).
 
-use clap::Parser;
-
 fn main() {
     // Rust ignores SIGPIPE, so printing into a closed pipe (`lagoon config --keys | head`)
     // would panic; end quietly as other command-line tools do.
@@ -10,7 +8,7 @@ fn main() {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     lagoon_cli::interrupt::install();
-    std::process::exit(lagoon_cli::exit_code(lagoon_cli::dispatch(
-        lagoon_cli::Cli::parse(),
-    )));
+    let cli: lagoon_cli::Cli =
+        lagoon_cli::help::parse(std::env::args_os()).unwrap_or_else(|e| e.exit());
+    std::process::exit(lagoon_cli::exit_code(lagoon_cli::dispatch(cli)));
 }

@@ -5,7 +5,9 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use lagoon_core::config::SsdConfig;
-use lagoon_core::interconnect::network::traffic::{run_point, LoadPoint, Pattern, Windows};
+use lagoon_core::interconnect::network::traffic::{
+    run_point, Latency, LoadPoint, Pattern, Windows,
+};
 use serde::Serialize;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -28,11 +30,13 @@ pub struct NetArgs {
         allow_negative_numbers = true
     )]
     pub load: Vec<f64>,
-    /// Write the points as JSON to a file, or `-` for standard output.
+    /// Write the points as JSON to a file, or `-` for standard output (a load too light to
+    /// measure has its measured fields null).
     #[arg(long)]
     pub json: Option<String>,
-    /// Draw mean latency against offered load as SVG, up to each configuration's saturation
-    /// (`-`: standard output).
+    /// Draw mean latency against offered load as SVG, a line per configuration through its
+    /// loads below saturation, the saturated loads ringed beside it and loads too light to
+    /// measure named under the plot (`-`: standard output).
     #[arg(long)]
     pub plot: Option<PathBuf>,
     /// Cycles before sampling (BookSim: warmup_periods x sample_period).
@@ -80,7 +84,56 @@ struct Output<'a> {
     traffic: Pattern,
     windows: Windows,
     seed: u64,
-    points: &'a [Point],
+    points: Vec<JsonPoint<'a>>,
+}
+
+/// A point as `--json` writes it: [`LoadPoint`]'s fields in its order, those a point reports
+/// only when it was measured `null` for a load too light to measure (never 0, which reads as
+/// a latency or a load).
+#[derive(Serialize)]
+struct JsonPoint<'a> {
+    config: &'a str,
+    offered_load: f64,
+    generated_load: Option<f64>,
+    accepted_load: Option<f64>,
+    latency_cycles: Option<Latency>,
+    hops_mean: Option<f64>,
+    saturated: Option<bool>,
+    converged: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unmeasured: Option<&'a str>,
+    samples: u32,
+    packets_measured: u64,
+    packets_unfinished: Option<u64>,
+    backlog_flits_start: Option<u64>,
+    backlog_flits_end: Option<u64>,
+    cycle_ns: f64,
+    events: u64,
+}
+
+impl<'a> JsonPoint<'a> {
+    fn of(p: &'a Point) -> Self {
+        let q = &p.point;
+        let m = |v| q.unmeasured.is_none().then_some(v);
+        JsonPoint {
+            config: &p.config,
+            offered_load: q.offered_load,
+            generated_load: m(q.generated_load),
+            accepted_load: m(q.accepted_load),
+            latency_cycles: q.unmeasured.is_none().then_some(q.latency_cycles),
+            hops_mean: m(q.hops_mean),
+            saturated: q.unmeasured.is_none().then_some(q.saturated),
+            converged: q.unmeasured.is_none().then_some(q.converged),
+            unmeasured: q.unmeasured.as_deref(),
+            samples: q.samples,
+            packets_measured: q.packets_measured,
+            packets_unfinished: q.unmeasured.is_none().then_some(q.packets_unfinished),
+            backlog_flits_start: q.unmeasured.is_none().then_some(q.backlog_flits_start),
+            backlog_flits_end: q.unmeasured.is_none().then_some(q.backlog_flits_end),
+            cycle_ns: q.cycle_ns,
+            events: q.events,
+        }
+    }
 }
 
 /// A configuration's label: a preset's name, or a file's stem (also `compare`'s ssd name).
@@ -150,7 +203,7 @@ pub fn net(a: NetArgs) -> Result<()> {
             traffic: a.traffic,
             windows: w,
             seed: a.seed,
-            points: &points,
+            points: points.iter().map(JsonPoint::of).collect(),
         };
         crate::write_out(target, &serde_json::to_string_pretty(&out)?)?;
     }
@@ -206,26 +259,124 @@ fn table(traffic: Pattern, points: &[Point]) -> String {
     s
 }
 
-/// Mean latency against offered load, a line per configuration, each up to its last point
-/// below saturation (beyond it latency grows with the run's length, not the network).
+/// Mean latency against offered load, a line per configuration through its points below
+/// saturation; every saturated point drawn too, ringed and off the line (its latency grows
+/// with the run's length, not the network); the loads too light to measure named under the
+/// plot.
 fn plot(traffic: Pattern, names: &[&String], points: &[Point]) -> String {
-    let series: Vec<(String, Vec<(f64, f64)>)> = names
-        .iter()
-        .map(|&n| {
-            let mut pts: Vec<(f64, f64)> = points
-                .iter()
-                .filter(|p| &p.config == n && !p.point.saturated && p.point.unmeasured.is_none())
-                .map(|p| (p.point.offered_load, p.point.latency_cycles.mean))
-                .collect();
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            (n.clone(), pts)
+    let mut series = Vec::new();
+    let mut saturated = Vec::new();
+    let mut unmeasured = Vec::new();
+    for &n in names {
+        let mut pts: Vec<(f64, f64, bool)> = Vec::new();
+        for p in points.iter().filter(|p| &p.config == n) {
+            match p.point.unmeasured {
+                Some(_) => {
+                    let l = p.point.offered_load;
+                    let l = if l < 1e-3 {
+                        format!("{l:e}")
+                    } else {
+                        l.to_string()
+                    };
+                    unmeasured.push(format!("{l} ({n})"))
+                }
+                None => pts.push((
+                    p.point.offered_load,
+                    p.point.latency_cycles.mean,
+                    p.point.saturated,
+                )),
+            }
+        }
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        series.push((n.clone(), pts.iter().map(|p| (p.0, p.1)).collect()));
+        saturated.push(pts.iter().map(|p| p.2).collect::<Vec<bool>>());
+    }
+    let notes: Vec<String> = (!unmeasured.is_empty())
+        .then(|| {
+            format!(
+                "not drawn, too light to measure in the sampling windows: load {}",
+                unmeasured.join(", ")
+            )
         })
+        .into_iter()
         .collect();
-    crate::plot::lines(
-        &format!("Latency vs offered load, {traffic} traffic (to saturation)"),
+    let any_saturated = saturated.iter().flatten().any(|&s| s);
+    let st = crate::plot::LineStyle {
+        flagged: any_saturated.then_some((
+            saturated.as_slice(),
+            "ringed: saturated (the mean latency of the packets delivered, which grows with the run's length)",
+        )),
+        notes: &notes,
+        ..Default::default()
+    };
+    crate::plot::lines_with(
+        &st,
+        &format!("Latency vs offered load, {traffic} traffic"),
         "offered load (flits per endpoint per cycle)",
         "mean packet latency (cycles)",
         &series,
-        false,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a point reports only when it was measured (null otherwise).
+    const MEASURED: [&str; 9] = [
+        "generated_load",
+        "accepted_load",
+        "latency_cycles",
+        "hops_mean",
+        "saturated",
+        "converged",
+        "packets_unfinished",
+        "backlog_flits_start",
+        "backlog_flits_end",
+    ];
+
+    /// `--json` writes every field of a point, in [`LoadPoint`]'s order; an unmeasured
+    /// point's measured fields are null.
+    #[test]
+    fn json_points_have_every_field_and_null_where_unmeasured() {
+        let cfg = SsdConfig::load("perf-optimized").unwrap();
+        for load in [0.05, 1e-15] {
+            let point =
+                run_point(&cfg, Pattern::Uniform, load, Windows::default(), 1, None).unwrap();
+            let p = Point {
+                config: "c".into(),
+                point,
+            };
+            let whole = serde_json::to_string(&p).unwrap();
+            let ours = serde_json::to_string(&JsonPoint::of(&p)).unwrap();
+            let keys = |s: &str| -> Vec<String> {
+                let v: serde_json::Value = serde_json::from_str(s).unwrap();
+                let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+                k.sort();
+                k
+            };
+            assert_eq!(keys(&whole), keys(&ours));
+            let order = |s: &str| -> Vec<usize> {
+                keys(s)
+                    .iter()
+                    .map(|k| s.find(&format!("\"{k}\"")).unwrap())
+                    .collect()
+            };
+            let (a, b) = (order(&whole), order(&ours));
+            let rank = |v: &[usize]| {
+                let mut r: Vec<usize> = (0..v.len()).collect();
+                r.sort_by_key(|&i| v[i]);
+                r
+            };
+            assert_eq!(rank(&a), rank(&b), "{ours}");
+            if load < 1e-9 {
+                let v: serde_json::Value = serde_json::from_str(&ours).unwrap();
+                for k in MEASURED {
+                    assert!(v[k].is_null(), "{k}: {ours}");
+                }
+            } else {
+                assert_eq!(whole, ours);
+            }
+        }
+    }
 }

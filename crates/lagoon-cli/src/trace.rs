@@ -21,6 +21,7 @@ use lagoon_workload::{
 };
 
 use crate::{help, write_out};
+use lagoon_lab::run::check_not_empty;
 
 #[derive(Args, Clone)]
 pub struct TraceInput {
@@ -233,47 +234,6 @@ fn stats(file: &Path, input: &TraceInput, json: Option<String>, devices: bool) -
         }
     }
     Ok(())
-}
-
-/// Lines looked at for content before a trace is called empty: the first 1 MiB.
-const EMPTY_SCAN_BYTES: u64 = 1 << 20;
-
-/// An error naming `path` as empty when it (decompressed) holds no line but blank ones and
-/// `#` comments in its first MiB, so "empty" is said as such rather than as a format that
-/// cannot be detected. Other read errors are left to the reader that follows.
-pub fn check_not_empty(path: &Path) -> Result<()> {
-    use std::io::{BufRead, Read};
-    let Ok((input, _)) = lagoon_workload::trace::open_input(path) else {
-        return Ok(());
-    };
-    let mut r = std::io::BufReader::new(input.take(EMPTY_SCAN_BYTES));
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match r.read_until(b'\n', &mut line) {
-            Ok(0) => break,
-            Ok(_) => {
-                let t = String::from_utf8_lossy(&line);
-                let t = t.trim();
-                if !t.is_empty() && !t.starts_with('#') {
-                    return Ok(());
-                }
-            }
-            Err(_) => return Ok(()),
-        }
-    }
-    if r.into_inner().limit() == 0 {
-        return Ok(()); // a MiB of blank lines: not called empty, detection decides
-    }
-    bail!(
-        "{}: the trace is empty (no request lines{})",
-        path.display(),
-        if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
-            ", 0 bytes"
-        } else {
-            ", only blank lines and comments"
-        }
-    )
 }
 
 /// Lines written between two looks at Ctrl-C.

@@ -1526,7 +1526,11 @@ fn reproduce_counts_of_zero_are_named() {
 fn an_empty_workload_is_an_error() {
     let (code, _, err) = lagoon(&["run", "--workload", "syn:count=0"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("no request to simulate"), "{err}");
+    // Issue 43: refused where `count` is declared (at least 1).
+    assert!(
+        err.contains("bad value `0` for `count`: expected a whole number of requests, at least 1"),
+        "{err}"
+    );
     // An empty trace says so (issue 32: it said "cannot detect the format"), with or without
     // --format, in `run` and in `trace`.
     let empty = tmp("comments.trace", "# nothing\n\n");
@@ -1671,6 +1675,9 @@ fn net_reports_points_and_plots_a_line_per_configuration() {
     let svg = std::fs::read_to_string(&svg).unwrap();
     assert_eq!(svg.matches("<path").count(), 2);
     assert!(svg.contains("net-torus"));
+    // Issue 42: every measured load is drawn, the saturated ones ringed and said so.
+    assert_eq!(svg.matches(r#"class="flagged""#).count(), 2, "{svg}");
+    assert!(svg.contains("ringed: saturated"), "{svg}");
 
     let (code, _, err) = lagoon(&["net", "--load", "1.5"]);
     assert_eq!(code, 2);

@@ -316,7 +316,8 @@ fn progress_off_a_terminal_is_plain_lines() {
 
 /// `lagoon net --load 1e-15` reported accepted 0.32 and saturated, `--load 0.01` measured 28
 /// packets and called the network saturated: both are now flagged as too light to measure
-/// in the default windows (exit 0: a valid load), and never called saturated.
+/// in the default windows (exit 0: a valid load), and never called saturated. What such a
+/// point did not measure is null in JSON, never 0 (issue 42: latency 0.0 read as measured).
 #[test]
 fn net_loads_too_light_to_measure_are_flagged() {
     let (code, out, err) = lagoon(&["net", "--load", "1e-15,0.01", "--json", "-"]);
@@ -330,8 +331,17 @@ fn net_loads_too_light_to_measure_are_flagged() {
                 .starts_with("too light to measure"),
             "{p}"
         );
-        assert_eq!(p["saturated"], false);
-        assert_eq!(p["accepted_load"], 0.0);
+        for k in [
+            "generated_load",
+            "accepted_load",
+            "latency_cycles",
+            "hops_mean",
+            "saturated",
+            "converged",
+        ] {
+            assert!(p[k].is_null(), "{k}: {p}");
+        }
+        assert_eq!(p["packets_measured"], 0);
     }
     let (code, out, _) = lagoon(&["net", "--load", "0.01"]);
     assert_eq!(code, 0);

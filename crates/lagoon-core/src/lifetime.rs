@@ -185,6 +185,33 @@ pub fn age(
     age_cancellable(cfg, spec, None, progress)
 }
 
+/// How many `spec.request_bytes` requests the logical space holds: `spec.utilization` of
+/// the superblocks the FTL sees; an error (naming the utilization and the least that works)
+/// when that is not one whole request (1e-300 was run on a space of one request). Allocates
+/// the FTL's per-block state: call it after the memory check of [`age_cancellable`].
+fn logical_requests(cfg: &SsdConfig, spec: &LifetimeSpec) -> Result<u64, String> {
+    let page = cfg.flash.page_bytes as u64;
+    let per_req = (spec.request_bytes / page).max(1);
+    let probe = SuperblockFtl::new(cfg, 0, spec.seed);
+    let capacity = probe.superblocks() as u64 * probe.pages_per_superblock as u64;
+    let chunks = (capacity as f64 * spec.utilization) as u64 / per_req;
+    if chunks == 0 {
+        let u = spec.utilization;
+        let u = if u < 1e-3 {
+            format!("{u:e}")
+        } else {
+            u.to_string()
+        };
+        return Err(format!(
+            "utilization {u}: the logical space ({} of {capacity} pages) holds no whole request of {per_req} pages; give at least {:.3e}",
+            (capacity as f64 * spec.utilization) as u64,
+            // rounded up, so the value printed is enough
+            per_req as f64 / capacity as f64 * 1.001,
+        ));
+    }
+    Ok(chunks)
+}
+
 /// The error of a lifetime stopped by [`crate::cancel::Cancel::abort`].
 pub const CANCELLED: &str = "cancelled";
 
@@ -223,12 +250,9 @@ pub fn age_cancellable(
         ));
     }
     let start = std::time::Instant::now();
-    let probe = SuperblockFtl::new(cfg, 0, spec.seed);
     let per_req = spec.request_bytes / page;
-    let capacity = probe.superblocks() as u64 * probe.pages_per_superblock as u64;
-    let chunks = ((capacity as f64 * spec.utilization) as u64 / per_req).max(1);
+    let chunks = logical_requests(cfg, spec)?;
     let logical = chunks * per_req;
-    drop(probe);
     let mut ftl = SuperblockFtl::new(cfg, logical, spec.seed);
     let n = ftl.superblocks() as u64;
     let stop_bad = ((spec.stop_bad_fraction * n as f64).ceil() as u64).max(1);
@@ -377,5 +401,28 @@ mod tests {
         };
         let e = run(&tiny(SuperblockMode::Static), &spec, |_, _| {}).unwrap_err();
         assert!(e.contains("flash.page_bytes"), "{e}");
+    }
+
+    /// Issue 43: `--utilization 1e-300` ran on a logical space of one request (rounded up
+    /// from none); a utilization whose space holds no whole request is named, with the least.
+    #[test]
+    fn a_utilization_whose_space_holds_no_request_is_named() {
+        let cfg = tiny(SuperblockMode::Static);
+        let spec = |u: f64| LifetimeSpec {
+            request_bytes: 16 << 10,
+            utilization: u,
+            ..Default::default()
+        };
+        let e = run(&cfg, &spec(1e-300), |_, _| {}).unwrap_err();
+        assert!(
+            e.starts_with("utilization 1e-300: the logical space (0 of ")
+                && e.contains("give at least"),
+            "{e}"
+        );
+        let least: f64 = e.rsplit(' ').next().unwrap().parse().unwrap();
+        assert!(
+            run(&cfg, &spec(least), |_, _| {}).is_ok(),
+            "the least named runs"
+        );
     }
 }

@@ -5,9 +5,9 @@
 //! f64).
 
 use anyhow::{anyhow, Context, Result};
-use lagoon_cli::batch::{AgeJob, Aged, Executor, Job, Record, RunKey};
 use lagoon_core::config::SsdConfig;
 use lagoon_core::scenario::Scenario;
+use lagoon_lab::batch::{AgeJob, Aged, Executor, Job, Record, RunKey};
 use pyo3::prelude::*;
 use serde::{Deserialize, Serialize};
 

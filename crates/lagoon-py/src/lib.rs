@@ -7,9 +7,9 @@ mod drive;
 mod job;
 
 use anyhow::Result;
-use lagoon_cli::reproduce::ReproduceArgs;
-use lagoon_cli::RunArgs;
 use lagoon_core::cancel::Cancel;
+use lagoon_lab::reproduce::ReproduceArgs;
+use lagoon_lab::run::RunArgs;
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -29,9 +29,74 @@ create_exception!(
 
 /// An error as the command prints it after `error: ` (the whole cause chain on one line).
 fn err(e: anyhow::Error) -> PyErr {
-    // One line, as the command prints it (TOML's errors end their key on a line of its own).
-    let text = format!("{e:#}");
-    LagoonError::new_err(text.split_whitespace().collect::<Vec<_>>().join(" "))
+    LagoonError::new_err(one_line(&e))
+}
+
+/// One line, as the command prints it (TOML's errors end their key on a line of its own).
+fn one_line(e: &anyhow::Error) -> String {
+    format!("{e:#}")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A `lagoon run` message as `lagoon.run` words it: each of the command's flags (clap's
+/// `'--arch <ARCH>'` or a bare `--arch`) as the keyword argument it came from (`arch`,
+/// `host_scheduler`), since the caller never typed the flag.
+fn python_names(msg: &str) -> String {
+    let run = <lagoon_lab::run::RunArgs as clap::Args>::augment_args(clap::Command::new("run"));
+    // Longest first: `--timeline-window-ms` before `--timeline`.
+    let mut longs: Vec<&str> = run.get_arguments().filter_map(|a| a.get_long()).collect();
+    longs.sort_by_key(|l| std::cmp::Reverse(l.len()));
+    let mut out = msg.to_string();
+    for long in longs {
+        let param = long.replace('-', "_");
+        let flag = format!("--{long}");
+        // clap's `'--flag <VALUE>'`
+        let quoted = format!("'{flag} <");
+        while let Some(i) = out.find(&quoted) {
+            let Some(end) = out[i..].find(">'").map(|e| i + e + 2) else {
+                break;
+            };
+            out.replace_range(i..end, &param);
+        }
+        // a bare `--flag` (not the start of a longer one)
+        let mut from = 0;
+        while let Some(k) = out[from..].find(&flag).map(|k| from + k) {
+            let next = out[k + flag.len()..].chars().next();
+            if next.is_some_and(|c| c.is_ascii_alphanumeric() || c == '-') {
+                from = k + flag.len();
+                continue;
+            }
+            out.replace_range(k..k + flag.len(), &param);
+            from = k + param.len();
+        }
+    }
+    out
+}
+
+/// A `lagoon.run` argument clap refused: a ValueError naming the keyword argument, with the
+/// values it takes when it has a list (`arch: invalid value 'venise'; [possible values:
+/// baseline, ...]; tip: a similar value exists: 'venice'`).
+fn arg_error(e: clap::Error) -> PyErr {
+    let text = e.render().to_string();
+    let mut lines = text.lines().map(str::trim).filter(|l| {
+        !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information")
+    });
+    let first = lines.next().unwrap_or_default();
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    let mut msg = python_names(first);
+    if let Some(clap::error::ContextValue::String(flag)) =
+        e.get(clap::error::ContextKind::InvalidArg)
+    {
+        let param = python_names(&format!("'{flag}'"));
+        msg = format!("{param}: {}", msg.replace(&format!(" for {param}"), ""));
+    }
+    for l in lines {
+        msg.push_str("; ");
+        msg.push_str(&python_names(l));
+    }
+    pyo3::exceptions::PyValueError::new_err(msg)
 }
 
 /// The cancellation flag of the simulations running now in this process: Ctrl-C (seen by
@@ -105,24 +170,26 @@ fn interruptible_with<T: Send>(
 }
 
 /// The `lagoon` command (the console script of `pip install`): `argv` with the program name
-/// first; returns the exit status. Ctrl-C stops it as it stops the binary.
+/// first; returns the exit status. Ctrl-C stops it as it stops the binary. The one thing here
+/// that needs the command's crate (its argument parsing and dispatch): cargo feature
+/// `command`, which the wheel turns on (pyproject.toml); everything else goes through the lab.
+#[cfg(feature = "command")]
 #[pyfunction]
 fn cli(py: Python<'_>, argv: Vec<String>) -> PyResult<i32> {
-    use clap::Parser;
-    let parsed = match lagoon_cli::Cli::try_parse_from(&argv) {
+    let parsed: lagoon_cli::Cli = match lagoon_cli::help::parse(&argv) {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
             return Ok(e.exit_code());
         }
     };
-    let cancel = lagoon_cli::interrupt::cancel();
+    let cancel = lagoon_lab::interrupt::cancel();
     let r = interruptible_with(py, Some(&cancel), || lagoon_cli::dispatch(parsed));
     match r {
         Ok(r) => Ok(lagoon_cli::exit_code(r)),
         Err(e) if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) => {
             eprintln!("interrupted: stopped by Ctrl-C");
-            Ok(lagoon_cli::interrupt::EXIT_INTERRUPTED)
+            Ok(lagoon_lab::interrupt::EXIT_INTERRUPTED)
         }
         Err(e) => Err(e),
     }
@@ -161,22 +228,24 @@ fn run(
     ssd: Option<&Bound<'_, PyAny>>,
     overrides: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(String, [Vec<(u64, f64)>; 3])> {
-    let a = RunArgs::parse_from(&args).map_err(err)?;
+    let a = RunArgs::parse_from(&args).map_err(arg_error)?;
     let spec = match ssd {
         Some(s) => s.clone(),
         None => a.ssd.clone().into_pyobject(py)?.into_any(),
     };
-    let cfg = drive::load(&spec, overrides).map_err(err)?;
-    let mut sc = a.scenario(cfg).map_err(err)?;
-    lagoon_cli::batch::check_run_budget(&sc).map_err(err)?;
+    // Errors that name a flag name the keyword argument instead.
+    let named = |e: anyhow::Error| LagoonError::new_err(python_names(&one_line(&e)));
+    let cfg = drive::load(&spec, overrides).map_err(named)?;
+    let mut sc = a.scenario(cfg).map_err(named)?;
+    lagoon_lab::batch::check_run_budget(&sc).map_err(err)?;
     sc.cancel = Some(current_cancel());
     let report = interruptible(py, || sc.run(|_| {}))?.map_err(|e| err(e.into()))?;
-    lagoon_cli::invariants::ensure(&report).map_err(err)?;
-    let prov = lagoon_cli::provenance::RunProvenance::new(
+    lagoon_lab::invariants::ensure(&report).map_err(err)?;
+    let prov = lagoon_lab::provenance::RunProvenance::new(
         &sc.ssd,
         format!("lagoon.run: lagoon run {}", args.join(" ")),
     );
-    let json = lagoon_cli::provenance::report_json(&report, &prov);
+    let json = lagoon_lab::provenance::report_json(&report, &prov);
     let c = report.latency_cdf;
     Ok((json, [c.all, c.read, c.write]))
 }
@@ -247,8 +316,8 @@ fn reproduce(
         tiny_drive,
     };
     let r = match &py_exec {
-        Some(_) => py.detach(|| lagoon_cli::reproduce::reproduce(a)),
-        None => interruptible(py, || lagoon_cli::reproduce::reproduce(a))?,
+        Some(_) => py.detach(|| lagoon_lab::reproduce::reproduce(a)),
+        None => interruptible(py, || lagoon_lab::reproduce::reproduce(a))?,
     };
     r.map_err(|e| {
         // An exception raised in the executor (a KeyboardInterrupt in the Dask wait) is
@@ -281,8 +350,8 @@ fn import(
     ssd: &std::path::Path,
     workload: Option<&std::path::Path>,
     out: Option<&std::path::Path>,
-) -> Result<lagoon_cli::import::mqsim::Import> {
-    let imp = lagoon_cli::import::mqsim::import(ssd, workload)?;
+) -> Result<lagoon_lab::import::mqsim::Import> {
+    let imp = lagoon_lab::import::mqsim::import(ssd, workload)?;
     if let Some(dir) = out {
         imp.write(dir)?;
     }
@@ -300,6 +369,7 @@ fn _lagoon(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reproduce, m)?)?;
     m.add_function(wrap_pyfunction!(import_mqsim, m)?)?;
     m.add_function(wrap_pyfunction!(cancel_all, m)?)?;
+    #[cfg(feature = "command")]
     m.add_function(wrap_pyfunction!(cli, m)?)?;
     Ok(())
 }

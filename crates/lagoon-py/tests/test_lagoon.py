@@ -143,7 +143,7 @@ def test_hostile_arguments_are_one_error_naming_the_argument(tmp_path):
     cases = [
         (lambda: lagoon.run(workload=123), TypeError, "workload"),
         (lambda: lagoon.run(workload=["syn:count=10", 7]), TypeError, "workload"),
-        (lambda: lagoon.run(workload="syn:count=10", seed=-1), lagoon.LagoonError, "--seed"),
+        (lambda: lagoon.run(workload="syn:count=10", seed=-1), ValueError, "seed must be"),
         (lambda: lagoon.reproduce("piq", out=tmp_path, requests=-5), ValueError, "requests"),
         (lambda: lagoon.reproduce("piq", out=tmp_path, requests=0), ValueError, "requests"),
         (lambda: lagoon.reproduce("piq", out=tmp_path, jobs="2"), TypeError, "jobs"),

@@ -457,6 +457,20 @@ pub fn expand_workload(workload: &str) -> Result<Vec<String>, WorkloadError> {
         }
     }
     let counts = mix.split_count(total);
+    if counts.contains(&0) {
+        // A flow of no request is refused (`count` is at least 1): name the least total.
+        let least = (total..total.saturating_add(1 << 20))
+            .find(|&t| !mix.split_count(t).contains(&0))
+            .unwrap_or(u64::MAX);
+        return Err(WorkloadError::bad_value(
+            "count",
+            &total.to_string(),
+            format!(
+                "the mix's {} flows share it by their rates and one would get no request; give at least {least}",
+                counts.len()
+            ),
+        ));
+    }
     let mut flows = Vec::with_capacity(counts.len());
     for ((p, mean_us), count) in mix.scaled_constituents().zip(counts) {
         let mut spec = format!("syn:{}", p.name);
@@ -834,6 +848,13 @@ mod tests {
         assert_eq!(
             err("syn:mix3,count=lots"),
             "synthetic spec: bad value `lots` for `count`: expected a whole number of requests (the total over the mix's flows)"
+        );
+        // Issue 43: a flow of no request is refused (a spec's count is at least 1).
+        let e = expand_workload("syn:mix1,count=1").unwrap_err().to_string();
+        assert!(
+            e.starts_with("synthetic spec: bad value `1` for `count`: the mix's")
+                && e.contains("give at least"),
+            "{e}"
         );
         assert!(err("syn:mix3,reads=5").contains("unknown key `reads`"));
         assert!(err("syn:mix3,size=7").contains("for `size`"));

@@ -294,8 +294,12 @@ impl SyntheticSpec {
                         parse_arrival(value).map_err(|r| WorkloadError::bad_value(key, value, r))?
                 }
                 5 => {
-                    spec.count = parse_u64(value).ok_or_else(|| {
-                        WorkloadError::bad_value(key, value, "expected a whole number of requests")
+                    spec.count = parse_u64(value).filter(|&n| n > 0).ok_or_else(|| {
+                        WorkloadError::bad_value(
+                            key,
+                            value,
+                            "expected a whole number of requests, at least 1",
+                        )
                     })?
                 }
                 7 => {
@@ -1094,7 +1098,7 @@ mod tests {
     #[test]
     fn display_round_trips() {
         for s in [
-            "syn:read=12.5,size=uniform:4k-64k,addr=seq,align=512,arrival=poisson:1ms,count=0",
+            "syn:read=12.5,size=uniform:4k-64k,addr=seq,align=512,arrival=poisson:1ms,count=7",
             "syn:read=100,size=1536,addr=hotcold:80/20,align=4k,arrival=qd:1,count=5,span=1m",
             "syn:read=0,size=uniform:512-3584,addr=uniform,align=4k,arrival=fixed:3s,count=1",
         ] {
@@ -1124,7 +1128,12 @@ mod tests {
         assert_eq!(err("syn:arrival=qd:0"), "synthetic spec: bad value `qd:0` for `arrival`: the queue depth must be a whole number from 1 to 4294967295");
         assert_eq!(
             err("syn:count=1e5"),
-            "synthetic spec: bad value `1e5` for `count`: expected a whole number of requests"
+            "synthetic spec: bad value `1e5` for `count`: expected a whole number of requests, at least 1"
+        );
+        // Issue 43: `trace convert syn:count=0` wrote an empty trace.
+        assert_eq!(
+            err("syn:count=0"),
+            "synthetic spec: bad value `0` for `count`: expected a whole number of requests, at least 1"
         );
         assert_eq!(
             err("syn:span=0"),

@@ -161,6 +161,40 @@ fn broken_compressed_files_are_one_clear_error() {
     );
 }
 
+/// Issue 43: a zstd frame whose content checksum (its last 4 bytes) was corrupted was read
+/// as if whole; now the frame is checked against it, and the error names the file.
+#[test]
+fn a_zstd_frame_with_a_corrupted_checksum_is_an_error_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = std::fs::read(shared("tpcc-small.trace")).unwrap();
+    let good = compress(&data, Compression::Zstd);
+    let path = tmp(&dir, "sum.trace.zst");
+    std::fs::write(&path, &good).unwrap();
+    assert_eq!(
+        read_all(&path, None).len(),
+        read_all(&shared("tpcc-small.trace"), None).len()
+    );
+    for i in 1..=4 {
+        let mut bad = good.clone();
+        let n = bad.len();
+        bad[n - i] ^= 0x5a;
+        std::fs::write(&path, &bad).unwrap();
+        let err = open_trace(&path, Some(TraceFormat::Mqsim), false)
+            .unwrap()
+            .find_map(Result::err)
+            .unwrap_or_else(|| panic!("checksum byte {i} from the end: read as whole"))
+            .to_string();
+        assert!(
+            err.starts_with(&format!("{}: ", path.display()))
+                && err.contains("zstd: frame 1: content checksum mismatch"),
+            "{err}"
+        );
+        // Detection reads only the start: the error comes from the reader at the end.
+        let e = detect(&path).map(|d| d.format);
+        assert_eq!(e.ok(), Some(TraceFormat::Mqsim));
+    }
+}
+
 /// Corrupted compressed files: every byte flip or cut ends in requests and then at most one
 /// error naming the file, never a panic (the decoders run on hostile input).
 #[test]

@@ -1,6 +1,6 @@
 //! `lagoon import`: other simulators' configurations as Lagoon's.
 
-pub mod mqsim;
+pub use lagoon_lab::import::mqsim;
 
 use anyhow::Result;
 use clap::Subcommand;

@@ -328,6 +328,42 @@ pub struct CustomTopology {
     pub controllers: Vec<u32>,
 }
 
+/// The file as written: each link a list, checked to be a pair (`[0, 1, 7]` was read as
+/// `[0, 1]`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCustom {
+    routers: u32,
+    links: Vec<Vec<u32>>,
+    #[serde(default)]
+    chips: Vec<u32>,
+    #[serde(default)]
+    controllers: Vec<u32>,
+}
+
+impl RawCustom {
+    fn pairs(self) -> Result<CustomTopology, String> {
+        let links = self
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| match l[..] {
+                [a, b] => Ok([a, b]),
+                _ => Err(format!(
+                    "links entry {} = {l:?}: a link is a pair of routers, [a, b]",
+                    i + 1
+                )),
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(CustomTopology {
+            routers: self.routers,
+            links,
+            chips: self.chips,
+            controllers: self.controllers,
+        })
+    }
+}
+
 /// Largest custom topology file read.
 const MAX_CUSTOM_BYTES: u64 = 1 << 20;
 
@@ -350,10 +386,38 @@ impl CustomTopology {
         if text.len() as u64 > MAX_CUSTOM_BYTES {
             return Err(invalid(key, path, "larger than 1 MiB"));
         }
-        let t: CustomTopology =
+        let raw: RawCustom =
             toml::from_str(&text).map_err(|e| invalid(key, path, e.to_string()))?;
+        let t = raw.pairs().map_err(|m| invalid(key, path, m))?;
         t.check().map_err(|m| invalid(key, path, m))?;
         Ok(t)
+    }
+
+    /// The file's lists against the drive: at most one router per flash chip (`chips`) and
+    /// per flash controller (`controllers`); entries past those were silently unused.
+    pub fn check_attachments(&self, chips: u32, controllers: u32) -> Result<(), String> {
+        for (name, list, n, what) in [
+            (
+                "chips",
+                &self.chips,
+                chips,
+                "flash chips (flash.channels x flash.chips_per_channel)",
+            ),
+            (
+                "controllers",
+                &self.controllers,
+                controllers,
+                "flash controllers (network.controllers, 0 = one per mesh row)",
+            ),
+        ] {
+            if list.len() > n as usize {
+                return Err(format!(
+                    "{name} lists {} routers but the drive has {n} {what}; give at most {n}",
+                    list.len()
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn check(&self) -> Result<(), String> {
@@ -565,7 +629,12 @@ impl SsdConfig {
                 }
             }
             TopologyKind::Crossbar => Shape::Crossbar,
-            TopologyKind::Custom => Shape::Custom(CustomTopology::load(&n.custom_topology)?),
+            TopologyKind::Custom => {
+                let t = CustomTopology::load(&n.custom_topology)?;
+                t.check_attachments(self.network_chips(), self.mesh_controllers())
+                    .map_err(|m| invalid("network.custom_topology", &n.custom_topology, m))?;
+                Shape::Custom(t)
+            }
         };
         if !n.dims.is_empty()
             && matches!(
@@ -668,6 +737,51 @@ mod tests {
         .unwrap_err();
         assert!(
             e.contains("network.custom_topology") && e.contains("not connected"),
+            "{e}"
+        );
+    }
+
+    /// Issue 43: `links = [[0, 1, 7]]` was read as [0, 1]; `chips` and `controllers` lists
+    /// longer than the drive's chips and controllers were accepted. Each is now named.
+    #[test]
+    fn custom_links_are_pairs_and_attachment_lists_fit_the_drive() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.toml");
+        let with_file = |text: &str| {
+            std::fs::write(&p, text).unwrap();
+            with(&format!(
+                "[network]\ntopology = \"custom\"\nrouting = \"table\"\ncustom_topology = {:?}\n",
+                p.display().to_string()
+            ))
+        };
+        let ring = "routers = 4\nlinks = [[0, 1], [1, 2], [2, 3], [3, 0]]\n";
+        with_file(ring).unwrap();
+        let e = with_file("routers = 4\nlinks = [[0, 1], [1, 2, 7], [2, 3]]\n").unwrap_err();
+        assert!(
+            e.contains("network.custom_topology")
+                && e.contains("links entry 2 = [1, 2, 7]: a link is a pair of routers"),
+            "{e}"
+        );
+        let e = with_file("routers = 2\nlinks = [[0]]\n").unwrap_err();
+        assert!(e.contains("links entry 1 = [0]"), "{e}");
+        // The default drive: 64 chips, 8 controllers (one per mesh row).
+        let chips = vec!["0"; 64].join(", ");
+        with_file(&format!(
+            "{ring}chips = [{chips}]\ncontrollers = [0, 1, 2, 3, 0, 1, 2, 3]\n"
+        ))
+        .unwrap();
+        let e = with_file(&format!("{ring}chips = [{chips}, 1]\n")).unwrap_err();
+        assert!(
+            e.contains("network.custom_topology")
+                && e.contains("chips lists 65 routers but the drive has 64 flash chips"),
+            "{e}"
+        );
+        let e = with_file(&format!(
+            "{ring}controllers = [0, 1, 2, 3, 0, 1, 2, 3, 0]\n"
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("controllers lists 9 routers but the drive has 8 flash controllers"),
             "{e}"
         );
     }

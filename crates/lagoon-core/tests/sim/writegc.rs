@@ -331,3 +331,30 @@ fn demand_mapping_adds_one_translation_program_per_k_host_writes() {
         );
     }
 }
+
+/// Issue 43: with nothing preconditioned (`occupancy = 0`), a read of a never-written page
+/// under `steady` (or `aged`) looked for page 0 in a layout that holds none and was sent one
+/// block past its plane (past the last die: index out of bounds in the die scheduler). Every
+/// mode now serves it from its own plane; steady's layout is then the fresh drive's, so its
+/// run is the sequential one's, event for event.
+#[test]
+fn reads_of_a_drive_preconditioned_to_nothing_stay_on_their_plane() {
+    use lagoon_core::config::PreconditionMode;
+    let w = "syn:read=70,size=16k,addr=uniform,arrival=qd:16,count=2000";
+    let run = |mode| {
+        let mut c = tiny();
+        c.precondition.occupancy = 0.0;
+        c.precondition.mode = mode;
+        let o = crate::common::verified_run(&c, Arch::Baseline, w, 3, false);
+        assert_eq!(o.consistency, Some(Ok(())), "{mode:?}");
+        assert!(o.ftl.unwritten_page_reads > 1000, "{mode:?}");
+        o
+    };
+    let seq = run(PreconditionMode::Sequential);
+    let steady = run(PreconditionMode::Steady);
+    run(PreconditionMode::Aged);
+    assert_eq!(
+        (steady.sim_time, steady.events, steady.flash.page_reads),
+        (seq.sim_time, seq.events, seq.flash.page_reads)
+    );
+}

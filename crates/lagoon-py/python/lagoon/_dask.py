@@ -3,7 +3,9 @@ client is given)."""
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 
 
 def client_of(client):
@@ -17,21 +19,48 @@ def client_of(client):
     raise TypeError("client must be a dask.distributed.Client or a scheduler address")
 
 
+def plain_every() -> float:
+    """Seconds between two plain progress lines, as the command: 10, or
+    LAGOON_PROGRESS_EVERY_S (0 to 3600)."""
+    try:
+        s = float(os.environ.get("LAGOON_PROGRESS_EVERY_S", "10"))
+    except ValueError:
+        return 10.0
+    return s if 0 <= s <= 3600 else 10.0
+
+
 class Progress:
-    """`what: done/total` on standard error, redrawn in place."""
+    """`what: done/total` on standard error: redrawn in place on a terminal; elsewhere (a
+    log, a notebook's captured stream) a plain line at most every 10 s and at the end, as
+    the command prints its progress off a terminal (carriage returns ran the lines
+    together in logs)."""
 
     def __init__(self, total: int, what: str, on: bool):
         self.total, self.what, self.on, self.done = total, what, on and total > 0, 0
-        self._draw()
+        isatty = getattr(sys.stderr, "isatty", None)
+        self.tty = bool(isatty and isatty())
+        self.every, self.last = plain_every(), time.monotonic()
+        if self.tty:
+            self._draw()
 
     def step(self):
         self.done += 1
-        self._draw()
+        if not self.on:
+            return
+        now = time.monotonic()
+        if self.tty or self.done == self.total or now - self.last >= self.every:
+            self.last = now
+            self._draw()
 
     def _draw(self):
-        if self.on:
+        if not self.on:
+            return
+        line = f"{self.what}: {self.done}/{self.total}"
+        if self.tty:
             end = "\n" if self.done == self.total else ""
-            print(f"\r{self.what}: {self.done}/{self.total}", end=end, file=sys.stderr, flush=True)
+            print(f"\r{line}", end=end, file=sys.stderr, flush=True)
+        else:
+            print(line, file=sys.stderr, flush=True)
 
 
 def gather(client, fn, items, what: str, progress: bool) -> list:

@@ -11,6 +11,9 @@ def main(argv: list[str] | None = None) -> int:
     status when called as the console script."""
     from . import _lagoon
 
+    if not hasattr(_lagoon, "cli"):
+        raise RuntimeError("this build of lagoon has no `lagoon` command (cargo feature `command` "
+                           "of crates/lagoon-py was off); pip install . turns it on")
     args = sys.argv[1:] if argv is None else list(argv)
     code = _lagoon.cli(["lagoon", *args])
     if argv is None:

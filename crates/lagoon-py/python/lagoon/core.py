@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from . import _lagoon
+from . import _args, _lagoon
 
 
 class Result:
@@ -60,10 +60,6 @@ def flatten(d: Mapping, prefix: str = "") -> dict:
     return out
 
 
-def _path(p) -> str:
-    return os.fspath(p)
-
-
 def run(
     workload: str | Sequence[str],
     ssd: str | os.PathLike | Mapping = "perf-optimized",
@@ -90,19 +86,31 @@ def run(
         mesh=mesh, design=design, host_scheduler=host_scheduler, host_queue=host_queue,
         repeat=repeat, format=format, lenient=lenient, device=device,
     )
-    one = (str, os.PathLike)
-    workloads = [workload] if isinstance(workload, one) else workload
-    if not isinstance(workloads, Sequence) or not all(isinstance(w, one) for w in workloads):
-        raise TypeError(
-            f"workload: a trace path or syn: spec, or a list of them; got {workload!r}"
-        )
+    # Every argument by type first, named as the caller wrote it; values the command checks
+    # (arch's words, mesh's shape) come back from it under the same names.
+    workloads = _args.paths("workload", workload, "a trace path or syn: spec")
     if isinstance(ssd, Mapping):
         name, cfg = str(ssd.get("name", "config")), dict(ssd)
     else:
-        name, cfg = _path(ssd), None
-    # `--flag=value`, so a value such as -1 is read as the flag's (and named in its error).
+        name, cfg = _args.path("ssd", ssd, "a preset name, a TOML path or a dict"), None
+    _args.text("arch", arch, "a back end's name")
+    _args.whole("seed", seed, 0)
+    _args.whole("repeat", repeat, 1, 2**32 - 1)
+    _args.whole("host_queue", host_queue, 1, 65536)
+    _args.whole("device", device, 0, 2**32 - 1)
+    _args.flag("lenient", lenient)
+    _args.mapping("overrides", overrides, "a dict of dotted keys")
+    for key, v, what in [
+        ("replay", replay, "timed, timed:<speed-up> or closed:<depth>"),
+        ("mesh", mesh, "ROWSxCOLS"),
+        ("design", design, "a Decoupled SSD configuration's name"),
+        ("host_scheduler", host_scheduler, "a host scheduler's name"),
+        ("format", format, "a trace format's name"),
+    ]:
+        _args.text(key, v, what, optional=True)
+    # `--flag=value`, so a value such as -1 is read as the flag's.
     args = [f"--ssd={name}", f"--arch={arch}", f"--seed={seed}", f"--repeat={repeat}"]
-    args += [f"--workload={_path(w)}" for w in workloads]
+    args += [f"--workload={w}" for w in workloads]
     for flag, v in [
         ("--replay", replay), ("--mesh", mesh), ("--design", design),
         ("--host-scheduler", host_scheduler), ("--host-queue", host_queue),
@@ -119,7 +127,9 @@ def run(
 def config(spec: str | os.PathLike | Mapping = "perf-optimized") -> dict:
     """A configuration (preset name, TOML path, or dict laid out as the TOML files, `base`
     allowed) as a dict of every key, checked as `--ssd` checks it."""
-    return _lagoon.config(spec if isinstance(spec, Mapping) else _path(spec))
+    if isinstance(spec, Mapping):
+        return _lagoon.config(spec)
+    return _lagoon.config(_args.path("spec", spec, "a preset name, a TOML path or a dict"))
 
 
 def import_mqsim(ssd_xml, workload_xml=None, out=None) -> dict:
@@ -127,9 +137,9 @@ def import_mqsim(ssd_xml, workload_xml=None, out=None) -> dict:
     scenario, the `run` options), "not_modelled" [(parameter, value, reason)]}; files
     written to `out` when given."""
     imp = _lagoon.import_mqsim(
-        _path(ssd_xml),
-        None if workload_xml is None else _path(workload_xml),
-        None if out is None else _path(out),
+        _args.path("ssd_xml", ssd_xml, "an MQSim device configuration file"),
+        _args.path("workload_xml", workload_xml, "an MQSim workload file", optional=True),
+        _args.path("out", out, "a directory", optional=True),
     )
     imp["config"] = _lagoon.config_from_toml(imp["toml"], imp["name"])
     return imp

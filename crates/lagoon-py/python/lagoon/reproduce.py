@@ -2,20 +2,7 @@
 
 from __future__ import annotations
 
-import os
-
-from . import _dask, _lagoon
-
-
-def _whole(name: str, v, least: int):
-    # The command's ranges (clap would name the flag); here before PyO3's unsigned conversion.
-    if v is None:
-        return None
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise TypeError(f"{name} must be a whole number, got {v!r}")
-    if not least <= v < 2**64:
-        raise ValueError(f"{name} must be in {least}..2^64, got {v}")
-    return v
+from . import _args, _dask, _lagoon
 
 
 def reproduce(
@@ -47,21 +34,24 @@ def reproduce(
     when one is given; `out` defaults to results/sensitivity/PAPER. Ctrl-C stops the runs
     (a cluster's pending futures are cancelled) and leaves `out` as it was.
     Returns the output directory."""
+    # Every argument by type and range first, named as the caller wrote it.
+    paper = _args.text("paper", paper, "a paper's name (venice, piq, mqsimnet, dssd, superblocks, all)")
+    for key, v in [("quick", quick), ("progress", progress), ("render_only", render_only),
+                   ("refresh_evidence", refresh_evidence), ("sensitivity", sensitivity)]:
+        _args.flag(key, v)
     if sensitivity and (render_only or refresh_evidence or notes is not None):
         raise ValueError("sensitivity cannot be combined with render_only, refresh_evidence or notes")
     if out is None:
         out = f"results/sensitivity/{paper}" if sensitivity else f"results/{paper}"
-    out = os.fspath(out)
-    requests, jobs = _whole("requests", requests, 1), _whole("jobs", jobs, 1)
-    seed = _whole("seed", seed, 0)
-    seeds = _whole("seeds", seeds, 1)
-    if seeds is not None and seeds > 100:
-        raise ValueError(f"seeds must be in 1..100, got {seeds}")
+    out = _args.path("out", out, "a directory")
+    requests, jobs = _args.whole("requests", requests, 1), _args.whole("jobs", jobs, 1)
+    seed = _args.whole("seed", seed, 0)
+    seeds = _args.whole("seeds", seeds, 1, 100)
+    traces = _args.path("traces", traces, "a directory of traces", optional=True)
+    notes = _args.path("notes", notes, "a Markdown file", optional=True)
     executor = None if client is None else _dask.Executor(_dask.client_of(client), progress)
-    path = lambda p: None if p is None else os.fspath(p)  # noqa: E731
     _lagoon.reproduce(
-        paper, out, quick, requests, path(traces), seed, path(notes), jobs,
-        not progress, executor, False, seeds, bool(render_only), bool(refresh_evidence),
-        bool(sensitivity),
+        paper, out, quick, requests, traces, seed, notes, jobs,
+        not progress, executor, False, seeds, render_only, refresh_evidence, sensitivity,
     )
     return out

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pandas as pd
 
-from . import _dask, _lagoon
+from . import _args, _dask, _lagoon
 from ._lagoon import LagoonError
 from .core import flatten, run
 
@@ -59,6 +59,7 @@ def sweep(grid, client=None, progress: bool = True) -> pd.DataFrame:
     No client: every local core (the GIL is released while simulating). A
     dask.distributed Client or a scheduler address: the runs go to that cluster. A run that
     fails gives a row with its `error`, not a failed sweep."""
+    _args.flag("progress", progress)
     pts = points(grid)
     if client is None:
         bar = _dask.Progress(len(pts), "sweep", progress)

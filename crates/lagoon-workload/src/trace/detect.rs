@@ -1,8 +1,9 @@
 //! Trace format detection: every format scores the first lines, and a file is read only
 //! when exactly one reading fits and is plausible.
 //!
-//! The sample is the first 64 data lines (neither blank nor `#` comments) within the
-//! first 1,000 lines; input whose first block looks binary is an error
+//! The sample is the first 64 data lines (neither blank nor `#` comments); blank and
+//! comment lines before and between them do not count, up to [`MAX_COMMENT_BYTES`] of them
+//! (a long header of comments is read past); input whose first block looks binary is an error
 //! ([`WorkloadError::Binary`]); lines longer than [`super::MAX_LINE_BYTES`] are sampled as
 //! unreadable and are never held whole.
 //!
@@ -41,7 +42,9 @@ use super::{binary_error, open_file, read_error, Compression, TraceFormat};
 use crate::{IoRequest, WorkloadError};
 
 const MAX_SAMPLES: usize = 64;
-const MAX_LINES: usize = 1000;
+/// Blank and comment lines the sample reads past (16 MiB, the bound lenient reading has on
+/// over-long lines), so that text with no request line still ends the search.
+pub const MAX_COMMENT_BYTES: u64 = super::MAX_OVERLONG_RUN_BYTES;
 /// The largest plausible request (see the module doc).
 pub const MAX_PLAUSIBLE_REQUEST: u64 = 32 << 20;
 /// The end of the plausible address space: 1 PiB.
@@ -127,8 +130,8 @@ pub fn detect_format_reader<R: BufRead>(
     detect_reader(reader, name).map(|d| d.format)
 }
 
-/// Reads the sample: up to [`MAX_SAMPLES`] data lines of the first [`MAX_LINES`], as
-/// (line number, text); `None` text for an over-long line.
+/// Reads the sample: up to [`MAX_SAMPLES`] data lines, past at most [`MAX_COMMENT_BYTES`] of
+/// blank and comment lines, as (line number, text); `None` text for an over-long line.
 fn sample<R: BufRead>(
     mut reader: R,
     name: &str,
@@ -140,7 +143,8 @@ fn sample<R: BufRead>(
         Ok(Some(b)) => return Err(binary_error(name, b)),
         Err(source) => return Err(read_error(name, 0, source)),
     }
-    for line_no in 1..=MAX_LINES as u64 {
+    let mut comment_bytes = 0u64;
+    for line_no in 1.. {
         // an over-long line is skipped up to one more MAX_LINE_BYTES, then sampling stops
         let read = read_line(&mut reader, &mut buf, 2 * MAX_LINE_BYTES as u64)
             .map_err(|source| read_error(name, line_no - 1, source))?;
@@ -156,6 +160,16 @@ fn sample<R: BufRead>(
                 let text = String::from_utf8_lossy(&buf);
                 let line = text.trim();
                 if line.is_empty() || line.starts_with('#') {
+                    comment_bytes += buf.len() as u64 + 1;
+                    if comment_bytes > MAX_COMMENT_BYTES {
+                        if out.is_empty() {
+                            return Err(WorkloadError::UndetectedFormat {
+                                file: name.to_string(),
+                                reason: format!("no request lines in its first {MAX_COMMENT_BYTES} bytes (blank lines and comments only)"),
+                            });
+                        }
+                        break;
+                    }
                     continue;
                 }
                 out.push((line_no, Some(line.to_string())));
@@ -623,5 +637,50 @@ mod tests {
         )
         .collect();
         assert_eq!(got.len(), 1);
+    }
+
+    /// Issue 43: a valid trace after 1,000 comment lines was refused ("no request lines");
+    /// comments and blank lines no longer count against the sample, up to
+    /// MAX_COMMENT_BYTES of them, and the binary check still looks at the first block.
+    #[test]
+    fn a_long_comment_header_does_not_hide_the_requests() {
+        let lines = "100 0 0 8 1\n200 0 8 8 0\n";
+        for n in [1_000, 5_000, 100_000] {
+            let text = format!(
+                "{}\n{lines}",
+                "# a comment line of a long header\n".repeat(n)
+            );
+            assert_eq!(
+                detect_str(&text).unwrap(),
+                TraceFormat::Mqsim,
+                "{n} comments"
+            );
+            let read: Vec<_> = super::super::TraceReader::from_reader(
+                text.as_bytes(),
+                "m",
+                TraceFormat::Mqsim,
+                false,
+            )
+            .collect::<Result<_, _>>()
+            .unwrap();
+            assert_eq!(read.len(), 2);
+        }
+        // More than MAX_COMMENT_BYTES of comments before any request: one error saying so.
+        let comment = "#".repeat(1023) + "\n";
+        let text = comment.repeat((MAX_COMMENT_BYTES / 1024) as usize + 1) + lines;
+        let e = detect_str(&text).unwrap_err().to_string();
+        assert!(
+            e.contains(
+                "no request lines in its first 16777216 bytes (blank lines and comments only)"
+            ),
+            "{e}"
+        );
+        // Binary data after a comment is still refused as binary.
+        let mut bin = b"# header\n".to_vec();
+        bin.extend(std::iter::repeat_n(0u8, 8192));
+        let e = detect_format_reader(&bin[..], "mem")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("binary"), "{e}");
     }
 }

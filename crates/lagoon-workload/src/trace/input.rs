@@ -144,10 +144,13 @@ fn other(e: impl std::fmt::Display, what: &str) -> io::Error {
 }
 
 /// Every frame of a zstd file, one after the other (`zstd` writes one frame per file,
-/// `pzstd` and `zstdmt` several).
+/// `pzstd` and `zstdmt` several). A frame that carries a content checksum is checked
+/// against it at its end (the decoder computes it but does not compare).
 struct ZstdFrames<R: BufRead> {
     source: Option<R>,
     frame: Option<ruzstd::decoding::StreamingDecoder<R, ruzstd::decoding::FrameDecoder>>,
+    /// Frames started, for the error.
+    frames: u64,
 }
 
 impl<R: BufRead> ZstdFrames<R> {
@@ -155,6 +158,7 @@ impl<R: BufRead> ZstdFrames<R> {
         ZstdFrames {
             source: Some(source),
             frame: None,
+            frames: 0,
         }
     }
 }
@@ -167,8 +171,22 @@ impl<R: BufRead> Read for ZstdFrames<R> {
                 if n > 0 || buf.is_empty() {
                     return Ok(n);
                 }
-                let done = self.frame.take().expect("a frame");
-                self.source = Some(done.into_inner());
+                let (source, decoder) = self.frame.take().expect("a frame").into_parts();
+                if let (Some(file), Some(data)) = (
+                    decoder.get_checksum_from_data(),
+                    decoder.get_calculated_checksum(),
+                ) {
+                    if file != data {
+                        return Err(other(
+                            format!(
+                                "frame {}: content checksum mismatch (the file says {file:08x}, the data gives {data:08x}): the file is corrupt",
+                                self.frames
+                            ),
+                            "zstd",
+                        ));
+                    }
+                }
+                self.source = Some(source);
             }
             let Some(mut source) = self.source.take() else {
                 return Ok(0);
@@ -179,6 +197,7 @@ impl<R: BufRead> Read for ZstdFrames<R> {
             let frame =
                 ruzstd::decoding::StreamingDecoder::new(source).map_err(|e| other(e, "zstd"))?;
             self.frame = Some(frame);
+            self.frames += 1;
         }
     }
 }

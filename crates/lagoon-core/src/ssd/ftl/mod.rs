@@ -148,15 +148,15 @@ impl Ftl {
     #[inline]
     fn home(&self, lpa: u64) -> (u32, bool) {
         let (plane, k) = self.geo.locate(lpa);
-        if k < self.precondition_pages_per_plane {
+        let pre = self.precondition_pages_per_plane;
+        if k < pre {
             (self.precondition_ppa(plane, k), true)
+        } else if pre > 0 {
+            (self.precondition_ppa(plane, k % pre), false)
         } else {
-            let k = if self.precondition_pages_per_plane > 0 {
-                k % self.precondition_pages_per_plane
-            } else {
-                0
-            };
-            (self.precondition_ppa(plane, k), false)
+            // Nothing preconditioned: no layout to look in (an aged or steady one would place
+            // page 0 past the plane's last block); the plane's first page stands in.
+            (self.geo.ppa(plane, 0, 0), false)
         }
     }
 

@@ -70,6 +70,10 @@ pub struct Die {
     started: Ps,
     busy_time: Ps,
     array_time: Ps,
+    /// The current operation's array time, counted into `array_time` when the operation ends,
+    /// as its busy time is: an operation still running when a run stops counts in neither, so
+    /// array time never exceeds busy time (counted at its start, it did, issue 43).
+    array_ps: Ps,
     /// GC operations started since the die last started a user one (`tiny-tail`).
     gc_streak: u32,
     /// When its command went to the interconnect (after any data staging).
@@ -91,6 +95,7 @@ impl Die {
         started: 0,
         busy_time: 0,
         array_time: 0,
+        array_ps: 0,
         gc_streak: 0,
         stage_end: 0,
         array_due: 0,
@@ -705,7 +710,7 @@ impl<Q: DriveQueue> Ssd<Q> {
                 } else {
                     timing.array_time(d.op)
                 };
-                d.array_time += t;
+                d.array_ps = t;
                 d.array_due = now + t;
                 let gen = d.gen;
                 self.q.schedule(
@@ -807,6 +812,7 @@ impl<Q: DriveQueue> Ssd<Q> {
         }
         let d = &mut self.tsu.dies[die];
         d.busy_time += now - d.started;
+        d.array_time += d.array_ps;
         d.phase = Phase::Idle;
         d.n = 0;
         self.try_dispatch(now, die);

@@ -35,6 +35,8 @@ pub struct Parked {
     stage_end: Ps,
     /// Array time still to run when the suspension took effect.
     remaining: Ps,
+    /// The operation's whole array time (counted when it ends).
+    array_ps: Ps,
     /// Suspensions so far, this one included.
     suspends: u32,
     /// When the suspend command was given (for the time spent suspended).
@@ -142,6 +144,7 @@ impl<Q: DriveQueue> Ssd<Q> {
             bytes: d.bytes,
             stage_end: d.stage_end,
             remaining: d.array_due - stop,
+            array_ps: d.array_ps,
             suspends: d.suspends + 1,
             since: now,
         };
@@ -181,6 +184,7 @@ impl<Q: DriveQueue> Ssd<Q> {
         d.started = now;
         d.suspends = p.suspends;
         d.array_due = end;
+        d.array_ps = p.array_ps;
         let gen = d.gen;
         self.q.schedule(
             end,

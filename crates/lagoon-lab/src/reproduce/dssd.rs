@@ -421,7 +421,7 @@ fn fig02(r: &Results, out: &std::path::Path, m: &mut Manifest) -> Result<()> {
         let file = format!("fig02_{size}_timeline.csv");
         write(&out.join(&file), &csv)?;
         // A series lying on the axis is said to, not left for the reader to find.
-        let t = book::Table::read(&out.join(&file))?;
+        let t = book::Table::read(out, &file)?;
         let none = t
             .rows
             .iter()

@@ -35,9 +35,10 @@ fn main() {
         }
         _ => "unknown".to_string(),
     };
-    // The crate's own sources too, so `-dirty` follows edits here (edits elsewhere in the
-    // workspace show once the index or HEAD changes).
+    // The lab's and the command's sources too, so `-dirty` follows edits there (edits
+    // elsewhere in the workspace show once the index or HEAD changes).
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=src");
+    println!("cargo:rerun-if-changed=../lagoon-cli/src");
     println!("cargo:rustc-env=LAGOON_COMMIT={commit}");
 }

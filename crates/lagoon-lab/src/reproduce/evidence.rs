@@ -14,7 +14,7 @@
 //! only the evidence fields from the data file, without simulating.
 
 use super::book::{self, Evidence, Headline, Kind, Number};
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::path::Path;
@@ -201,11 +201,10 @@ struct RawHeadline {
 /// paper's data file; every other byte stays as written (the numbers are checked against
 /// headline_seeds.csv first). Returns the ids whose evidence changed.
 pub fn refresh(dir: &Path) -> Result<Vec<String>> {
-    let path = dir.join("headlines.json");
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    let mut h: RawFile =
-        serde_json::from_str(&text).with_context(|| format!("{}", path.display()))?;
+    let path = super::folder::path(dir, "headlines.json")?;
+    let text = super::folder::read(dir, "headlines.json", super::folder::MAX_JSON_BYTES)?;
+    let mut h: RawFile = serde_json::from_str(&text)
+        .map_err(|e| anyhow!("{}: {}", path.display(), super::folder::cut(&e.to_string())))?;
     // Only the evidence may change: the file must come back as it was when written again.
     let again = serde_json::to_string_pretty(&h)?;
     if again != text {
@@ -216,11 +215,11 @@ pub fn refresh(dir: &Path) -> Result<Vec<String>> {
             .find(|(_, (a, b))| a != b)
             .unwrap_or((text.lines().count().min(again.lines().count()), ("", "")));
         bail!(
-            "--refresh-evidence: {} does not read back byte for byte (edited by hand, or written by another version; line {}: {:?} reads back as {:?}); re-run the reproduction",
+            "--refresh-evidence: {} does not read back byte for byte (edited by hand, or written by another version; line {}: {} reads back as {}); re-run the reproduction",
             path.display(),
             i + 1,
-            was.trim(),
-            now.trim()
+            super::folder::shown(was.trim()),
+            super::folder::shown(now.trim())
         );
     }
     let errs = book::check_numbers(dir)?;

@@ -14,6 +14,7 @@
 //! headline table from headlines.json, tables copied from CSVs, the figures, and the
 //! `--notes` file when one is given.
 
+use super::folder::{self, shown};
 use crate::plot;
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
@@ -485,27 +486,131 @@ fn headline(n: &Number, id: String, reading: Option<String>, v: &[f64]) -> Headl
 }
 
 /// Per-seed values of headline_seeds.csv, by id.
+/// Per-seed values of headline_seeds.csv, by id: each (id, seed) once, every value a number.
 pub fn read_seed_values(dir: &Path) -> Result<BTreeMap<String, Vec<(u64, f64)>>> {
-    let t = Table::read(&dir.join("headline_seeds.csv"))?;
+    let t = Table::read(dir, "headline_seeds.csv")?;
     let mut m: BTreeMap<String, Vec<(u64, f64)>> = BTreeMap::new();
     for r in &t.rows {
-        let seed = t
-            .cell(r, "seed")?
-            .parse()
-            .context("headline_seeds.csv: seed")?;
+        let seed = t.whole(r, "seed")?;
         let v = t.num(r, "value")?;
-        m.entry(t.cell(r, "id")?.to_string())
-            .or_default()
-            .push((seed, v));
+        if v.is_nan() {
+            bail!("{}: no value", t.at(r));
+        }
+        let e = m.entry(t.cell(r, "id")?.to_string()).or_default();
+        if e.iter().any(|x| x.0 == seed) {
+            bail!("{}: id and seed given twice", t.at(r));
+        }
+        e.push((seed, v));
     }
     Ok(m)
 }
 
+/// headlines.json of `dir`, checked ([`HeadlinesFile::check`]).
 pub fn read_headlines(dir: &Path) -> Result<HeadlinesFile> {
-    let p = dir.join("headlines.json");
-    let text =
-        std::fs::read_to_string(&p).with_context(|| format!("cannot read {}", p.display()))?;
-    serde_json::from_str(&text).with_context(|| format!("{}", p.display()))
+    let h: HeadlinesFile = folder::read_json(dir, "headlines.json")?;
+    h.check()
+        .map_err(|e| anyhow!("{}: {e:#}", dir.join("headlines.json").display()))?;
+    Ok(h)
+}
+
+/// A mean and its 95 % interval as a results file must give them: a finite mean of at least
+/// one value; an interval (finite, around the mean) exactly when there are two or more.
+pub fn check_stat(s: &Stat) -> Result<()> {
+    if !s.mean.is_finite() {
+        bail!("mean {}: not a finite number", s.mean);
+    }
+    match (s.n, s.ci95) {
+        (0, _) => bail!("a mean of n = 0 values"),
+        (1, Some(_)) => bail!("an interval from n = 1 value"),
+        (2.., None) => bail!("n = {} values and no interval", s.n),
+        (_, Some([lo, hi]))
+            if !(lo <= s.mean && s.mean <= hi && lo.is_finite() && hi.is_finite()) =>
+        {
+            bail!("mean {} outside its 95 % interval [{lo}, {hi}]", s.mean)
+        }
+        _ => Ok(()),
+    }
+}
+
+impl HeadlinesFile {
+    /// What a headlines.json must hold to be drawn from (issue 42): a paper Lagoon knows, 1 to
+    /// 100 seeds, each headline once and one of the paper's data file; finite numbers, every
+    /// mean inside its interval ([`check_stat`]), and the verdict and `outside_ci` the rule
+    /// gives for them; an evidence file named as a plain path in the repository.
+    pub fn check(&self) -> Result<()> {
+        let p = paper(&self.paper).map_err(|_| {
+            anyhow!(
+                "paper {}: none of {}",
+                shown(&self.paper),
+                super::PAPERS.join(", ")
+            )
+        })?;
+        let prov = &self.provenance;
+        if !(1..=100).contains(&prov.seeds.len()) {
+            bail!(
+                "provenance.seeds: {} seeds; a reproduction has 1 to 100",
+                prov.seeds.len()
+            );
+        }
+        if !(prov.wall_s.is_finite() && prov.wall_s >= 0.0) {
+            bail!(
+                "provenance.wall_s = {}: not a number of seconds",
+                prov.wall_s
+            );
+        }
+        let mut ids = std::collections::BTreeSet::new();
+        for (i, x) in self.headlines.iter().enumerate() {
+            let at = format!("headlines[{i}] (id {})", shown(&x.id));
+            if !ids.insert(x.id.as_str()) {
+                bail!("{at}: the id is given twice");
+            }
+            let base = x.id.split_once('@').map_or(x.id.as_str(), |s| s.0);
+            if !p.number(base).is_some_and(|n| n.headline) {
+                bail!("{at}: not a headline of {}'s data file", self.paper);
+            }
+            if !x.paper.value.is_finite() {
+                bail!("{at}: paper.value {}: not a finite number", x.paper.value);
+            }
+            match &x.lagoon {
+                None if x.verdict != Verdict::NotMeasured || x.outside_ci.is_some() => bail!(
+                    "{at}: no Lagoon value, yet a verdict ({}) or outside_ci",
+                    x.verdict.words()
+                ),
+                None => {}
+                Some(st) => {
+                    check_stat(st).map_err(|e| anyhow!("{at}: lagoon: {e}"))?;
+                    let ok = verdict(x.paper.kind, x.paper.value, st.mean).0;
+                    let want = if ok {
+                        Verdict::Reproduced
+                    } else {
+                        Verdict::NotReproduced
+                    };
+                    if x.verdict != want {
+                        bail!(
+                            "{at}: verdict '{}', but the rule gives '{}' for Lagoon's {} against the paper's {}",
+                            x.verdict.words(),
+                            want.words(),
+                            st.mean,
+                            x.paper.value
+                        );
+                    }
+                    let [lo, hi] = st.ci95.unwrap_or([st.mean, st.mean]);
+                    if x.outside_ci != Some(!(lo..=hi).contains(&x.paper.value)) {
+                        bail!("{at}: outside_ci disagrees with the interval and the paper's value");
+                    }
+                }
+            }
+            if let Some(f) = &x.evidence_file {
+                folder::check_repo_path(f).map_err(|e| anyhow!("{at}: evidence_file {e}"))?;
+            }
+            if let Some(a) = &x.authors {
+                if !a.value.is_finite() {
+                    bail!("{at}: authors.value {}: not a finite number", a.value);
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// "Venice: 3 of 19 headlines reproduced ..." — the README's line for a reproduction.
@@ -593,6 +698,7 @@ pub enum FigKind {
 
 /// A value column, with the columns of its 95 % interval.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct Y {
     pub col: String,
     /// Series name when several value columns are drawn (default: the column's name).
@@ -653,6 +759,7 @@ pub fn ci_cells(s: &Stat, digits: usize) -> [String; 4] {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct Fig {
     pub svg: String,
     pub csv: String,
@@ -762,6 +869,7 @@ impl Fig {
 
 /// A CSV (or some of its columns and rows) shown in summary.md as a table.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct TableSpec {
     pub title: String,
     pub csv: String,
@@ -807,13 +915,76 @@ impl Manifest {
     pub fn write(&self, dir: &Path) -> Result<()> {
         super::write_json(&dir.join("figures.json"), self)
     }
+    /// figures.json of `dir`, checked ([`Manifest::check`]).
     pub fn read(dir: &Path) -> Result<Self> {
-        let p = dir.join("figures.json");
-        let text =
-            std::fs::read_to_string(&p).with_context(|| format!("cannot read {}", p.display()))?;
-        serde_json::from_str(&text).with_context(|| format!("{}", p.display()))
+        let m: Manifest = folder::read_json(dir, "figures.json")?;
+        m.check()
+            .map_err(|e| anyhow!("{}: {e:#}", dir.join("figures.json").display()))?;
+        Ok(m)
+    }
+
+    /// What a figures.json must hold to be drawn from (issue 42): a paper Lagoon knows; at
+    /// most [`MOST_FIGURES`] figures and tables; every SVG and CSV a plain `.svg` / `.csv`
+    /// name inside the folder ([`folder::path`]), each SVG drawn once; finite numbers
+    /// (reference, marks, cap; divisors above 0); a heat map of 1 to 65,536 routers.
+    pub fn check(&self) -> Result<()> {
+        if !super::PAPERS.contains(&self.paper.as_str()) {
+            bail!(
+                "paper {}: none of {}",
+                shown(&self.paper),
+                super::PAPERS.join(", ")
+            );
+        }
+        if self.figures.len() > MOST_FIGURES || self.tables.len() > MOST_FIGURES {
+            bail!(
+                "{} figures and {} tables; a reproduction has at most {MOST_FIGURES} of each",
+                self.figures.len(),
+                self.tables.len()
+            );
+        }
+        let named = |name: &str, ext: &str| -> Result<()> {
+            folder::check_name(name)?;
+            if !name.ends_with(ext) {
+                bail!("{}: not a {ext} file", shown(name));
+            }
+            Ok(())
+        };
+        let mut svgs = std::collections::BTreeSet::new();
+        for (i, f) in self.figures.iter().enumerate() {
+            let at = format!("figures[{i}]");
+            named(&f.svg, ".svg").map_err(|e| anyhow!("{at}.svg {e}"))?;
+            named(&f.csv, ".csv").map_err(|e| anyhow!("{at}.csv {e}"))?;
+            if !svgs.insert(f.svg.as_str()) {
+                bail!("{at}.svg {}: drawn twice", shown(&f.svg));
+            }
+            let finite = f
+                .reference
+                .iter()
+                .chain(&f.cap)
+                .chain(f.marks.iter().map(|m| &m.0))
+                .all(|v| v.is_finite());
+            let divisor = |d: Option<f64>| d.is_none_or(|d| d.is_finite() && d > 0.0);
+            if !finite || !divisor(f.x_div) || !divisor(f.y_div) {
+                bail!("{at} ({}): a reference, mark or cap that is not a finite number, or a divisor not above 0", shown(&f.svg));
+            }
+            if let FigKind::Heatmap { rows, cols } = f.kind {
+                if rows == 0 || cols == 0 || rows as u64 * cols as u64 > 65_536 {
+                    bail!(
+                        "{at} ({}): a heat map of {rows} x {cols} routers; 1 to 65,536",
+                        shown(&f.svg)
+                    );
+                }
+            }
+        }
+        for (i, t) in self.tables.iter().enumerate() {
+            named(&t.csv, ".csv").map_err(|e| anyhow!("tables[{i}].csv {e}"))?;
+        }
+        Ok(())
     }
 }
+
+/// The most figures (and tables) a figures.json may list (the reproductions have up to 40).
+pub const MOST_FIGURES: usize = 1024;
 
 // ---------------------------------------------------------------------------------------
 // Reading CSVs back
@@ -824,51 +995,151 @@ pub struct Table {
     pub name: String,
     pub head: Vec<String>,
     pub rows: Vec<Vec<String>>,
+    /// Each row's line in the file (for errors).
+    lines: Vec<u64>,
 }
 
 impl Table {
-    pub fn read(p: &Path) -> Result<Self> {
-        let mut r = csv::ReaderBuilder::new()
-            .from_path(p)
-            .with_context(|| format!("cannot read {}", p.display()))?;
-        let head = r
+    /// `dir/name` (at most [`folder::MAX_CSV_BYTES`] and [`folder::MAX_CSV_CELLS`] cells),
+    /// checked: no cell is a number that is not finite (`NaN`, `inf`, `1e999`), and where the
+    /// header has a value column with its interval ([`ci_cols`]) every row has both ends or
+    /// neither, the low end at most the high, and the value inside them.
+    pub fn read(dir: &Path, name: &str) -> Result<Self> {
+        let text = folder::read(dir, name, folder::MAX_CSV_BYTES)?;
+        let p = dir.join(name);
+        let mut r = csv::ReaderBuilder::new().from_reader(text.as_bytes());
+        let head: Vec<String> = r
             .headers()
-            .with_context(|| format!("{}", p.display()))?
+            .map_err(|e| anyhow!("{}: {}", p.display(), folder::cut(&e.to_string())))?
             .iter()
             .map(String::from)
             .collect();
-        let mut rows = Vec::new();
+        let (mut rows, mut lines) = (Vec::new(), Vec::new());
+        let mut cells = head.len();
         for rec in r.records() {
-            rows.push(
-                rec.with_context(|| format!("{}", p.display()))?
-                    .iter()
-                    .map(String::from)
-                    .collect(),
-            );
+            let rec =
+                rec.map_err(|e| anyhow!("{}: {}", p.display(), folder::cut(&e.to_string())))?;
+            cells += rec.len();
+            if cells > folder::MAX_CSV_CELLS {
+                bail!(
+                    "{}: more than the {} cells a results CSV may have",
+                    p.display(),
+                    folder::MAX_CSV_CELLS
+                );
+            }
+            lines.push(rec.position().map_or(0, |q| q.line()));
+            rows.push(rec.iter().map(String::from).collect::<Vec<String>>());
         }
-        Ok(Table {
-            name: p
-                .file_name()
-                .map_or(String::new(), |f| f.to_string_lossy().into()),
+        let t = Table {
+            name: name.to_string(),
             head,
             rows,
-        })
+            lines,
+        };
+        t.check()?;
+        Ok(t)
+    }
+
+    /// [`Table::read`]'s checks of the cells.
+    fn check(&self) -> Result<()> {
+        for r in &self.rows {
+            if let Some((i, c)) = r
+                .iter()
+                .enumerate()
+                .find(|(_, c)| c.trim().parse::<f64>().is_ok_and(|v| !v.is_finite()))
+            {
+                bail!(
+                    "{}: {} = {}: not a finite number (a missing value is an empty cell)",
+                    self.at(r),
+                    shown(self.head.get(i).map_or("?", String::as_str)),
+                    shown(c)
+                );
+            }
+        }
+        for c in &self.head {
+            let [_, lo, hi, _] = ci_cols(c);
+            if self.col(&lo).is_err() || self.col(&hi).is_err() {
+                continue;
+            }
+            for r in &self.rows {
+                self.interval(r, c, &lo, &hi)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The value of column `c` in `row` with its interval from columns `lo` and `hi`: both ends
+    /// or neither (NaN), the low end at most the high and the value (when there is one)
+    /// between them.
+    fn interval(&self, row: &[String], c: &str, lo: &str, hi: &str) -> Result<(f64, f64, f64)> {
+        let (v, l, h) = (self.num(row, c)?, self.num(row, lo)?, self.num(row, hi)?);
+        let fine = match (l.is_nan(), h.is_nan()) {
+            (true, true) => true,
+            (false, false) => l <= h && l <= v && v <= h,
+            _ => false,
+        };
+        if !fine {
+            bail!(
+                "{}: {} = {v} outside its 95 % interval [{l}, {h}] (or half an interval)",
+                self.at(row),
+                shown(c)
+            );
+        }
+        Ok((v, l, h))
+    }
+
+    /// Where `row` is, for an error: the file and line.
+    pub fn at(&self, row: &[String]) -> String {
+        let i = self
+            .rows
+            .iter()
+            .position(|r| std::ptr::eq(r.as_slice(), row));
+        match i.and_then(|i| self.lines.get(i)) {
+            Some(l) => format!("{} line {l}", self.name),
+            None => self.name.clone(),
+        }
     }
 
     pub fn col(&self, c: &str) -> Result<usize> {
         self.head
             .iter()
             .position(|h| h == c)
-            .ok_or_else(|| anyhow!("{}: no column `{c}`", self.name))
+            .ok_or_else(|| anyhow!("{}: no column {}", self.name, shown(c)))
     }
 
     pub fn cell<'a>(&self, row: &'a [String], c: &str) -> Result<&'a str> {
         Ok(row.get(self.col(c)?).map_or("", String::as_str))
     }
 
-    /// A cell as a number: an empty or unreadable cell is NaN (missing, drawn as "n/a").
+    /// A cell as a number: an empty cell is NaN (missing, drawn as "n/a"); anything else
+    /// that is not a number is an error naming the file, line and column.
     pub fn num(&self, row: &[String], c: &str) -> Result<f64> {
-        Ok(self.cell(row, c)?.trim().parse().unwrap_or(f64::NAN))
+        let cell = self.cell(row, c)?.trim();
+        if cell.is_empty() {
+            return Ok(f64::NAN);
+        }
+        match cell.parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(v),
+            _ => bail!(
+                "{}: {} = {}: not a finite number",
+                self.at(row),
+                shown(c),
+                shown(cell)
+            ),
+        }
+    }
+
+    /// A cell as a whole number (a seed, a router).
+    pub fn whole(&self, row: &[String], c: &str) -> Result<u64> {
+        let cell = self.cell(row, c)?.trim();
+        cell.parse().map_err(|_| {
+            anyhow!(
+                "{}: {} = {}: not a whole number",
+                self.at(row),
+                shown(c),
+                shown(cell)
+            )
+        })
     }
 
     /// Whether `row` passes every filter: `(column, value)` keeps equal cells,
@@ -903,9 +1174,27 @@ fn distinct<'a>(it: impl Iterator<Item = &'a str>) -> Vec<String> {
 // Stage 2: figures and summary.md from the files
 // ---------------------------------------------------------------------------------------
 
+/// The most a figure's quantity can be, when its figure does not say ([`Fig::cap`]): from
+/// the unit its y label names, 1 for a fraction, 100 for a share in % ("% of requests").
+fn cap_of(f: &Fig) -> Option<f64> {
+    f.cap.or(if f.y_label.contains("fraction") {
+        Some(1.0)
+    } else if f.y_label.starts_with("% ") {
+        Some(100.0)
+    } else {
+        None
+    })
+}
+
 /// Draw one figure from its CSV.
 pub fn draw(dir: &Path, f: &Fig) -> Result<String> {
-    let t = Table::read(&dir.join(&f.csv))?;
+    draw_from(&Table::read(dir, &f.csv)?, f)
+}
+
+/// Draw figure `f` from its CSV `t`, checking what it draws: every value a number or empty
+/// (missing), inside its interval and at most the quantity's [`cap_of`]; a bar once per
+/// series and group; a heat map's rows links or controllers of its mesh, busy 0 to 100 %.
+fn draw_from(t: &Table, f: &Fig) -> Result<String> {
     let rows: Vec<&Vec<String>> = t
         .rows
         .iter()
@@ -917,14 +1206,45 @@ pub fn draw(dir: &Path, f: &Fig) -> Result<String> {
     let (xd, yd) = (f.x_div.unwrap_or(1.0), f.y_div.unwrap_or(1.0));
     if let FigKind::Heatmap { rows: nr, cols: nc } = f.kind {
         let (mut links, mut util, mut fcs) = (Vec::new(), Vec::new(), Vec::new());
+        let mut seen = std::collections::BTreeSet::new();
+        let routers = nr as u64 * nc as u64;
         for r in &rows {
-            let (a, u) = (t.num(r, "a")?, t.num(r, "utilization")?);
-            match t.cell(r, "kind")? {
-                "link" => {
-                    links.push((a as u32, t.num(r, "b")? as u32));
-                    util.push(u);
+            let router = |c: &str| -> Result<u32> {
+                let v = t.whole(r, c)?;
+                if v >= routers {
+                    bail!(
+                        "{}: {c} = {v}: not a router of the {nr} x {nc} mesh",
+                        t.at(r)
+                    );
                 }
-                _ => fcs.push((a as u32, u)),
+                Ok(v as u32)
+            };
+            let (kind, a, u) = (t.cell(r, "kind")?, router("a")?, t.num(r, "utilization")?);
+            if !(0.0..=1.0).contains(&u) {
+                bail!(
+                    "{}: utilization {u}: not a busy fraction in [0, 1]",
+                    t.at(r)
+                );
+            }
+            let key = match kind {
+                "link" => {
+                    let b = router("b")?;
+                    links.push((a, b));
+                    util.push(u);
+                    (0, a, b)
+                }
+                "controller" => {
+                    fcs.push((a, u));
+                    (1, a, 0)
+                }
+                other => bail!(
+                    "{}: kind {}: neither link nor controller",
+                    t.at(r),
+                    shown(other)
+                ),
+            };
+            if !seen.insert(key) {
+                bail!("{}: {kind} given twice", t.at(r));
             }
         }
         return Ok(plot::mesh_heatmap(&f.title, nr, nc, &links, &util, &fcs));
@@ -933,6 +1253,7 @@ pub fn draw(dir: &Path, f: &Fig) -> Result<String> {
     let mut series: Vec<(String, &Y, Vec<&Vec<String>>)> = Vec::new();
     match &f.series {
         Some(sc) => {
+            t.col(sc)?;
             let names = distinct(rows.iter().map(|r| t.cell(r, sc).unwrap_or("")));
             for n in names {
                 let rs: Vec<&Vec<String>> = rows
@@ -961,29 +1282,50 @@ pub fn draw(dir: &Path, f: &Fig) -> Result<String> {
         }
     }
     let has_ci = f.ys.iter().any(|y| y.lo.is_some());
-    let bound = |r: &Vec<String>, c: &Option<String>| -> Result<f64> {
-        Ok(match c {
-            Some(c) => t.num(r, c)? / yd,
-            None => f64::NAN,
-        })
+    let cap = cap_of(f);
+    // A value and its interval, in the drawing's units.
+    let value = |r: &Vec<String>, y: &Y| -> Result<(f64, (f64, f64))> {
+        let (v, l, h) = match (&y.lo, &y.hi) {
+            (Some(lo), Some(hi)) => t.interval(r, &y.col, lo, hi)?,
+            (None, None) => (t.num(r, &y.col)?, f64::NAN, f64::NAN),
+            _ => bail!("{}: half an interval", shown(&y.col)),
+        };
+        let (v, l, h) = (v / yd, l / yd, h / yd);
+        if let Some(c) = cap.filter(|&c| v > c) {
+            bail!(
+                "{}: {} = {v}: more than {c}, the most the quantity ({}) can be",
+                t.at(r),
+                shown(&y.col),
+                f.y_label
+            );
+        }
+        Ok((v, (l, h)))
     };
     match f.kind {
         FigKind::Bars | FigKind::BarsLog => {
-            let groups = distinct(rows.iter().map(|r| t.cell(r, &f.x).unwrap_or("")));
             t.col(&f.x)?;
+            let groups = distinct(rows.iter().map(|r| t.cell(r, &f.x).unwrap_or("")));
             let mut vals = Vec::new();
             let mut cis = Vec::new();
             for (name, y, rs) in &series {
                 let mut v = vec![f64::NAN; groups.len()];
                 let mut c = vec![(f64::NAN, f64::NAN); groups.len()];
+                let mut set = vec![false; groups.len()];
                 for r in rs {
                     let g = t.cell(r, &f.x)?;
                     let i = groups
                         .iter()
                         .position(|x| x == g)
                         .expect("a group of the rows");
-                    v[i] = t.num(r, &y.col)? / yd;
-                    c[i] = (bound(r, &y.lo)?, bound(r, &y.hi)?);
+                    if std::mem::replace(&mut set[i], true) {
+                        bail!(
+                            "{}: a second row for {} in group {}",
+                            t.at(r),
+                            shown(name),
+                            shown(g)
+                        );
+                    }
+                    (v[i], c[i]) = value(r, y)?;
                 }
                 vals.push((name.clone(), v));
                 cis.push(c);
@@ -993,7 +1335,7 @@ pub fn draw(dir: &Path, f: &Fig) -> Result<String> {
                 log_y: f.kind == FigKind::BarsLog,
                 intervals: has_ci.then_some(cis),
                 marks: f.marks.clone(),
-                cap: f.cap,
+                cap,
             };
             Ok(plot::bars_with(
                 &st, &f.title, &f.x_label, &f.y_label, &groups, &vals,
@@ -1006,19 +1348,21 @@ pub fn draw(dir: &Path, f: &Fig) -> Result<String> {
                 let mut pts = Vec::new();
                 let mut c = Vec::new();
                 for r in rs {
-                    pts.push((t.num(r, &f.x)? / xd, t.num(r, &y.col)? / yd));
-                    c.push((bound(r, &y.lo)?, bound(r, &y.hi)?));
+                    let (v, ci) = value(r, y)?;
+                    pts.push((t.num(r, &f.x)? / xd, v));
+                    c.push(ci);
                 }
                 lines.push((name.clone(), pts));
                 cis.push(c);
             }
+            let st = plot::LineStyle {
+                intervals: has_ci.then_some(cis.as_slice()),
+                log_x: f.kind == FigKind::LinesLogX,
+                cap,
+                ..Default::default()
+            };
             Ok(plot::lines_with(
-                &f.title,
-                &f.x_label,
-                &f.y_label,
-                &lines,
-                has_ci.then_some(cis.as_slice()),
-                f.kind == FigKind::LinesLogX,
+                &st, &f.title, &f.x_label, &f.y_label, &lines,
             ))
         }
         FigKind::Heatmap { .. } => unreachable!("drawn above"),
@@ -1026,8 +1370,7 @@ pub fn draw(dir: &Path, f: &Fig) -> Result<String> {
 }
 
 /// A CSV table (some columns, some rows) as Markdown, cells as written.
-fn md_table(dir: &Path, spec: &TableSpec) -> Result<String> {
-    let t = Table::read(&dir.join(&spec.csv))?;
+fn md_table(t: &Table, spec: &TableSpec) -> Result<String> {
     let cols: Vec<String> = if spec.columns.is_empty() {
         t.head.clone()
     } else {
@@ -1056,11 +1399,11 @@ pub(crate) fn fmt_value(v: f64, unit: &str, kind: Kind) -> String {
     }
 }
 
-/// summary.md from figures.json, headlines.json, the CSVs and the notes (when given).
-pub fn summary_md(
-    dir: &Path,
+/// summary.md from figures.json, headlines.json, the CSVs (by name) and the notes.
+fn summary_md(
     m: &Manifest,
     h: &HeadlinesFile,
+    tables: &BTreeMap<String, Table>,
     notes: Option<&str>,
 ) -> Result<String> {
     let p = &h.provenance;
@@ -1145,7 +1488,7 @@ pub fn summary_md(
     }
     for t in &m.tables {
         let _ = writeln!(s, "\n## {} (`{}`)\n", t.title, t.csv);
-        s.push_str(&md_table(dir, t)?);
+        s.push_str(&md_table(&tables[&t.csv], t)?);
     }
     let _ = writeln!(s, "\n## Figures\n");
     for f in &m.figures {
@@ -1169,17 +1512,65 @@ pub fn summary_md(
     Ok(s)
 }
 
-/// Stage 2 in `dir`: every figure of figures.json and summary.md. The notes text is added
-/// to the summary when given.
+/// Stage 2 in `dir`: every figure of figures.json and summary.md, from the folder's files
+/// alone, each read once and checked (figures.json, headlines.json against
+/// headline_seeds.csv, every CSV) before anything is written: a bad file is named with its
+/// entry and nothing is drawn from the folder. The summary ends with the folder's notes
+/// (notes.md, written by hand); `notes` given (`--notes FILE`) replaces them and is kept as
+/// notes.md, so a later redraw keeps it too.
 pub fn render(dir: &Path, notes: Option<&str>) -> Result<()> {
     let m = Manifest::read(dir)?;
     let h = read_headlines(dir)?;
-    for f in &m.figures {
-        let svg = draw(dir, f).with_context(|| format!("figure {}", f.svg))?;
-        super::write(&dir.join(&f.svg), &svg)?;
+    let errs = check_numbers(dir)?;
+    if let Some(e) = errs.first() {
+        bail!(
+            "{e}{}",
+            match errs.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            }
+        );
     }
-    let md = summary_md(dir, &m, &h, notes)?;
-    super::write(&dir.join("summary.md"), &md)
+    let kept = match notes {
+        Some(_) => None,
+        None => folder::notes(dir, super::MAX_NOTES_BYTES)?,
+    };
+    let mut tables: BTreeMap<String, Table> = BTreeMap::new();
+    for csv in m
+        .figures
+        .iter()
+        .map(|f| &f.csv)
+        .chain(m.tables.iter().map(|t| &t.csv))
+    {
+        if !tables.contains_key(csv) {
+            let t = Table::read(dir, csv)
+                .with_context(|| format!("figures.json names {}", shown(csv)))?;
+            tables.insert(csv.clone(), t);
+        }
+    }
+    let mut drawn = Vec::new();
+    for f in &m.figures {
+        let svg = draw_from(&tables[&f.csv], f)
+            .with_context(|| format!("figures.json: figure {}", shown(&f.svg)))?;
+        drawn.push((f.svg.as_str(), svg));
+    }
+    let md = summary_md(&m, &h, &tables, notes.or(kept.as_deref()))?;
+    // Every name written checked before the first write (an SVG that is a link to outside).
+    for name in drawn
+        .iter()
+        .map(|d| d.0)
+        .chain(["summary.md", folder::NOTES])
+    {
+        folder::path(dir, name)?;
+    }
+    for (name, svg) in drawn {
+        folder::write(dir, name, &svg)?;
+    }
+    folder::write(dir, "summary.md", &md)?;
+    match notes {
+        Some(n) => folder::write(dir, folder::NOTES, n),
+        None => Ok(()),
+    }
 }
 
 /// The per-seed values and headlines.json of `dir` agree: every headline's mean, interval

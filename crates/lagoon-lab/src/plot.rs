@@ -490,14 +490,9 @@ pub fn bars_with(
                 .filter(|v| v.is_finite() && (!log_y || *v > 0.0)),
         )
         .collect();
-    // An interval reaching below zero on data that cannot be negative (a ratio, a time) is
-    // cut at zero rather than stretching the axis below it.
-    let floor = if vals.iter().all(|&v| v >= 0.0) {
-        0.0
-    } else {
-        f64::NEG_INFINITY
-    };
+    let floor = floor_of(&vals);
     let ceiling = st.cap.unwrap_or(f64::INFINITY);
+    let mut cuts = Cuts::default();
     for k in 0..series.len() {
         for g in 0..groups.len() {
             if let Some((lo, hi)) = interval(k, g) {
@@ -544,7 +539,10 @@ pub fn bars_with(
             let (y0, y1) = (y_of(v).min(y_of(base)), y_of(v).max(y_of(base)));
             let ci = interval(k, g);
             let ci_text = ci.map_or(String::new(), |(l, h)| {
-                format!(" (95 % interval {l:.3} to {h:.3})")
+                format!(
+                    " (95 % interval {l:.3} to {h:.3}{})",
+                    Cuts::said(l, h, floor, ceiling)
+                )
             });
             let _ = writeln!(
                 s,
@@ -554,11 +552,12 @@ pub fn bars_with(
                 esc(sname)
             );
             if let Some((l, h)) = ci {
+                let (a, b) = cuts.cut_to(l, h, floor, ceiling);
                 whisker(
                     &mut s,
                     x + bar_w / 2.0,
-                    y_of(l.max(floor)),
-                    y_of(h.min(ceiling)),
+                    (y_of(a.0), a.1),
+                    (y_of(b.0), b.1),
                     2.5,
                     "#000",
                 );
@@ -633,25 +632,93 @@ pub fn bars_with(
     if st.intervals.is_some() {
         let _ = writeln!(
             s,
-            r##"<text x="{:.1}" y="{:.1}" text-anchor="end" font-size="10" fill="#444">whiskers: 95 % interval over seeds</text>"##,
+            r##"<text x="{:.1}" y="{:.1}" text-anchor="end" font-size="10" fill="#444">whiskers: 95 % interval over seeds{}</text>"##,
             w - RIGHT,
-            h - 6.0
+            h - 6.0,
+            cuts.words(floor, ceiling)
         );
     }
     s.push_str("</svg>\n");
     s
 }
 
-/// An interval as a vertical line from `ya` to `yb` at `cx` with caps `half` wide.
-fn whisker(s: &mut String, cx: f64, ya: f64, yb: f64, half: f64, colour: &str) {
+/// An interval as a vertical line from `ya` to `yb` at `cx` with caps `half` wide; an end cut
+/// at the quantity's range (`.1`) is left open, without its cap.
+fn whisker(s: &mut String, cx: f64, a: (f64, bool), b: (f64, bool), half: f64, colour: &str) {
+    let ((ya, a_cut), (yb, b_cut)) = (a, b);
+    let cap = |y: f64, cut: bool| {
+        if cut {
+            String::new()
+        } else {
+            format!(" M{:.1},{y:.1} L{:.1},{y:.1}", cx - half, cx + half)
+        }
+    };
     let _ = writeln!(
         s,
-        r#"<path class="ci" d="M{cx:.1},{ya:.1} L{cx:.1},{yb:.1} M{:.1},{ya:.1} L{:.1},{ya:.1} M{:.1},{yb:.1} L{:.1},{yb:.1}" stroke="{colour}" stroke-width="1"/>"#,
-        cx - half,
-        cx + half,
-        cx - half,
-        cx + half
+        r#"<path class="ci" d="M{cx:.1},{ya:.1} L{cx:.1},{yb:.1}{}{}" stroke="{colour}" stroke-width="1"/>"#,
+        cap(ya, a_cut),
+        cap(yb, b_cut)
     );
+}
+
+/// The least a quantity drawn with intervals can be: 0 when none of its values (with the
+/// reference and marks) is negative (a time, a ratio, a share), else unbounded. An interval
+/// reaching below it is cut there rather than stretching the axis below zero.
+fn floor_of(values: &[f64]) -> f64 {
+    if values.iter().all(|&v| v >= 0.0) {
+        0.0
+    } else {
+        f64::NEG_INFINITY
+    }
+}
+
+/// Intervals cut to the quantity's range `[floor, cap]` (a two-seed interval of a share near
+/// 100 % reaches past it), counted at each end for the line under the plot that says so.
+#[derive(Default)]
+struct Cuts {
+    low: usize,
+    high: usize,
+}
+
+impl Cuts {
+    /// The interval's ends as drawn (low, high), each with whether it was cut.
+    fn cut_to(&mut self, l: f64, h: f64, floor: f64, cap: f64) -> ((f64, bool), (f64, bool)) {
+        let (lc, hc) = (l < floor, h > cap);
+        self.low += usize::from(lc);
+        self.high += usize::from(hc);
+        ((l.max(floor), lc), (h.min(cap), hc))
+    }
+
+    /// What a bar's tooltip adds for its interval.
+    fn said(l: f64, h: f64, floor: f64, cap: f64) -> String {
+        match (l < floor, h > cap) {
+            (false, false) => String::new(),
+            (true, false) => format!(", drawn from {floor}"),
+            (false, true) => format!(", drawn to {cap}"),
+            (true, true) => format!(", drawn from {floor} to {cap}"),
+        }
+    }
+
+    /// The whisker legend's addition: how many intervals were cut, where.
+    fn words(&self, floor: f64, cap: f64) -> String {
+        let n = |k: usize| {
+            if k == 1 {
+                "1 interval".to_string()
+            } else {
+                format!("{k} intervals")
+            }
+        };
+        match (self.low, self.high) {
+            (0, 0) => String::new(),
+            (a, 0) => format!("; {} cut at {floor}, the least the quantity can be (open end)", n(a)),
+            (0, b) => format!("; {} cut at {cap}, the most the quantity can be (open end)", n(b)),
+            (a, b) => format!(
+                "; cut to the quantity's range [{floor}, {cap}]: {} at {floor}, {} at {cap} (open ends)",
+                n(a),
+                n(b)
+            ),
+        }
+    }
 }
 
 /// Named series of (x, y) points, as [`lines`] draws them.
@@ -666,7 +733,16 @@ pub fn lines(
     series: &[(String, Vec<(f64, f64)>)],
     log_x: bool,
 ) -> String {
-    lines_with(title, x_label, y_label, series, None, log_x)
+    lines_with(
+        &LineStyle {
+            log_x,
+            ..Default::default()
+        },
+        title,
+        x_label,
+        y_label,
+        series,
+    )
 }
 
 /// The x ticks of a log axis over data from `lo` to `hi` (both > 0): powers of two when the
@@ -696,18 +772,44 @@ fn log_x_ticks(lo: f64, hi: f64, xs: impl Iterator<Item = f64>) -> (f64, f64, Ve
     )
 }
 
-/// [`lines`] with 95 % intervals: per series, per point, (low, high) of y drawn as an error
-/// bar (NaN for none).
+/// How [`lines_with`] draws: 95 % intervals (per series, per point: (low, high) of y, NaN for
+/// none) as error bars, a log x axis, the most the quantity can be (`cap`: intervals are cut
+/// there, as at 0 for a quantity that cannot be negative, and the cut said), points drawn apart
+/// (`flagged`: per series, per point; an open marker off the line, with what it means in
+/// words under the plot) and further lines of text under the plot (`notes`).
+#[derive(Clone, Copy, Default)]
+pub struct LineStyle<'a> {
+    pub intervals: Option<&'a [Vec<(f64, f64)>]>,
+    pub log_x: bool,
+    pub cap: Option<f64>,
+    pub flagged: Option<(&'a [Vec<bool>], &'a str)>,
+    pub notes: &'a [String],
+}
+
+/// The colour of a flagged point's ring (and of bar marks).
+const FLAG: &str = "#b2182b";
+
+/// Lines as [`lines`] draws them, styled by `st`.
 pub fn lines_with(
+    st: &LineStyle,
     title: &str,
     x_label: &str,
     y_label: &str,
     series: &[(String, Vec<(f64, f64)>)],
-    intervals: Option<&[Vec<(f64, f64)>]>,
-    log_x: bool,
 ) -> String {
+    let (intervals, log_x) = (st.intervals, st.log_x);
+    let flagged = |k: usize, i: usize| -> bool {
+        st.flagged
+            .and_then(|(f, _)| f.get(k)?.get(i).copied())
+            .unwrap_or(false)
+    };
+    let below: Vec<String> = (intervals.is_some().then(String::new).into_iter())
+        .chain(st.flagged.map(|(_, what)| what.to_string()))
+        .chain(st.notes.iter().cloned())
+        .collect();
     let w = 720.0;
-    let h = TOP + HEIGHT + 60.0;
+    let extra = 14.0 * below.len().saturating_sub(1) as f64;
+    let h = TOP + HEIGHT + 60.0 + extra;
     let ok = |p: &&(f64, f64)| p.0.is_finite() && p.1.is_finite() && (!log_x || p.0 > 0.0);
     let ci = |k: usize, i: usize| -> Option<(f64, f64)> {
         let (lo, hi) = *intervals?.get(k)?.get(i)?;
@@ -715,16 +817,15 @@ pub fn lines_with(
     };
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     let (mut ylo, mut yhi) = (f64::INFINITY, f64::NEG_INFINITY);
-    let floor = if series
+    let ys: Vec<f64> = series
         .iter()
         .flat_map(|(_, p)| p.iter())
         .filter(ok)
-        .all(|p| p.1 >= 0.0)
-    {
-        0.0
-    } else {
-        f64::NEG_INFINITY
-    };
+        .map(|p| p.1)
+        .collect();
+    let floor = floor_of(&ys);
+    let cap = st.cap.unwrap_or(f64::INFINITY);
+    let mut cuts = Cuts::default();
     for (k, (_, pts)) in series.iter().enumerate() {
         for (i, p) in pts.iter().enumerate() {
             if !ok(&p) {
@@ -736,7 +837,7 @@ pub fn lines_with(
             yhi = yhi.max(p.1);
             if let Some((l, h)) = ci(k, i) {
                 ylo = ylo.min(l.max(floor));
-                yhi = yhi.max(h);
+                yhi = yhi.max(h.min(cap));
             }
         }
     }
@@ -804,7 +905,7 @@ pub fn lines_with(
         let c = color(name, k);
         let kept: Vec<(usize, &(f64, f64))> = pts.iter().enumerate().filter(|p| ok(&p.1)).collect();
         let mut d = String::new();
-        for (i, &(_, &(x, y))) in kept.iter().enumerate() {
+        for (i, &(_, &(x, y))) in kept.iter().filter(|p| !flagged(k, p.0)).enumerate() {
             let _ = write!(
                 d,
                 "{}{:.1},{:.1} ",
@@ -820,24 +921,42 @@ pub fn lines_with(
         );
         for &(i, &(x, _)) in &kept {
             if let Some((l, h)) = ci(k, i) {
-                whisker(&mut s, px(x), py(l.max(floor)), py(h), 3.0, c);
+                let (lo, hi) = cuts.cut_to(l, h, floor, cap);
+                whisker(&mut s, px(x), (py(lo.0), lo.1), (py(hi.0), hi.1), 3.0, c);
             }
         }
-        let every = kept.len().div_ceil(10).max(1);
+        let on_line: Vec<&(usize, &(f64, f64))> =
+            kept.iter().filter(|p| !flagged(k, p.0)).collect();
+        let every = on_line.len().div_ceil(10).max(1);
         // Offset per series so markers of overlapping lines do not hide each other.
-        for &(_, &(x, y)) in kept.iter().skip(k % every).step_by(every) {
+        for &&(_, &(x, y)) in on_line.iter().skip(k % every).step_by(every) {
             s.push_str(&marker(slot(name, k), px(x), py(y), c));
+        }
+        // A flagged point: off the line, its marker ringed, every one drawn.
+        for &(_, &(x, y)) in kept.iter().filter(|p| flagged(k, p.0)) {
+            s.push_str(&marker(slot(name, k), px(x), py(y), c));
+            let _ = write!(
+                s,
+                r##"<circle class="flagged" cx="{:.1}" cy="{:.1}" r="7" fill="none" stroke="{FLAG}" stroke-width="1.5"/>"##,
+                px(x),
+                py(y)
+            );
         }
         s.push('\n');
     }
     let names: Vec<String> = series.iter().map(|(n, _)| n.clone()).collect();
     legend(&mut s, &names, LEFT, 46.0, true);
-    if intervals.is_some() {
+    for (i, line) in below.iter().enumerate() {
+        let text = if i == 0 && intervals.is_some() {
+            format!("bars: 95 % interval over seeds{}", cuts.words(floor, cap))
+        } else {
+            esc(line)
+        };
         let _ = writeln!(
             s,
-            r##"<text x="{:.1}" y="{:.1}" text-anchor="end" font-size="10" fill="#444">bars: 95 % interval over seeds</text>"##,
+            r##"<text x="{:.1}" y="{:.1}" text-anchor="end" font-size="10" fill="#444">{text}</text>"##,
             w - RIGHT,
-            h - 4.0
+            h - 4.0 - extra + 14.0 * i as f64
         );
     }
     s.push_str("</svg>\n");

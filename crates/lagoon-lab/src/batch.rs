@@ -359,7 +359,7 @@ pub fn run_all(jobs: Vec<Job>, threads: usize, quiet: bool) -> Result<Vec<Record
 /// failed no further index starts. The results in index order, or the first error in that
 /// order: every index before a failed one was claimed before it and runs to its end, so that
 /// error is the same on any number of threads.
-pub(crate) fn in_pool<T: Send>(
+pub fn in_pool<T: Send>(
     n: usize,
     threads: usize,
     f: impl Fn(usize) -> Result<T> + Sync,
@@ -481,7 +481,7 @@ impl Executor for Threads {
 /// programs of all of them.
 fn age_all(jobs: &[AgeJob], threads: usize, quiet: bool) -> Result<Vec<Aged>> {
     let done = AtomicU64::new(0);
-    let pb = crate::lifetime::life_bar(quiet, "lifetimes");
+    let pb = crate::progress::life_bar(quiet, "lifetimes");
     pb.set_length(
         jobs.iter()
             .map(|j| lifetime::expected_programs(&j.cfg))

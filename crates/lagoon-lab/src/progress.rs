@@ -133,3 +133,14 @@ impl Progress {
         self.bar.finish_and_clear();
     }
 }
+
+/// A progress bar over page programs, against the expected total of a whole life.
+pub fn life_bar(quiet: bool, what: &str) -> Progress {
+    Progress::new(
+        quiet,
+        Some(1),
+        "page programs",
+        "{spinner} [{elapsed_precise}] {bar:30} {human_pos}/{human_len} {unit} ({per_sec}) {msg}",
+        what,
+    )
+}

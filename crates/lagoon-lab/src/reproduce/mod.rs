@@ -5,6 +5,7 @@ pub mod book;
 pub mod dssd;
 pub mod evidence;
 pub mod fidelity;
+pub mod folder;
 pub mod mqsimnet;
 pub mod piq;
 pub mod sensitivity;
@@ -54,8 +55,9 @@ pub struct ReproduceArgs {
     /// Simulations at once (default: every core, fewer if memory is short).
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub jobs: Option<usize>,
-    /// A Markdown file (at most 1 MiB) appended to summary.md: explanations written after
-    /// looking at results.
+    /// A Markdown file (at most 1 MiB) appended to summary.md and kept in --out as notes.md:
+    /// explanations written after looking at results. Without it, a notes.md already in
+    /// --out is appended and kept (by a new run and by --render-only alike).
     #[arg(long)]
     pub notes: Option<PathBuf>,
     /// The first seed; headline cells run this and the next `--seeds` - 1.
@@ -157,19 +159,29 @@ pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
     if a.cancel.is_none() {
         a.cancel = Some(crate::interrupt::cancel());
     }
+    // Every flag and path the user named, before the first simulation.
+    a.check_seeds()?;
+    check_out(&out)?;
     if a.sensitivity {
         check_traces(&a)?;
         return sensitivity::run(&a);
     }
-    // Everything the user named is checked before the first simulation.
-    let notes = a.notes.as_deref().map(read_notes).transpose()?;
-    if a.render_only || a.refresh_evidence {
+    // Everything the user named is checked before the first simulation. Without --notes a
+    // folder's own notes.md (written by hand) is kept: a redraw appends it (book::render), a
+    // new run carries it over.
+    let simulate = !(a.render_only || a.refresh_evidence);
+    let notes = match &a.notes {
+        Some(p) => Some(read_notes(p)?),
+        None if simulate && out.is_dir() => folder::notes(&out, MAX_NOTES_BYTES)?,
+        None => None,
+    };
+    if !simulate {
         let flag = if a.refresh_evidence {
             "--refresh-evidence"
         } else {
             "--render-only"
         };
-        if !out.join("figures.json").is_file() {
+        if !folder::has(&out, "figures.json") {
             bail!(
                 "{flag}: {} holds no reproduction (no figures.json)",
                 out.display()
@@ -245,12 +257,103 @@ pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
     Ok(())
 }
 
-/// `--traces` names a directory (checked before any simulation).
+/// The papers whose runs replay the trace files of `--traces`.
+pub const REPLAY_TRACES: [&str; 3] = ["venice", "piq", "mqsimnet"];
+
+/// `--traces` before any simulation: given only to a paper that replays traces, a directory
+/// that holds trace files, each of which detection reads (an error names the file).
 fn check_traces(a: &ReproduceArgs) -> Result<()> {
-    match &a.traces {
-        Some(t) if !t.is_dir() => bail!("--traces {}: no such directory", t.display()),
-        _ => Ok(()),
+    let Some(t) = &a.traces else {
+        return Ok(());
+    };
+    if !REPLAY_TRACES.contains(&a.paper.as_str()) {
+        bail!(
+            "--traces: reproduce {} replays no traces (its runs are synthetic); --traces is for {}",
+            a.paper,
+            REPLAY_TRACES.join(", ")
+        );
     }
+    if !t.is_dir() {
+        bail!("--traces {}: no such directory", t.display());
+    }
+    let files = trace_files(t).with_context(|| format!("--traces {}", t.display()))?;
+    if files.is_empty() {
+        bail!(
+            "--traces {}: no trace files in it (reproduce {} replays every file of the directory but *.md; it holds none)",
+            t.display(),
+            a.paper
+        );
+    }
+    for (_, f) in &files {
+        lagoon_workload::trace::detect(Path::new(f))
+            .with_context(|| format!("--traces {}", t.display()))?;
+    }
+    Ok(())
+}
+
+/// `--out` before any simulation: a directory or nothing yet, which this process can replace
+/// at the end (the old output is moved aside and removed: it and every directory in it that
+/// holds something must be writable). A read-only previous output failed only after every
+/// run.
+pub(crate) fn check_out(out: &Path) -> Result<()> {
+    let Ok(meta) = std::fs::metadata(out) else {
+        return Ok(()); // created beside its parent's other entries: checked by creating it
+    };
+    if !meta.is_dir() {
+        bail!(
+            "--out {}: not a directory (a reproduction writes a directory of files)",
+            out.display()
+        );
+    }
+    // Directories only, at most 10,000 of them looked at (an output holds a few).
+    let mut todo = vec![out.to_path_buf()];
+    let mut seen = 0;
+    while let Some(d) = todo.pop() {
+        seen += 1;
+        if seen > 10_000 {
+            break;
+        }
+        let mut empty = true;
+        for e in std::fs::read_dir(&d)
+            .with_context(|| format!("--out {}: cannot read {}", out.display(), d.display()))?
+            .flatten()
+        {
+            empty = false;
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                todo.push(e.path());
+            }
+        }
+        // Removing an entry needs its directory writable; an empty one is removed by its
+        // parent's right.
+        if !empty {
+            writable(&d).map_err(|e| {
+                anyhow::anyhow!(
+                    "--out {}: cannot replace it: {} is not writable ({e}), and its files are removed at the end",
+                    out.display(),
+                    d.display()
+                )
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether this process may create and remove entries in directory `d` (root may, except on
+/// a read-only file system).
+fn writable(d: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let c = std::ffi::CString::new(d.as_os_str().as_bytes())
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+        // SAFETY: a NUL-terminated path; access() only reads it.
+        if unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = d;
+    Ok(())
 }
 
 /// `lagoon reproduce all`: each paper into OUT/<paper>, then OUT/FIDELITY.md; with
@@ -271,11 +374,12 @@ fn all(a: ReproduceArgs) -> Result<()> {
         }
     }
     let simulate = !(a.render_only || a.refresh_evidence);
-    // Which papers, and each one's notes: everything checked before the first simulation.
+    // Which papers, and each one's notes (kept by each paper's run): everything checked
+    // before the first simulation.
     let mut todo = Vec::new();
     for paper in PAPERS {
         let dir = out.join(paper);
-        if !simulate && !dir.join("headlines.json").is_file() {
+        if !simulate && !folder::has(&dir, "headlines.json") {
             continue;
         }
         if simulate && !book::replaceable(&dir)? {
@@ -285,9 +389,11 @@ fn all(a: ReproduceArgs) -> Result<()> {
                 dir.display()
             );
         }
-        let notes = dir.join("notes.md");
-        let kept = notes.is_file().then(|| read_notes(&notes)).transpose()?;
-        todo.push((paper, dir, kept));
+        check_out(&dir)?;
+        if dir.is_dir() {
+            folder::notes(&dir, MAX_NOTES_BYTES)?;
+        }
+        todo.push((paper, dir));
     }
     if todo.is_empty() {
         bail!(
@@ -297,7 +403,7 @@ fn all(a: ReproduceArgs) -> Result<()> {
         );
     }
     let n = todo.len();
-    for (i, (paper, dir, kept)) in todo.into_iter().enumerate() {
+    for (i, (paper, dir)) in todo.into_iter().enumerate() {
         if simulate && !a.quiet {
             eprintln!(
                 "reproduce all: {paper} ({} of {n}) -> {}",
@@ -305,19 +411,13 @@ fn all(a: ReproduceArgs) -> Result<()> {
                 dir.display()
             );
         }
-        let notes_file = dir.join("notes.md");
         let one = ReproduceArgs {
             paper: paper.to_string(),
             out: Some(dir.clone()),
-            notes: kept.is_some().then(|| notes_file.clone()),
             work: None,
             ..a.clone()
         };
         reproduce(one)?;
-        // The new directory replaced the old one: its notes, written by hand, are kept.
-        if let (true, Some(text)) = (simulate, kept) {
-            write(&notes_file, &text)?;
-        }
     }
     let (papers, headlines) = fidelity::write(&out)?;
     println!(
@@ -336,10 +436,36 @@ impl ReproduceArgs {
             .expect("set by reproduce()")
     }
 
-    /// The seeds of the headline cells: `--seed` and the next ones, `--seeds` in all.
+    /// How many seeds each headline cell runs: `--seeds`, else 5 (2 with --quick; a
+    /// sensitivity search, 1).
+    fn seed_count(&self) -> u64 {
+        self.seeds.unwrap_or(match (self.sensitivity, self.quick) {
+            (true, _) => 1,
+            (false, true) => 2,
+            (false, false) => 5,
+        })
+    }
+
+    /// `--seed` and `--seeds` together stay within u64 (18446744073709551615 with 3 seeds
+    /// ran 2^64 - 1, 0 and 1).
+    fn check_seeds(&self) -> Result<()> {
+        let n = self.seed_count();
+        if self.seed.checked_add(n - 1).is_none() {
+            bail!(
+                "--seed {} with --seeds {n}: the seeds would run past 18446744073709551615 (2^64 - 1); give --seed at most {}",
+                self.seed,
+                u64::MAX - (n - 1)
+            );
+        }
+        Ok(())
+    }
+
+    /// The seeds of the headline cells: `--seed` and the next ones, `--seeds` in all
+    /// (within u64: [`Self::check_seeds`] ran first).
     pub fn seeds(&self) -> Vec<u64> {
-        let n = self.seeds.unwrap_or(if self.quick { 2 } else { 5 });
-        (0..n).map(|i| self.seed.wrapping_add(i)).collect()
+        (0..self.seed_count())
+            .map(|i| self.seed.checked_add(i).expect("checked by check_seeds"))
+            .collect()
     }
 
     /// The executor the runs go to: the one set by the caller, else `--jobs` local threads.
@@ -496,8 +622,9 @@ pub(crate) struct Ran {
     pub executor: String,
 }
 
+/// Write a file of a reproduction's folder ([`folder::replace`]: never through a link).
 pub(crate) fn write(p: &Path, s: &str) -> Result<()> {
-    std::fs::write(p, s).with_context(|| format!("cannot write {}", p.display()))
+    folder::replace(p, s)
 }
 
 /// `v` as pretty-printed JSON (summary.json, runs.json).

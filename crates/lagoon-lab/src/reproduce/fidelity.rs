@@ -7,7 +7,7 @@
 use super::book::{self, Evidence, HeadlinesFile, Kind, Verdict};
 use super::sensitivity::{self, Search};
 use super::PAPERS;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -20,7 +20,7 @@ pub fn collect(out: &Path) -> Result<Vec<HeadlinesFile>> {
     let mut v = Vec::new();
     for name in PAPERS {
         let dir = out.join(name);
-        if dir.join("headlines.json").is_file() {
+        if super::folder::has(&dir, "headlines.json") {
             let h = book::read_headlines(&dir)?;
             anyhow::ensure!(
                 h.paper == name,
@@ -62,13 +62,9 @@ fn counts(hs: &[&HeadlinesFile]) -> [usize; 7] {
 pub fn searches(out: &Path) -> Result<BTreeMap<String, Search>> {
     let mut m = BTreeMap::new();
     for name in PAPERS {
-        let p = out.join("sensitivity").join(name).join(sensitivity::JSON);
-        if p.is_file() {
-            let text = std::fs::read_to_string(&p)
-                .with_context(|| format!("cannot read {}", p.display()))?;
-            let s: Search =
-                serde_json::from_str(&text).with_context(|| format!("{}", p.display()))?;
-            m.insert(name.to_string(), s);
+        let dir = out.join("sensitivity").join(name);
+        if super::folder::has(&dir, sensitivity::JSON) {
+            m.insert(name.to_string(), Search::read(&dir)?);
         }
     }
     Ok(m)
@@ -225,6 +221,6 @@ pub fn write(out: &Path) -> Result<(usize, usize)> {
         out.display(),
         PAPERS.join(", ")
     );
-    super::write(&out.join(FILE), &markdown(&papers, &searches(out)?))?;
+    super::folder::write(out, FILE, &markdown(&papers, &searches(out)?))?;
     Ok((papers.len(), papers.iter().map(|h| h.headlines.len()).sum()))
 }

@@ -34,23 +34,34 @@ struct Params {
 }
 
 impl Params {
-    fn new(section: &str, node: roxmltree::Node) -> Self {
-        let values: Vec<(String, String)> = node
+    /// The parameters of `node` in `file`; a parameter given twice is an error naming both
+    /// lines (MQSim's parser keeps the last, Lagoon's kept the first: neither says so).
+    fn new(section: &str, node: roxmltree::Node, file: &Path) -> Result<Self> {
+        let doc = node.document();
+        let mut values: Vec<(String, String)> = Vec::new();
+        let mut lines: Vec<u32> = Vec::new();
+        for c in node
             .children()
             .filter(|c| c.is_element() && c.children().all(|g| !g.is_element()))
-            .map(|c| {
-                (
-                    c.tag_name().name().to_string(),
-                    c.text().unwrap_or("").trim().to_string(),
-                )
-            })
-            .collect();
+        {
+            let name = c.tag_name().name();
+            let line = doc.text_pos_at(c.range().start).row;
+            if let Some(i) = values.iter().position(|(k, _)| k == name) {
+                bail!(
+                    "{}: {section}: {name} is given twice (lines {} and {line}); keep one",
+                    file.display(),
+                    lines[i]
+                );
+            }
+            values.push((name.to_string(), c.text().unwrap_or("").trim().to_string()));
+            lines.push(line);
+        }
         let taken = vec![false; values.len()];
-        Params {
+        Ok(Params {
             section: section.into(),
             values,
             taken,
-        }
+        })
     }
 
     fn take(&mut self, name: &str) -> Option<String> {
@@ -239,13 +250,15 @@ pub fn import(ssd_xml: &Path, workload_xml: Option<&Path>) -> Result<Import> {
     let mut host = Params::new(
         "Host_Parameter_Set",
         child(root, "Host_Parameter_Set", ssd_xml)?,
-    );
+        ssd_xml,
+    )?;
     let dev_node = child(root, "Device_Parameter_Set", ssd_xml)?;
-    let mut dev = Params::new("Device_Parameter_Set", dev_node);
+    let mut dev = Params::new("Device_Parameter_Set", dev_node, ssd_xml)?;
     let mut flash = Params::new(
         "Flash_Parameter_Set",
         child(dev_node, "Flash_Parameter_Set", ssd_xml)?,
-    );
+        ssd_xml,
+    )?;
     let mut t = Toml::default();
     let mut nm = NotModelled(Vec::new());
     map_host(&mut host, &mut t, &mut nm)?;
@@ -748,7 +761,7 @@ fn workloads(path: &Path, nm: &mut NotModelled) -> Result<Workloads> {
         let mut repeat = None;
         for flow in sc.children().filter(|c| c.is_element()) {
             let kind = flow.tag_name().name();
-            let mut p = Params::new(&format!("{} (scenario {})", kind, si + 1), flow);
+            let mut p = Params::new(&format!("{} (scenario {})", kind, si + 1), flow, path)?;
             // Common to both kinds (IO_Flow_Parameter_Set_Base).
             nm.take(
                 &mut p,

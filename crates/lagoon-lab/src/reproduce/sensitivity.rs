@@ -16,7 +16,7 @@
 //! the paper's number on the reachable range.
 
 use super::book::{self, Kind, Stat};
-use super::{write, write_json, ReproduceArgs};
+use super::{write_json, ReproduceArgs};
 use crate::batch::Job;
 use anyhow::{bail, Context, Result};
 use lagoon_core::config::SsdConfig;
@@ -537,6 +537,95 @@ pub struct Search {
     pub headlines: Vec<Reach>,
 }
 
+impl Search {
+    /// `dir/sensitivity.json`, checked ([`Search::check`]).
+    pub fn read(dir: &Path) -> Result<Self> {
+        let s: Search = super::folder::read_json(dir, JSON)?;
+        s.check()
+            .map_err(|e| anyhow::anyhow!("{}: {e:#}", dir.join(JSON).display()))?;
+        Ok(s)
+    }
+
+    /// What a sensitivity.json must hold to be drawn from (issue 42): a paper Lagoon knows,
+    /// 1 to 100 seeds, each point and headline once, every value finite and inside its
+    /// interval, each headline's range the lowest and highest of the points' values and its
+    /// as-built value the first point's, and the paper's value finite.
+    pub fn check(&self) -> Result<()> {
+        use super::folder::shown;
+        if !super::PAPERS.contains(&self.paper.as_str()) {
+            bail!(
+                "paper {}: none of {}",
+                shown(&self.paper),
+                super::PAPERS.join(", ")
+            );
+        }
+        if !(1..=100).contains(&self.seeds.len()) {
+            bail!("seeds: {} of them; a search has 1 to 100", self.seeds.len());
+        }
+        let mut ids = std::collections::BTreeSet::new();
+        for (i, p) in self.points.iter().enumerate() {
+            let at = format!("points[{i}] (id {})", shown(&p.id));
+            if !ids.insert(p.id.as_str()) {
+                bail!("{at}: the id is given twice");
+            }
+            if !(p.wall_s.is_finite() && p.wall_s >= 0.0) {
+                bail!("{at}: wall_s {}: not a number of seconds", p.wall_s);
+            }
+            for (h, st) in &p.values {
+                book::check_stat(st).map_err(|e| anyhow::anyhow!("{at}: {}: {e}", shown(h)))?;
+            }
+        }
+        let mut ids = std::collections::BTreeSet::new();
+        for (i, r) in self.headlines.iter().enumerate() {
+            let at = format!("headlines[{i}] (id {})", shown(&r.id));
+            if !ids.insert(r.id.as_str()) {
+                bail!("{at}: the id is given twice");
+            }
+            let finite = [r.paper, r.as_built, r.low, r.high]
+                .iter()
+                .all(|v| v.is_finite());
+            if !finite || !(r.low <= r.as_built && r.as_built <= r.high) {
+                bail!(
+                    "{at}: paper {}, as built {}, range {} to {}: not finite numbers, or as built outside the range",
+                    r.paper,
+                    r.as_built,
+                    r.low,
+                    r.high
+                );
+            }
+            if r.reproduced_at.len() > self.points.len() {
+                bail!("{at}: reproduced at more readings than the search has");
+            }
+            // The range is the points' own: lowest and highest of their values, as built the
+            // first point's.
+            let v: Vec<f64> = self
+                .points
+                .iter()
+                .filter_map(|p| p.values.get(&r.id).map(|s| s.mean))
+                .collect();
+            let (lo, hi) = v
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+                    (a.min(x), b.max(x))
+                });
+            let first = self.points.first().and_then(|p| p.values.get(&r.id));
+            if (lo, hi) != (r.low, r.high) || first.map(|s| s.mean) != Some(r.as_built) {
+                bail!("{at}: range {} to {} (as built {}), but the points give {lo} to {hi} (as built {:?})", r.low, r.high, r.as_built, first.map(|s| s.mean));
+            }
+        }
+        for (i, ax) in self.axes.iter().enumerate() {
+            if !ax.toward_paper.is_finite() {
+                bail!(
+                    "axes[{i}] ({}): toward_paper {}: not a finite number",
+                    shown(&ax.name),
+                    ax.toward_paper
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A point's readings as "axis: reading + axis: reading" (empty as built).
 fn joined(readings: &BTreeMap<String, String>) -> String {
     readings
@@ -577,14 +666,13 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         bail!("--out names the directory the search writes; - (standard output) is not one");
     }
     if a.render_only {
-        let p = out.join(JSON);
-        let text = std::fs::read_to_string(&p).with_context(|| {
-            format!(
-                "--render-only: {} holds no sensitivity search",
+        if !super::folder::has(&out, JSON) {
+            bail!(
+                "--render-only: {} holds no sensitivity search (no {JSON})",
                 out.display()
-            )
-        })?;
-        let s: Search = serde_json::from_str(&text).with_context(|| format!("{}", p.display()))?;
+            );
+        }
+        let s = Search::read(&out)?;
         if s.paper != a.paper {
             bail!(
                 "--render-only: {} is a search of {}, not {}",
@@ -602,8 +690,13 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         );
     }
     let work = book::work_dir(&out);
-    std::fs::create_dir_all(work.join("points"))
-        .with_context(|| format!("cannot create {}", work.display()))?;
+    std::fs::create_dir_all(work.join("points")).with_context(|| {
+        format!(
+            "--out {}: cannot create {} beside it",
+            out.display(),
+            work.display()
+        )
+    })?;
     let done = search(a, &axes, &work).and_then(|()| book::finish_dir(&work, &out));
     if let Err(e) = done {
         let _ = std::fs::remove_dir_all(&work);
@@ -1043,18 +1136,24 @@ pub fn render(dir: &Path, s: &Search) -> Result<()> {
             (kind == Kind::Ratio).then_some(1.0),
             (kind == Kind::Rate).then_some(100.0),
         );
-        write(&dir.join(file), &svg)?;
-        figs.push(file);
+        figs.push((file, svg));
     }
     let _ = writeln!(m, "\n## Figures\n");
-    for f in figs {
+    for (f, _) in &figs {
         let _ = writeln!(m, "![{f}]({f})\n");
     }
     let _ = writeln!(
         m,
         "Bars: the range the readings reach; dot: as built; diamond: the paper's value."
     );
-    write(&dir.join("summary.md"), &m)
+    // Every name written checked before the first write (a link to outside).
+    for f in figs.iter().map(|f| f.0).chain(["summary.md"]) {
+        super::folder::path(dir, f)?;
+    }
+    for (f, svg) in &figs {
+        super::folder::write(dir, f, svg)?;
+    }
+    super::folder::write(dir, "summary.md", &m)
 }
 
 #[cfg(test)]

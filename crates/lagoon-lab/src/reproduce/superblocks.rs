@@ -27,7 +27,7 @@
 use super::book::{self, Fig, FigKind, Headlines, Manifest, Stat, Y};
 use super::{csv_rows, write_json, ReproduceArgs};
 use crate::batch::AgeJob;
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use lagoon_core::config::{RbtPick, SsdConfig, SuperblockMode};
 use lagoon_core::lifetime::{LifetimeReport, LifetimeSpec, Pattern};
 use lagoon_core::ssd::dynamic_superblock::BlockRemap;
@@ -570,19 +570,28 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
 /// `--render-only` gives it for results whose lifetimes ran before it existed. A directory
 /// without fig14a_lifetimes.csv is left as it is.
 pub fn lifetime_headlines(dir: &std::path::Path) -> Result<()> {
-    let file = dir.join("fig14a_lifetimes.csv");
-    if !file.is_file() {
+    const FILE: &str = "fig14a_lifetimes.csv";
+    if std::fs::symlink_metadata(super::folder::path(dir, FILE)?).is_err() {
         return Ok(());
     }
-    let t = book::Table::read(&file)?;
-    // (mode, seed) -> end of life, TB.
+    let t = book::Table::read(dir, FILE)?;
+    // (mode, seed) -> end of life, TB: each once, a mode Lagoon knows, a number above 0.
     let mut end: BTreeMap<(String, u64), f64> = BTreeMap::new();
     for r in &t.rows {
-        let seed: u64 = t
-            .cell(r, "seed")?
-            .parse()
-            .context("fig14a_lifetimes.csv: seed")?;
-        end.insert((t.cell(r, "mode")?.to_string(), seed), t.num(r, "end_tb")?);
+        let (mode, seed, tb) = (t.cell(r, "mode")?, t.whole(r, "seed")?, t.num(r, "end_tb")?);
+        if !SuperblockMode::ALL.iter().any(|m| m.name() == mode) {
+            bail!(
+                "{}: mode {}: not a superblock mode",
+                t.at(r),
+                super::folder::shown(mode)
+            );
+        }
+        if !(tb > 0.0) {
+            bail!("{}: end_tb {tb}: not a number of TB above 0", t.at(r));
+        }
+        if end.insert((mode.to_string(), seed), tb).is_some() {
+            bail!("{}: mode and seed given twice", t.at(r));
+        }
     }
     let mut values = book::read_seed_values(dir)?;
     for (id, mode) in [("lifetime", "recycled"), ("lifetime@reserv", "reserv")] {

@@ -61,13 +61,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         bail!("--requests must be at least 1");
     }
     let workloads: Vec<(String, String)> = match &a.traces {
-        Some(dir) => {
-            let t = trace_files(dir)?;
-            if t.is_empty() {
-                bail!("--traces {}: no trace files", dir.display());
-            }
-            t
-        }
+        Some(dir) => trace_files(dir)?, // checked before: trace files, each detected
         None => WORKLOADS
             .iter()
             .map(|w| (w.to_string(), format!("syn:{w},count={n}")))
