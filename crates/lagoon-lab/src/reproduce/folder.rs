@@ -89,7 +89,7 @@ pub fn path(dir: &Path, name: &str) -> Result<PathBuf> {
     check_name(name)?;
     let p = dir.join(name);
     if std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir()) {
-        bail!("{}: a directory, not a file", p.display());
+        bail!("{}: a directory, not a regular file", p.display());
     }
     if std::fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_symlink()) {
         let inside = match (p.canonicalize(), dir.canonicalize()) {
