@@ -2,7 +2,7 @@
 //! configurations run under the SSD, `lagoon net` points, lifetimes, and the MQSim importer.
 //! Every case must end in time (a watchdog cancels it: a case still running then is a hang),
 //! without a panic; a value outside a key's declared range must be refused by name (never
-//! accepted); every report must pass `lagoon_cli::invariants`, every `lagoon net` point flit
+//! accepted); every report must pass `lagoon_lab::invariants`, every `lagoon net` point flit
 //! conservation and every lifetime its own invariants.
 //!
 //! Cases per surface: `LAGOON_FUZZ_CASES` (default 40, what CI runs), seed `LAGOON_FUZZ_SEED`
@@ -10,7 +10,6 @@
 //! runs behind docs/ROBUSTNESS.md use, e.g.,
 //! `LAGOON_FUZZ_CASES=20000 cargo test --release -p lagoon-cli --test fuzz_surfaces -- --nocapture`.
 
-use lagoon_cli::invariants;
 use lagoon_core::cancel::Cancel;
 use lagoon_core::config::schema::Range;
 use lagoon_core::config::SsdConfig;
@@ -19,6 +18,7 @@ use lagoon_core::interconnect::Arch;
 use lagoon_core::lifetime::{self, LifetimeSpec, Pattern as LifePattern};
 use lagoon_core::scenario::{Scenario, ScenarioError};
 use lagoon_core::sim::SimError;
+use lagoon_lab::invariants;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 

@@ -7,7 +7,7 @@
 //!   path, not a link to outside the folder. Anything else is refused, the name shown cut
 //!   ([`shown`]).
 //! - contents: every file is read with a size limit ([`read`]) and checked before anything is
-//!   drawn from it (the checks are beside the types: `book::HeadlinesFile::check`,
+//!   drawn from it (the checks are beside the types: `claims::HeadlinesFile::check`,
 //!   `book::Manifest::check`, `book::Table::read`, `sensitivity::Search::check`); a bad file
 //!   is named with its entry.
 //!
