@@ -475,10 +475,7 @@ impl Manifest {
     }
     /// figures.json of `dir`, checked ([`Manifest::check`]).
     pub fn read(dir: &Path) -> Result<Self> {
-        let m: Manifest = folder::read_json(dir, "figures.json")?;
-        m.check()
-            .map_err(|e| anyhow!("{}: {e:#}", dir.join("figures.json").display()))?;
-        Ok(m)
+        folder::read_checked(dir, "figures.json", Manifest::check)
     }
 
     /// What a figures.json must hold to be drawn from (issue 42): a paper Lagoon knows; at
@@ -486,13 +483,7 @@ impl Manifest {
     /// name inside the folder ([`folder::path`]), each SVG drawn once; finite numbers
     /// (reference, marks, cap; divisors above 0); a heat map of 1 to 65,536 routers.
     pub fn check(&self) -> Result<()> {
-        if !super::PAPERS.contains(&self.paper.as_str()) {
-            bail!(
-                "paper {}: none of {}",
-                shown(&self.paper),
-                super::PAPERS.join(", ")
-            );
-        }
+        super::check_paper(&self.paper)?;
         if self.figures.len() > MOST_FIGURES || self.tables.len() > MOST_FIGURES {
             bail!(
                 "{} figures and {} tables; a reproduction has at most {MOST_FIGURES} of each",

@@ -407,10 +407,7 @@ pub const RULE: &str = "A ratio is judged on its effect E = ratio - 1: reproduce
 
 /// headlines.json of `dir`, checked ([`HeadlinesFile::check`]).
 pub fn read_headlines(dir: &Path) -> Result<HeadlinesFile> {
-    let h: HeadlinesFile = folder::read_json(dir, "headlines.json")?;
-    h.check()
-        .map_err(|e| anyhow!("{}: {e:#}", dir.join("headlines.json").display()))?;
-    Ok(h)
+    folder::read_checked(dir, "headlines.json", HeadlinesFile::check)
 }
 
 /// A mean and its 95 % interval as a results file must give them: a finite mean of at least
@@ -438,13 +435,8 @@ impl HeadlinesFile {
     /// mean inside its interval ([`check_stat`]), and the verdict and `outside_ci` the rule
     /// gives for them; an evidence file named as a plain path in the repository.
     pub fn check(&self) -> Result<()> {
-        let p = paper(&self.paper).map_err(|_| {
-            anyhow!(
-                "paper {}: none of {}",
-                shown(&self.paper),
-                super::PAPERS.join(", ")
-            )
-        })?;
+        super::check_paper(&self.paper)?;
+        let p = paper(&self.paper)?;
         let prov = &self.provenance;
         if !(1..=100).contains(&prov.seeds.len()) {
             bail!(

@@ -163,6 +163,18 @@ pub fn read_json<T: serde::de::DeserializeOwned>(dir: &Path, name: &str) -> Resu
         .map_err(|e| anyhow!("{}: {}", dir.join(name).display(), cut(&e.to_string())))
 }
 
+/// `dir/name` parsed ([`read_json`]) and checked by `check` (a type's rule for what it must
+/// hold to be drawn from); a failed check names the file.
+pub fn read_checked<T: serde::de::DeserializeOwned>(
+    dir: &Path,
+    name: &str,
+    check: impl FnOnce(&T) -> Result<()>,
+) -> Result<T> {
+    let t: T = read_json(dir, name)?;
+    check(&t).map_err(|e| anyhow!("{}: {e:#}", dir.join(name).display()))?;
+    Ok(t)
+}
+
 /// The folder's own notes (notes.md, written by hand; at most `limit` bytes), if it has them.
 pub fn notes(dir: &Path, limit: u64) -> Result<Option<String>> {
     read_if_there(dir, NOTES, limit)

@@ -24,6 +24,18 @@ use std::path::{Path, PathBuf};
 
 /// The papers `lagoon reproduce` knows.
 pub const PAPERS: [&str; 5] = ["venice", "piq", "mqsimnet", "dssd", "superblocks"];
+/// A paper name read from a results file is one of [`PAPERS`].
+pub fn check_paper(name: &str) -> Result<()> {
+    if !PAPERS.contains(&name) {
+        bail!(
+            "paper {}: none of {}",
+            folder::shown(name),
+            PAPERS.join(", ")
+        );
+    }
+    Ok(())
+}
+
 /// The largest `--notes` file (a Markdown text written by hand).
 pub const MAX_NOTES_BYTES: u64 = 1 << 20;
 

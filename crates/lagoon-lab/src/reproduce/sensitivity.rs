@@ -541,10 +541,7 @@ pub struct Search {
 impl Search {
     /// `dir/sensitivity.json`, checked ([`Search::check`]).
     pub fn read(dir: &Path) -> Result<Self> {
-        let s: Search = super::folder::read_json(dir, JSON)?;
-        s.check()
-            .map_err(|e| anyhow::anyhow!("{}: {e:#}", dir.join(JSON).display()))?;
-        Ok(s)
+        super::folder::read_checked(dir, JSON, Search::check)
     }
 
     /// What a sensitivity.json must hold to be drawn from (issue 42): a paper Lagoon knows,
@@ -553,13 +550,7 @@ impl Search {
     /// as-built value the first point's, and the paper's value finite.
     pub fn check(&self) -> Result<()> {
         use super::folder::shown;
-        if !super::PAPERS.contains(&self.paper.as_str()) {
-            bail!(
-                "paper {}: none of {}",
-                shown(&self.paper),
-                super::PAPERS.join(", ")
-            );
-        }
+        super::check_paper(&self.paper)?;
         if !(1..=100).contains(&self.seeds.len()) {
             bail!("seeds: {} of them; a search has 1 to 100", self.seeds.len());
         }
@@ -585,7 +576,7 @@ impl Search {
             let finite = [r.paper, r.as_built, r.low, r.high]
                 .iter()
                 .all(|v| v.is_finite());
-            if !finite || !(r.low <= r.as_built && r.as_built <= r.high) {
+            if !finite || r.as_built < r.low || r.as_built > r.high {
                 bail!(
                     "{at}: paper {}, as built {}, range {} to {}: not finite numbers, or as built outside the range",
                     r.paper,

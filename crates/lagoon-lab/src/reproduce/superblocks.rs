@@ -587,7 +587,7 @@ pub fn lifetime_headlines(dir: &std::path::Path) -> Result<()> {
                 super::folder::shown(mode)
             );
         }
-        if !(tb > 0.0) {
+        if tb.is_nan() || tb <= 0.0 {
             bail!("{}: end_tb {tb}: not a number of TB above 0", t.at(r));
         }
         if end.insert((mode.to_string(), seed), tb).is_some() {
