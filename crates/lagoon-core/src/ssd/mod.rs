@@ -34,7 +34,7 @@ use ftl::translate::Translate;
 use ftl::Ftl;
 use hil::{Hil, HilEvent};
 use tsu::{Tsu, TsuEvent};
-use txn::{FlashCounters, Txn, TxnKind};
+use txn::{DieQueue, FlashCounters, Role, Txn, TxnKind};
 
 /// What the drive schedules into: a queue that takes every stage's sub-event.
 pub trait DriveQueue:
@@ -117,13 +117,14 @@ impl<Q: DriveQueue> Ssd<Q> {
     pub(crate) fn alloc_txn(
         &mut self,
         kind: TxnKind,
-        req: u32,
+        role: Role,
         lpa: u32,
         ppa: u32,
         plane: u32,
         bytes: u32,
     ) -> u32 {
-        self.txns.alloc(Txn::new(kind, req, lpa, ppa, plane, bytes))
+        self.txns
+            .alloc(Txn::new(kind, role, lpa, ppa, plane, bytes))
     }
 
     #[inline]
@@ -147,15 +148,21 @@ impl<Q: DriveQueue> Ssd<Q> {
     pub(crate) fn complete_txn(&mut self, now: Ps, t: u32) {
         let x = self.txns[t];
         self.free_txn(t);
-        if x.req == txn::PROBE {
-            self.probe.done.push((x.link, now));
+        if let Role::Probe(i) = x.role {
+            self.probe.done.push((i, now));
             return;
         }
         match x.kind {
-            TxnKind::UserRead => self.request_pages_done(now, x.req, 1),
+            TxnKind::UserRead => {
+                let r = x.request().expect("a user read works for a request");
+                self.request_pages_done(now, r, 1)
+            }
             TxnKind::RmwRead => {
                 self.flash.rmw_reads += 1;
-                self.enqueue(now, x.link, tsu::Q_WRITE);
+                let Role::Precedes { write } = x.role else {
+                    unreachable!("a read-modify-write read precedes its write")
+                };
+                self.enqueue(now, write, DieQueue::Write);
             }
             TxnKind::ScanRead => self.flash.scan_reads += 1,
             TxnKind::MapRead => self.mapping_read_done(now, &x),

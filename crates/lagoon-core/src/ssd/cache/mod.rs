@@ -14,7 +14,7 @@ pub mod flush;
 pub mod mqsim;
 pub mod slots;
 
-use super::txn::{Txn, TxnKind, ACKED};
+use super::txn::{Role, Txn, TxnKind};
 use super::{DriveQueue, Ssd};
 use crate::config::{SsdConfig, WritePolicyKind};
 use crate::engine::{List, NONE};
@@ -239,7 +239,7 @@ impl WriteBuffer {
     #[inline]
     pub fn program_started(&mut self, x: &Txn) {
         if let Some(c) = &mut self.slots {
-            if x.req == NONE {
+            if let Role::Destage { .. } = x.role {
                 c.program_started(x.lpa as u64);
                 if let Some(f) = &mut self.flush {
                     f.program_started(x.lpa as u64);
@@ -305,10 +305,10 @@ impl<Q: DriveQueue> Ssd<Q> {
     /// Program buffered page `lpa` (a destage); `counted`: the sectors it holds against the
     /// policy's back-pressure, kept on the transaction until it ends.
     fn destage(&mut self, now: Ps, lpa: u64, counted: Option<u32>) {
-        let t = self.alloc_txn(TxnKind::UserWrite, NONE, lpa as u32, NONE, NONE, 0);
-        if let Some(n) = counted {
-            self.txns[t].link = n;
-        }
+        let role = Role::Destage {
+            sectors: counted.unwrap_or(0),
+        };
+        let t = self.alloc_txn(TxnKind::UserWrite, role, lpa as u32, NONE, NONE, 0);
         self.translate(now, t);
     }
 
@@ -349,19 +349,20 @@ impl<Q: DriveQueue> Ssd<Q> {
     /// A user page program finished: its request's page is done (written through), or its
     /// buffer slot is released (or programmed again if newer data arrived meanwhile).
     pub(crate) fn user_program_done(&mut self, now: Ps, x: &Txn) {
-        if x.req == ACKED {
+        let sectors = match x.role {
             // Acknowledged when its data reached the chip.
-            return;
-        }
-        if x.req != NONE {
-            return self.request_pages_done(now, x.req, 1);
-        }
+            Role::Acked => return,
+            Role::Request(r) => return self.request_pages_done(now, r, 1),
+            Role::Destage { sectors } => sectors,
+            r => unreachable!("a user program for {r:?}"),
+        };
         if let Some(f) = &mut self.cache.flush {
             f.program_done(x.lpa as u64, now);
         }
         let cache = self.cache.slots.as_mut().expect("destage without a buffer");
-        if cache.program_done(x.lpa as u64, if x.link == NONE { 0 } else { x.link as u64 }) {
-            let n = self.alloc_txn(TxnKind::UserWrite, NONE, x.lpa, NONE, NONE, 0);
+        if cache.program_done(x.lpa as u64, sectors as u64) {
+            let role = Role::Destage { sectors: 0 };
+            let n = self.alloc_txn(TxnKind::UserWrite, role, x.lpa, NONE, NONE, 0);
             self.translate(now, n);
         } else {
             self.wake_buffer_waiters(now);

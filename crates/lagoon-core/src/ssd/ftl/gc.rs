@@ -8,8 +8,7 @@ use crate::config::{GcDestination, GcMappingUpdate, GcMode, GcPacing};
 use crate::engine::NONE;
 use crate::flash::Geometry;
 use crate::ssd::ftl::{Stream, MAP_TAG};
-use crate::ssd::tsu::{Q_ERASE, Q_GC_READ, Q_GC_WRITE};
-use crate::ssd::txn::{Txn, TxnKind};
+use crate::ssd::txn::{DieQueue, Role, Txn, TxnKind};
 use crate::ssd::{DriveQueue, Ssd};
 use crate::time::Ps;
 
@@ -113,11 +112,11 @@ impl<Q: DriveQueue> Ssd<Q> {
         let copyback = self.cfg.ftl.copyback;
         for &(ppa, tag) in &moves {
             let (kind, q, bytes) = if copyback {
-                (TxnKind::Copyback, Q_GC_WRITE, 0)
+                (TxnKind::Copyback, DieQueue::GcWrite, 0)
             } else {
-                (TxnKind::GcRead, Q_GC_READ, self.ftl.geo.page_bytes)
+                (TxnKind::GcRead, DieQueue::GcRead, self.ftl.geo.page_bytes)
             };
-            let t = self.alloc_txn(kind, NONE, tag, ppa, plane, bytes);
+            let t = self.alloc_txn(kind, Role::Drive, tag, ppa, plane, bytes);
             self.gc.set_victim(t, victim);
             self.enqueue(now, t, q);
         }
@@ -174,7 +173,7 @@ impl<Q: DriveQueue> Ssd<Q> {
     /// A GC write to another plane was allocated (or dropped): its reservation ends.
     #[inline]
     pub(crate) fn gc_arrived(&mut self, x: &Txn) {
-        if x.kind == TxnKind::GcWrite && x.link != NONE && x.link != x.plane {
+        if matches!(x.role, Role::GcFrom { plane } if plane != x.plane) {
             self.ftl.release_gc(x.plane);
         }
     }
@@ -190,9 +189,11 @@ impl<Q: DriveQueue> Ssd<Q> {
             let fc = self.fc_of_plane(x.plane);
             self.dbuf_release(now, fc, 1);
         }
-        if x.kind == TxnKind::GcRead && x.link != NONE && x.link != x.plane {
+        if let Role::GcTo { plane } = x.role {
             // Its destination was chosen at an earlier dispatch attempt.
-            self.ftl.release_gc(x.link);
+            if plane != x.plane {
+                self.ftl.release_gc(plane);
+            }
         }
         self.free_txn(t);
         self.gc_arrived(x);
@@ -231,22 +232,20 @@ impl<Q: DriveQueue> Ssd<Q> {
             tl.gc_read_bytes.add(now, b);
         }
         // The destination was chosen when the page left its FC (global copyback).
-        let dest = if x.link != NONE {
-            x.link
-        } else {
-            self.gc_destination(x.plane)
+        let dest = match x.gc_destination() {
+            Some(d) => d,
+            None => self.gc_destination(x.plane),
         };
         let g = self.alloc_txn(
             TxnKind::GcWrite,
-            NONE,
+            Role::GcFrom { plane: x.plane },
             x.lpa,
             x.ppa,
             dest,
             self.ftl.geo.page_bytes,
         );
-        self.txns[g].link = x.plane;
         self.gc.set_victim(g, victim);
-        self.enqueue(now, g, Q_GC_WRITE);
+        self.enqueue(now, g, DieQueue::GcWrite);
     }
 
     /// A GC program (or copyback; transaction `t`, freed) finished: one move of its victim is
@@ -283,8 +282,8 @@ impl<Q: DriveQueue> Ssd<Q> {
     fn issue_erase(&mut self, now: Ps, plane: u32, victim: u32) {
         debug_assert_eq!(self.ftl.valid_pages(plane, victim), 0);
         let ppa = self.ftl.geo.ppa(plane, victim, 0);
-        let t = self.alloc_txn(TxnKind::Erase, NONE, NONE, ppa, plane, 0);
-        self.enqueue(now, t, Q_ERASE);
+        let t = self.alloc_txn(TxnKind::Erase, Role::Drive, NONE, ppa, plane, 0);
+        self.enqueue(now, t, DieQueue::Erase);
     }
 
     /// A victim's erase finished: the block is free; GC or static wear levelling may go on.
@@ -312,8 +311,8 @@ impl<Q: DriveQueue> Ssd<Q> {
         for i in 0..self.cfg.ftl.status_scan_blocks {
             let (plane, block) = (i % planes, i / planes);
             let ppa = self.ftl.geo.ppa(plane, block, 0);
-            let t = self.alloc_txn(TxnKind::ScanRead, NONE, 0, ppa, plane, page);
-            self.enqueue(0, t, Q_GC_READ);
+            let t = self.alloc_txn(TxnKind::ScanRead, Role::Drive, 0, ppa, plane, page);
+            self.enqueue(0, t, DieQueue::GcRead);
         }
     }
 }

@@ -12,8 +12,7 @@ use super::Ftl;
 use crate::config::{MappingConfig, SsdConfig};
 use crate::engine::{List, NONE};
 use crate::ssd::lru::IntMap;
-use crate::ssd::tsu::{Q_MAP_READ, Q_READ, Q_WRITE};
-use crate::ssd::txn::{Txn, TxnKind};
+use crate::ssd::txn::{DieQueue, Role, Txn, TxnKind};
 use crate::ssd::{DriveQueue, Ssd};
 use crate::time::Ps;
 
@@ -89,21 +88,21 @@ impl<Q: DriveQueue> Ssd<Q> {
         // One sector holds the entry (ECC codeword granularity); MQSim reads the same.
         let m = self.alloc_txn(
             TxnKind::MapRead,
-            NONE,
+            Role::Drive,
             tvpn,
             ppa,
             self.ftl.geo.plane_of_ppa(ppa),
             512.min(self.ftl.geo.page_bytes),
         );
-        self.enqueue(now, m, Q_MAP_READ);
+        self.enqueue(now, m, DieQueue::MapRead);
     }
 
     /// A translation page's read finished: the merge read of a write-back (its program goes
     /// on), or a miss's read (its waiters' entries are cached and they go on).
     pub(crate) fn mapping_read_done(&mut self, now: Ps, x: &Txn) {
         self.flash.mapping_reads += 1;
-        if x.link != NONE {
-            return self.enqueue(now, x.link, Q_WRITE);
+        if let Role::Precedes { write } = x.role {
+            return self.enqueue(now, write, DieQueue::Write);
         }
         let list = self
             .translate
@@ -139,7 +138,7 @@ impl<Q: DriveQueue> Ssd<Q> {
             self.ftl.counters.translation_entries_written += entries as u64;
             let t = self.alloc_txn(
                 TxnKind::MapWrite,
-                NONE,
+                Role::Drive,
                 tvpn,
                 NONE,
                 plane,
@@ -153,16 +152,15 @@ impl<Q: DriveQueue> Ssd<Q> {
                 let ppa = self.ftl.translation_page_location(tvpn);
                 let m = self.alloc_txn(
                     TxnKind::MapRead,
-                    NONE,
+                    Role::Precedes { write: t },
                     tvpn,
                     ppa,
                     self.ftl.geo.plane_of_ppa(ppa),
                     self.ftl.geo.page_bytes,
                 );
-                self.txns[m].link = t;
-                self.enqueue(now, m, Q_MAP_READ);
+                self.enqueue(now, m, DieQueue::MapRead);
             } else {
-                self.enqueue(now, t, Q_WRITE);
+                self.enqueue(now, t, DieQueue::Write);
             }
         }
     }
@@ -177,21 +175,21 @@ impl<Q: DriveQueue> Ssd<Q> {
                     // Deallocated: zeros, known from the mapping entry; no flash read.
                     self.ftl.counters.trimmed_page_reads += 1;
                     self.free_txn(t);
-                    return self.request_pages_done(now, x.req, 1);
+                    let r = x.request().expect("a user read works for a request");
+                    return self.request_pages_done(now, r, 1);
                 }
                 let tx = &mut self.txns[t];
                 tx.ppa = ppa;
                 tx.plane = self.ftl.geo.plane_of_ppa(ppa);
-                self.enqueue(now, t, Q_READ);
+                self.enqueue(now, t, DieQueue::Read);
             }
             TxnKind::UserWrite => {
                 let lpa = x.lpa as u64;
                 let page = self.ftl.geo.page_bytes;
                 // New data: the buffered sectors (destage) or the request's (no cache).
-                let new = if x.req == NONE {
-                    self.cache.buffered_sectors(lpa)
-                } else {
-                    self.hil.sectors_of(x.req, lpa)
+                let new = match x.role {
+                    Role::Request(r) => self.hil.sectors_of(r, lpa),
+                    _ => self.cache.buffered_sectors(lpa),
                 };
                 let covered = new.count_ones() * 512;
                 let plane = self.write_plane(lpa);
@@ -206,17 +204,16 @@ impl<Q: DriveQueue> Ssd<Q> {
                     let old = self.ftl.lookup(lpa);
                     let rd = self.alloc_txn(
                         TxnKind::RmwRead,
-                        NONE,
+                        Role::Precedes { write: t },
                         x.lpa,
                         old,
                         self.ftl.geo.plane_of_ppa(old),
                         missing.count_ones() * 512,
                     );
-                    self.txns[rd].link = t;
-                    self.enqueue(now, rd, Q_READ);
+                    self.enqueue(now, rd, DieQueue::Read);
                 } else {
                     self.txns[t].bytes = covered;
-                    self.enqueue(now, t, Q_WRITE);
+                    self.enqueue(now, t, DieQueue::Write);
                 }
             }
             _ => unreachable!("only user transactions are translated"),

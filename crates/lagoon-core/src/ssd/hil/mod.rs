@@ -12,9 +12,8 @@
 
 pub mod pcie;
 
-use super::datapath::{CLASS_READ, CLASS_WRITE};
 use super::ftl::Ftl;
-use super::txn::{Request, TxnKind};
+use super::txn::{Class, Request, Role, TxnKind};
 use super::{DriveQueue, Ssd};
 use crate::config::SsdConfig;
 use crate::engine::{List, Slab, NONE};
@@ -319,7 +318,7 @@ impl<Q: DriveQueue> Ssd<Q> {
                 }
                 let t = self.alloc_txn(
                     TxnKind::UserRead,
-                    id,
+                    Role::Request(id),
                     lpa as u32,
                     NONE,
                     NONE,
@@ -340,7 +339,7 @@ impl<Q: DriveQueue> Ssd<Q> {
                 let (lpa, mask) = self.hil.page_of(&r, first + i);
                 let t = self.alloc_txn(
                     TxnKind::UserWrite,
-                    id,
+                    Role::Request(id),
                     lpa as u32,
                     NONE,
                     NONE,
@@ -363,7 +362,7 @@ impl<Q: DriveQueue> Ssd<Q> {
         let (is_read, size) = (r.is_read, r.size);
         let mut t = now;
         if is_read {
-            t = self.datapath.host_bus(t, size, CLASS_READ);
+            t = self.datapath.host_bus(t, size, Class::Read);
             t = self.hil.pcie.to_host(t, size);
         }
         t = self.hil.pcie.to_host(t, self.hil.cqe_bytes);
@@ -393,8 +392,8 @@ impl<Q: DriveQueue> Ssd<Q> {
         r
     }
 
-    /// Host data between the host interface and DRAM of a write (`CLASS_WRITE`).
+    /// Host data between the host interface and DRAM of a write (`Class::Write`).
     pub(crate) fn write_bus(&mut self, now: Ps, bytes: u32) -> Ps {
-        self.datapath.host_bus(now, bytes, CLASS_WRITE)
+        self.datapath.host_bus(now, bytes, Class::Write)
     }
 }

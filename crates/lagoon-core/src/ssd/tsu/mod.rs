@@ -16,7 +16,7 @@ pub mod suspend;
 
 use super::dynamic_superblock::BlockRemap;
 use super::ftl::{Ftl, Stream};
-use super::txn::{Txn, TxnKind, ACKED, PROBE};
+use super::txn::{DieQueue, Role, Txn, TxnKind};
 use super::{DriveQueue, Ssd};
 use crate::config::{Multiplane, SsdConfig, WriteCompletion};
 use crate::engine::{List, NONE};
@@ -27,14 +27,8 @@ use multiplane::{plane_offset, ReadOffsets, WriteOffsets};
 use order::{DieOrder, GcShare, Order};
 use std::sync::Arc;
 
-/// Die queues, by scheduling class.
-pub const Q_MAP_READ: usize = 0;
-pub const Q_READ: usize = 1;
-pub const Q_WRITE: usize = 2;
-pub const Q_GC_READ: usize = 3;
-pub const Q_GC_WRITE: usize = 4;
-pub const Q_ERASE: usize = 5;
-pub const NQ: usize = 6;
+/// A die's queues ([`DieQueue`]).
+pub const NQ: usize = DieQueue::COUNT;
 /// How far down a queue the scheduler looks for out-of-order or multi-plane partners.
 const SCAN_LIMIT: usize = 64;
 pub const MAX_PLANES: usize = 16;
@@ -142,7 +136,7 @@ impl Tsu {
             read_offsets: ReadOffsets::new(
                 g.dies as usize,
                 g.planes_per_die,
-                cfg.flash.multiplane == Multiplane::SameOffset && !order.in_order(Q_READ),
+                cfg.flash.multiplane == Multiplane::SameOffset && !order.in_order(DieQueue::Read),
             ),
             write_offsets: WriteOffsets::new(
                 g.dies as usize,
@@ -259,7 +253,7 @@ struct Picked {
 
 impl<Q: DriveQueue> Ssd<Q> {
     /// Queue transaction `t` in class `q` and let its die start if it is idle.
-    pub(crate) fn enqueue(&mut self, now: Ps, t: u32, q: usize) {
+    pub(crate) fn enqueue(&mut self, now: Ps, t: u32, q: DieQueue) {
         let q = self.tsu.order.queue_of(q);
         let die = self.queue_on_die(now, t, q);
         self.try_dispatch(now, die);
@@ -267,7 +261,7 @@ impl<Q: DriveQueue> Ssd<Q> {
 
     /// Put transaction `t` at the back of queue `q` of the die it runs on; returns the die.
     #[inline]
-    pub(crate) fn queue_on_die(&mut self, now: Ps, t: u32, q: usize) -> usize {
+    pub(crate) fn queue_on_die(&mut self, now: Ps, t: u32, q: DieQueue) -> usize {
         let die = self
             .ftl
             .geo
@@ -278,7 +272,7 @@ impl<Q: DriveQueue> Ssd<Q> {
             let len = self.txns.len();
             self.tsu.mark_queued(t, now, len);
         }
-        self.tsu.queues[die][q].push_back(self.txns.items(), t);
+        self.tsu.queues[die][q.idx()].push_back(self.txns.items(), t);
         if let Some(class) = self.tsu.write_offsets.class(q) {
             let local = self.txns[t].plane % self.ftl.geo.planes_per_die;
             self.tsu.write_offsets.add(die, class, local, 1);
@@ -326,7 +320,8 @@ impl<Q: DriveQueue> Ssd<Q> {
     /// Whether the die serves its GC queues first now ([`GcShare`]).
     fn gc_first(&self, die: usize) -> bool {
         let q = &self.tsu.queues[die];
-        let user_empty = q[Q_READ].head == NONE && q[Q_WRITE].head == NONE;
+        let user_empty =
+            q[DieQueue::Read.idx()].head == NONE && q[DieQueue::Write.idx()].head == NONE;
         let ppd = self.ftl.geo.planes_per_die;
         let p0 = die as u32 * ppd;
         self.tsu
@@ -358,7 +353,7 @@ impl<Q: DriveQueue> Ssd<Q> {
             .order
             .scan_order(gc_first, &self.tsu.queues[die], &self.tsu.queued_at);
         for q in order {
-            if self.tsu.queues[die][q].head == NONE {
+            if self.tsu.queues[die][q.idx()].head == NONE {
                 continue;
             }
             let mut p = self.scan_queue::<false>(now, die, q, &mut dropped, true);
@@ -384,7 +379,7 @@ impl<Q: DriveQueue> Ssd<Q> {
         self.tsu.dies[die].phase = Phase::Dispatching;
         let mut dropped = false;
         for &q in self.tsu.suspend.read_queues() {
-            if self.tsu.queues[die][q].head == NONE {
+            if self.tsu.queues[die][q.idx()].head == NONE {
                 continue;
             }
             let p = self.scan_queue::<true>(now, die, q, &mut dropped, false);
@@ -407,7 +402,7 @@ impl<Q: DriveQueue> Ssd<Q> {
         &mut self,
         now: Ps,
         die: usize,
-        q: usize,
+        q: DieQueue,
         dropped: &mut bool,
         align: bool,
     ) -> Picked {
@@ -420,7 +415,7 @@ impl<Q: DriveQueue> Ssd<Q> {
         let rule = self.tsu.rule;
         let multi = match rule {
             Multiplane::SameOffset => true,
-            Multiplane::Any => q != Q_ERASE,
+            Multiplane::Any => q != DieQueue::Erase,
             Multiplane::Off => false,
         };
         let mut offset0 = 0u32;
@@ -431,7 +426,7 @@ impl<Q: DriveQueue> Ssd<Q> {
         // gives its offset and room): once a plane is turned down, the rest of its writes
         // would be too, and with every plane picked or turned down the scan can stop (the
         // write queue holds nothing a scan drops or forwards).
-        let by_plane = q == Q_WRITE && !fifo && !remapped;
+        let by_plane = q == DieQueue::Write && !fifo && !remapped;
         // The read queues hold only reads (user, mapping and read-modify-write) unless dies
         // are in order (writes join the read queue) or blocks are remapped.
         let by_offset = self.tsu.read_offsets.counts_queue(q);
@@ -440,18 +435,18 @@ impl<Q: DriveQueue> Ssd<Q> {
         // Same-offset programs: start on the plane whose frontier is behind (multiplane.rs).
         let write_class = self.tsu.write_offsets.class(q);
         let target = match write_class {
-            Some(class) if align && !fifo && !remapped && rule == Multiplane::SameOffset => {
-                let (ftl, stream) = (&self.ftl, [Stream::User, Stream::Gc][class]);
+            Some(stream) if align && !fifo && !remapped && rule == Multiplane::SameOffset => {
+                let ftl = &self.ftl;
                 self.tsu
                     .write_offsets
-                    .target(ftl, die, class, |p| ftl.can_allocate(p, stream))
+                    .target(ftl, die, stream, |p| ftl.can_allocate(p, stream))
             }
             _ => None,
         };
         picked.aligned = target.is_some();
         let mut refused = 0u32;
         let mut prev = NONE;
-        let mut cur = self.tsu.queues[die][q].head;
+        let mut cur = self.tsu.queues[die][q.idx()].head;
         let mut scanned = 0;
         while cur != NONE && scanned < SCAN_LIMIT {
             if by_plane && (used_planes | refused) == all_planes {
@@ -462,8 +457,8 @@ impl<Q: DriveQueue> Ssd<Q> {
             let next = x.next;
             if x.kind.moves_gc_page() && !self.ftl.is_current(x.lpa, x.ppa) {
                 // The page was overwritten since GC chose it: nothing to move.
-                self.tsu.queues[die][q].remove(self.txns.items(), prev, cur);
-                debug_assert!(q > Q_READ, "GC moves wait in their own queues");
+                self.tsu.queues[die][q.idx()].remove(self.txns.items(), prev, cur);
+                debug_assert!(q > DieQueue::Read, "GC moves wait in their own queues");
                 if let Some(class) = write_class {
                     self.tsu.write_offsets.add(
                         die,
@@ -488,9 +483,9 @@ impl<Q: DriveQueue> Ssd<Q> {
                     !self.tsu.read_offsets.enabled(),
                     "kept only without a remap"
                 );
-                self.tsu.queues[die][q].remove(self.txns.items(), prev, cur);
+                self.tsu.queues[die][q.idx()].remove(self.txns.items(), prev, cur);
                 let to = self.ftl.geo.die_of_plane(exec);
-                self.tsu.queues[to as usize][q].push_back(self.txns.items(), cur);
+                self.tsu.queues[to as usize][q.idx()].push_back(self.txns.items(), cur);
                 self.tsu.forwarded.push(to);
                 cur = next;
                 continue;
@@ -521,7 +516,7 @@ impl<Q: DriveQueue> Ssd<Q> {
                 }
                 && (x.kind != TxnKind::GcRead || self.claim_destination_slot(cur));
             if ok {
-                self.tsu.queues[die][q].remove(self.txns.items(), prev, cur);
+                self.tsu.queues[die][q.idx()].remove(self.txns.items(), prev, cur);
                 if let Some(class) = write_class {
                     self.tsu.write_offsets.add(die, class, local, -1);
                 }
@@ -556,12 +551,12 @@ impl<Q: DriveQueue> Ssd<Q> {
 
     /// [`ReadOffsets::partner_possible`], checked against the queue itself in debug builds.
     #[inline]
-    fn read_partner_possible(&self, die: usize, q: usize, used: u32, offset: u32) -> bool {
+    fn read_partner_possible(&self, die: usize, q: DieQueue, used: u32, offset: u32) -> bool {
         let possible = self.tsu.read_offsets.partner_possible(die, q, used, offset);
         debug_assert!(
             possible || {
                 let ppd = self.ftl.geo.planes_per_die;
-                let mut t = self.tsu.queues[die][q].head;
+                let mut t = self.tsu.queues[die][q.idx()].head;
                 let mut none = true;
                 while t != NONE {
                     let x = &self.txns[t];
@@ -675,8 +670,7 @@ impl<Q: DriveQueue> Ssd<Q> {
     fn mark_conflict(&mut self, die: usize) {
         let d = self.tsu.dies[die];
         for &t in d.current() {
-            let r = self.txns[t].req;
-            if r != NONE && r != PROBE && r != ACKED {
+            if let Role::Request(r) = self.txns[t].role {
                 self.hil.mark_conflict(r);
             }
         }
@@ -736,9 +730,9 @@ impl<Q: DriveQueue> Ssd<Q> {
         let d = self.tsu.dies[die];
         for &t in d.current() {
             let x = self.txns[t];
-            if x.kind == TxnKind::UserWrite && x.req != NONE && x.req != PROBE {
-                self.txns[t].req = ACKED;
-                self.request_pages_done(now, x.req, 1);
+            if let (TxnKind::UserWrite, Role::Request(r)) = (x.kind, x.role) {
+                self.txns[t].role = Role::Acked;
+                self.request_pages_done(now, r, 1);
             }
         }
     }

@@ -17,11 +17,11 @@
 //! it stays its full tPROG / tBERS; the die is busy from its start to the suspend taking
 //! effect, and from the resume command to its end.
 
-use super::{Die, Phase, TsuEvent, MAX_PLANES, Q_GC_READ, Q_MAP_READ, Q_READ};
+use super::{Die, Phase, TsuEvent, MAX_PLANES};
 use crate::config::{FlashConfig, Suspend as Mode, SuspendReads};
 use crate::engine::NONE;
 use crate::flash::FlashOp;
-use crate::ssd::txn::TxnKind;
+use crate::ssd::txn::{DieQueue, TxnKind};
 use crate::ssd::{DriveQueue, Ssd};
 use crate::time::{ns, Ps};
 
@@ -55,8 +55,8 @@ pub struct Suspend {
 }
 
 /// Queues a suspended die serves, in order: host reads, then GC's with `suspend_reads = "all"`.
-const HOST_READS: [usize; 2] = [Q_MAP_READ, Q_READ];
-const ALL_READS: [usize; 3] = [Q_MAP_READ, Q_READ, Q_GC_READ];
+const HOST_READS: [DieQueue; 2] = [DieQueue::MapRead, DieQueue::Read];
+const ALL_READS: [DieQueue; 3] = [DieQueue::MapRead, DieQueue::Read, DieQueue::GcRead];
 
 impl Suspend {
     pub fn new(f: &FlashConfig, dies: usize) -> Self {
@@ -97,7 +97,7 @@ impl Suspend {
 
     /// The read queues a suspended die serves.
     #[inline]
-    pub fn read_queues(&self) -> &'static [usize] {
+    pub fn read_queues(&self) -> &'static [DieQueue] {
         match self.reads {
             SuspendReads::Host => &HOST_READS,
             SuspendReads::All => &ALL_READS,
@@ -130,7 +130,7 @@ impl<Q: DriveQueue> Ssd<Q> {
             return;
         }
         let waiting = s.read_queues().iter().any(|&q| {
-            let h = self.tsu.queues[die][q].head;
+            let h = self.tsu.queues[die][q.idx()].head;
             h != NONE && s.eligible(self.txns[h].kind)
         });
         if !waiting {
