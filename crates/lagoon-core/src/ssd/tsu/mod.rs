@@ -249,6 +249,34 @@ struct Picked {
     n: usize,
     /// The program had to start at the lagging plane's offset (and may have found none).
     aligned: bool,
+    /// Planes of the die taken (bit per plane), and the offset of the first pick.
+    used: u32,
+    offset0: u32,
+}
+
+/// How one scan of a die queue looks for partners: fixed for the scan.
+struct ScanRules {
+    q: DieQueue,
+    rule: Multiplane,
+    /// Partners may join (the multi-plane rule allows it for this queue).
+    multi: bool,
+    /// In-order user queue: only its head may start; partners must be the same kind.
+    fifo: bool,
+    remapped: bool,
+    /// A user/mapping write's fate depends on its plane only (the plane's write frontier
+    /// gives its offset and room): once a plane is turned down, the rest of its writes
+    /// would be too, and with every plane picked or turned down the scan can stop (the
+    /// write queue holds nothing a scan drops or forwards).
+    by_plane: bool,
+    /// The read queues hold only reads (user, mapping and read-modify-write) unless dies
+    /// are in order (writes join the read queue) or blocks are remapped: read counters.
+    by_offset: bool,
+    ppd: u32,
+    all_planes: u32,
+    /// The stream a counted write queue programs.
+    write_class: Option<Stream>,
+    /// Same-offset programs: the lagging plane's offset the operation must start at.
+    target: Option<u32>,
 }
 
 impl<Q: DriveQueue> Ssd<Q> {
@@ -406,50 +434,20 @@ impl<Q: DriveQueue> Ssd<Q> {
         dropped: &mut bool,
         align: bool,
     ) -> Picked {
+        let s = self.scan_rules(die, q, align);
         let mut picked = Picked {
             txns: [NONE; MAX_PLANES],
             n: 0,
-            aligned: false,
+            aligned: s.target.is_some(),
+            used: 0,
+            offset0: 0,
         };
-        let mut used_planes = 0u32;
-        let rule = self.tsu.rule;
-        let multi = match rule {
-            Multiplane::SameOffset => true,
-            Multiplane::Any => q != DieQueue::Erase,
-            Multiplane::Off => false,
-        };
-        let mut offset0 = 0u32;
-        // In-order user queue: only its head may start; partners must be the same kind.
-        let fifo = self.tsu.order.in_order(q);
-        let remapped = self.tsu.remap.is_some();
-        // A user/mapping write's fate depends on its plane only (the plane's write frontier
-        // gives its offset and room): once a plane is turned down, the rest of its writes
-        // would be too, and with every plane picked or turned down the scan can stop (the
-        // write queue holds nothing a scan drops or forwards).
-        let by_plane = q == DieQueue::Write && !fifo && !remapped;
-        // The read queues hold only reads (user, mapping and read-modify-write) unless dies
-        // are in order (writes join the read queue) or blocks are remapped.
-        let by_offset = self.tsu.read_offsets.counts_queue(q);
-        let ppd = self.ftl.geo.planes_per_die;
-        let all_planes = (1u32 << ppd) - 1;
-        // Same-offset programs: start on the plane whose frontier is behind (multiplane.rs).
-        let write_class = self.tsu.write_offsets.class(q);
-        let target = match write_class {
-            Some(stream) if align && !fifo && !remapped && rule == Multiplane::SameOffset => {
-                let ftl = &self.ftl;
-                self.tsu
-                    .write_offsets
-                    .target(ftl, die, stream, |p| ftl.can_allocate(p, stream))
-            }
-            _ => None,
-        };
-        picked.aligned = target.is_some();
         let mut refused = 0u32;
         let mut prev = NONE;
         let mut cur = self.tsu.queues[die][q.idx()].head;
         let mut scanned = 0;
         while cur != NONE && scanned < SCAN_LIMIT {
-            if by_plane && (used_planes | refused) == all_planes {
+            if s.by_plane && (picked.used | refused) == s.all_planes {
                 break;
             }
             scanned += 1;
@@ -457,86 +455,36 @@ impl<Q: DriveQueue> Ssd<Q> {
             let next = x.next;
             if x.kind.moves_gc_page() && !self.ftl.is_current(x.lpa, x.ppa) {
                 // The page was overwritten since GC chose it: nothing to move.
-                self.tsu.queues[die][q.idx()].remove(self.txns.items(), prev, cur);
-                debug_assert!(q > DieQueue::Read, "GC moves wait in their own queues");
-                if let Some(class) = write_class {
-                    self.tsu.write_offsets.add(
-                        die,
-                        class,
-                        x.plane % self.ftl.geo.planes_per_die,
-                        -1,
-                    );
-                }
-                self.gc_move_dropped(now, cur);
+                self.drop_stale_move(now, die, &s, prev, cur);
                 *dropped = true;
                 cur = next;
                 continue;
             }
-            if fifo && picked.n == 0 && scanned > 1 {
+            if s.fifo && picked.n == 0 && scanned > 1 {
                 break;
             }
             let exec = exec_plane(&self.tsu.remap, &self.ftl, &x);
-            if remapped && self.ftl.geo.die_of_plane(exec) as usize != die {
-                // Remapped onto another die (its write frontier moved to a remapped block
-                // since it was queued): the controller sends it there.
-                debug_assert!(
-                    !self.tsu.read_offsets.enabled(),
-                    "kept only without a remap"
-                );
-                self.tsu.queues[die][q.idx()].remove(self.txns.items(), prev, cur);
-                let to = self.ftl.geo.die_of_plane(exec);
-                self.tsu.queues[to as usize][q.idx()].push_back(self.txns.items(), cur);
-                self.tsu.forwarded.push(to);
+            if s.remapped && self.ftl.geo.die_of_plane(exec) as usize != die {
+                self.forward_remapped(die, q, prev, cur, exec);
                 cur = next;
                 continue;
             }
-            let same_kind = !fifo
-                || picked.n == 0
-                || x.kind.writes() == self.txns[picked.txns[0]].kind.writes();
-            let local = exec % ppd;
-            let offset = if rule == Multiplane::SameOffset {
+            let local = exec % s.ppd;
+            let offset = if s.rule == Multiplane::SameOffset {
                 plane_offset(&self.ftl, &x)
             } else {
                 0
             };
-            let ok = same_kind
-                && (!SUSPENDED || self.tsu.suspend.eligible(x.kind))
-                && used_planes & (1 << local) == 0
-                && (picked.n == 0 || offset == offset0)
-                && (picked.n > 0 || target.is_none_or(|o| o == offset))
-                && match x.kind {
-                    TxnKind::UserWrite | TxnKind::MapWrite => {
-                        self.ftl.can_allocate(x.plane, Stream::User)
-                    }
-                    TxnKind::GcWrite | TxnKind::Copyback => {
-                        self.ftl.can_allocate(x.plane, Stream::Gc)
-                    }
-                    TxnKind::GcRead => self.dbuf_room(die) > picked.n as u32,
-                    _ => true,
-                }
-                && (x.kind != TxnKind::GcRead || self.claim_destination_slot(cur));
-            if ok {
-                self.tsu.queues[die][q.idx()].remove(self.txns.items(), prev, cur);
-                if let Some(class) = write_class {
-                    self.tsu.write_offsets.add(die, class, local, -1);
-                }
-                if by_offset {
-                    self.tsu.read_offsets.remove(die, q, local, offset);
-                }
-                picked.txns[picked.n] = cur;
-                if picked.n == 0 {
-                    offset0 = offset;
-                }
-                picked.n += 1;
-                used_planes |= 1 << local;
-                if !multi || picked.n == ppd as usize {
+            if self.may_start::<SUSPENDED>(die, &s, &picked, cur, &x, local, offset) {
+                self.pick(die, &s, &mut picked, prev, cur, local, offset);
+                if !s.multi || picked.n == s.ppd as usize {
                     break;
                 }
                 // Only reads can join a read, at its offset; none waits: the rest of the
                 // scan would turn every transaction down and change nothing.
-                if by_offset
+                if s.by_offset
                     && next != NONE
-                    && !self.read_partner_possible(die, q, used_planes, offset0)
+                    && !self.read_partner_possible(die, q, picked.used, picked.offset0)
                 {
                     break;
                 }
@@ -547,6 +495,133 @@ impl<Q: DriveQueue> Ssd<Q> {
             cur = next;
         }
         picked
+    }
+
+    /// The rules of one scan of queue `q` of `die` ([`ScanRules`]).
+    #[inline(always)]
+    fn scan_rules(&self, die: usize, q: DieQueue, align: bool) -> ScanRules {
+        let rule = self.tsu.rule;
+        let fifo = self.tsu.order.in_order(q);
+        let remapped = self.tsu.remap.is_some();
+        let ppd = self.ftl.geo.planes_per_die;
+        let write_class = self.tsu.write_offsets.class(q);
+        // Same-offset programs: start on the plane whose frontier is behind (multiplane.rs).
+        let target = match write_class {
+            Some(stream) if align && !fifo && !remapped && rule == Multiplane::SameOffset => {
+                let ftl = &self.ftl;
+                self.tsu
+                    .write_offsets
+                    .target(ftl, die, stream, |p| ftl.can_allocate(p, stream))
+            }
+            _ => None,
+        };
+        ScanRules {
+            rule,
+            multi: match rule {
+                Multiplane::SameOffset => true,
+                Multiplane::Any => q != DieQueue::Erase,
+                Multiplane::Off => false,
+            },
+            fifo,
+            remapped,
+            by_plane: q == DieQueue::Write && !fifo && !remapped,
+            by_offset: self.tsu.read_offsets.counts_queue(q),
+            ppd,
+            all_planes: (1u32 << ppd) - 1,
+            q,
+            write_class,
+            target,
+        }
+    }
+
+    /// A GC move whose page was overwritten since GC chose it leaves queue `s.q` of `die`
+    /// (after `prev`) undone.
+    #[inline(always)]
+    fn drop_stale_move(&mut self, now: Ps, die: usize, s: &ScanRules, prev: u32, cur: u32) {
+        let q = s.q;
+        self.tsu.queues[die][q.idx()].remove(self.txns.items(), prev, cur);
+        debug_assert!(q > DieQueue::Read, "GC moves wait in their own queues");
+        if let Some(class) = s.write_class {
+            let local = self.txns[cur].plane % self.ftl.geo.planes_per_die;
+            self.tsu.write_offsets.add(die, class, local, -1);
+        }
+        self.gc_move_dropped(now, cur);
+    }
+
+    /// A transaction remapped onto another die (its write frontier moved to a remapped block
+    /// since it was queued) leaves queue `q` of `die`: the controller sends it there.
+    #[inline(always)]
+    fn forward_remapped(&mut self, die: usize, q: DieQueue, prev: u32, cur: u32, exec: u32) {
+        debug_assert!(
+            !self.tsu.read_offsets.enabled(),
+            "kept only without a remap"
+        );
+        self.tsu.queues[die][q.idx()].remove(self.txns.items(), prev, cur);
+        let to = self.ftl.geo.die_of_plane(exec);
+        self.tsu.queues[to as usize][q.idx()].push_back(self.txns.items(), cur);
+        self.tsu.forwarded.push(to);
+    }
+
+    /// Whether transaction `cur` (`x`, on plane `local` of `die` at `offset`) may join what
+    /// the scan picked so far: same kind in order, eligible on a suspended die, a free plane,
+    /// the picked offset (or the lagging plane's), room for its page; a global copyback GC
+    /// read takes its destination's dBUF slot here (last: only if everything else holds).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn may_start<const SUSPENDED: bool>(
+        &mut self,
+        die: usize,
+        s: &ScanRules,
+        p: &Picked,
+        cur: u32,
+        x: &Txn,
+        local: u32,
+        offset: u32,
+    ) -> bool {
+        let same_kind =
+            !s.fifo || p.n == 0 || x.kind.writes() == self.txns[p.txns[0]].kind.writes();
+        same_kind
+            && (!SUSPENDED || self.tsu.suspend.eligible(x.kind))
+            && p.used & (1 << local) == 0
+            && (p.n == 0 || offset == p.offset0)
+            && (p.n > 0 || s.target.is_none_or(|o| o == offset))
+            && match x.kind {
+                TxnKind::UserWrite | TxnKind::MapWrite => {
+                    self.ftl.can_allocate(x.plane, Stream::User)
+                }
+                TxnKind::GcWrite | TxnKind::Copyback => self.ftl.can_allocate(x.plane, Stream::Gc),
+                TxnKind::GcRead => self.dbuf_room(die) > p.n as u32,
+                _ => true,
+            }
+            && (x.kind != TxnKind::GcRead || self.claim_destination_slot(cur))
+    }
+
+    /// Take `cur` (after `prev` in queue `s.q` of `die`) into the operation.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn pick(
+        &mut self,
+        die: usize,
+        s: &ScanRules,
+        p: &mut Picked,
+        prev: u32,
+        cur: u32,
+        local: u32,
+        offset: u32,
+    ) {
+        self.tsu.queues[die][s.q.idx()].remove(self.txns.items(), prev, cur);
+        if let Some(class) = s.write_class {
+            self.tsu.write_offsets.add(die, class, local, -1);
+        }
+        if s.by_offset {
+            self.tsu.read_offsets.remove(die, s.q, local, offset);
+        }
+        p.txns[p.n] = cur;
+        if p.n == 0 {
+            p.offset0 = offset;
+        }
+        p.n += 1;
+        p.used |= 1 << local;
     }
 
     /// [`ReadOffsets::partner_possible`], checked against the queue itself in debug builds.
