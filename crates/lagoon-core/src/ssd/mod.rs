@@ -17,6 +17,7 @@
 pub mod cache;
 pub mod datapath;
 pub mod dynamic_superblock;
+pub mod flows;
 pub mod ftl;
 pub mod hil;
 pub mod lru;

@@ -212,6 +212,24 @@ impl Tsu {
         self.queued_at[t as usize] = now;
     }
 
+    /// Whether queue `q` of `die` holds a transaction.
+    #[inline]
+    pub(crate) fn has_queued(&self, die: usize, q: DieQueue) -> bool {
+        self.queues[die][q.idx()].head != NONE
+    }
+
+    /// The die looks at its queues (no other dispatch may start on it meanwhile).
+    #[inline]
+    pub(crate) fn set_dispatching(&mut self, die: usize) {
+        self.dies[die].phase = Phase::Dispatching;
+    }
+
+    /// The read queues a suspended die serves, in order.
+    #[inline]
+    pub(crate) fn suspended_read_queues(&self) -> &'static [DieQueue] {
+        self.suspend.read_queues()
+    }
+
     /// When `t` last entered a die queue (now, if never recorded).
     #[inline]
     pub fn queued_at(&self, t: u32, now: Ps) -> Ps {
@@ -244,9 +262,9 @@ fn exec_plane(remap: &Option<Arc<BlockRemap>>, ftl: &Ftl, x: &Txn) -> u32 {
 }
 
 /// What a partner search picked on one die.
-struct Picked {
+pub(crate) struct Picked {
     txns: [u32; MAX_PLANES],
-    n: usize,
+    pub(crate) n: usize,
     /// The program had to start at the lagging plane's offset (and may have found none).
     aligned: bool,
     /// Planes of the die taken (bit per plane), and the offset of the first pick.
@@ -400,33 +418,13 @@ impl<Q: DriveQueue> Ssd<Q> {
         }
     }
 
-    /// A die whose program or erase is suspended serves the eligible reads waiting for it,
-    /// then resumes the operation ([`suspend`]).
-    #[inline(never)]
-    fn dispatch_suspended(&mut self, now: Ps, die: usize) {
-        self.tsu.dies[die].phase = Phase::Dispatching;
-        let mut dropped = false;
-        for &q in self.tsu.suspend.read_queues() {
-            if self.tsu.queues[die][q.idx()].head == NONE {
-                continue;
-            }
-            let p = self.scan_queue::<true>(now, die, q, &mut dropped, false);
-            if p.n > 0 {
-                self.flash.reads_during_suspend += p.n as u64;
-                self.start_op(now, die, &p);
-                return;
-            }
-        }
-        self.resume(now, die);
-    }
-
     /// Look down queue `q` of `die` for the transactions its next operation runs: the first
     /// executable one and same-kind partners at its offset on other planes. Stale GC moves
     /// found on the way are dropped (`dropped`), remapped ones forwarded. `SUSPENDED`: only
     /// reads that may run on a suspended die are picked. `align`: same-offset programs start
     /// on the plane that is behind (multiplane.rs).
     #[inline(always)]
-    fn scan_queue<const SUSPENDED: bool>(
+    pub(crate) fn scan_queue<const SUSPENDED: bool>(
         &mut self,
         now: Ps,
         die: usize,
@@ -647,7 +645,7 @@ impl<Q: DriveQueue> Ssd<Q> {
 
     /// Start the die's operation on `p`: writes get their physical page now, when the die is
     /// ready to program it.
-    fn start_op(&mut self, now: Ps, die: usize, p: &Picked) {
+    pub(crate) fn start_op(&mut self, now: Ps, die: usize, p: &Picked) {
         let picked = &p.txns[..p.n];
         let kind = self.txns[picked[0]].kind;
         let op = kind.flash_op();

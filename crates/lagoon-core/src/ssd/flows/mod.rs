@@ -1,0 +1,9 @@
+//! The drive's flows: the code that hands work from one stage to the next, written top to
+//! bottom in the order the hardware does it. A stage (`hil`, `cache`, `ftl`, `tsu`,
+//! `datapath`) owns its state and returns decisions; a flow applies them, schedules the
+//! events they ask for and counts what the drive reports, at the same points as before (so
+//! same-time events keep their sequence numbers).
+//!
+//! - [`suspend`]: program/erase suspension for reads (the die scheduler's preemption point).
+
+pub mod suspend;
