@@ -4,6 +4,8 @@
 //! events they ask for and counts what the drive reports, at the same points as before (so
 //! same-time events keep their sequence numbers).
 //!
+//! - [`write`]: a host write through the write buffer, its destages and their programs' end.
 //! - [`suspend`]: program/erase suspension for reads (the die scheduler's preemption point).
 
 pub mod suspend;
+pub mod write;
