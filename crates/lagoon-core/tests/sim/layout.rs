@@ -318,7 +318,6 @@ fn the_layout_check_sees_a_circle_between_siblings() {
 const STAGES_NAMING_THE_DRIVE: &[&str] = &[
     "ssd/datapath/dssd.rs",
     "ssd/ftl/gc.rs",
-    "ssd/ftl/translate.rs",
     "ssd/hil/mod.rs",
     "ssd/tsu/mod.rs",
 ];

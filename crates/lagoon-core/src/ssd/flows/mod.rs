@@ -4,8 +4,13 @@
 //! events they ask for and counts what the drive reports, at the same points as before (so
 //! same-time events keep their sequence numbers).
 //!
-//! - [`write`]: a host write through the write buffer, its destages and their programs' end.
+//! - [`read`]: a host read's pages after translation.
+//! - [`write`]: a host write through the write buffer, its destages, their translation into
+//!   programs (read-modify-write included) and the programs' end.
+//! - [`map`]: address translation: CMT lookups, translation page reads and write-backs.
 //! - [`suspend`]: program/erase suspension for reads (the die scheduler's preemption point).
 
+pub mod map;
+pub mod read;
 pub mod suspend;
 pub mod write;

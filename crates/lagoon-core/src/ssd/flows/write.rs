@@ -7,13 +7,14 @@
 //! hil (fetched) ─▶ buffer_write ─▶ cache.admit ─┬─ Full: wait for a slot ◀── wake_buffer_waiters
 //!                                               └─ Buffered: destage (evicted, then own page)
 //!   ─▶ data over the system bus into DRAM ─▶ DramDone (hil completes the request's pages)
-//! destage ─▶ translate (ftl) ─▶ die queue (tsu) ... program done ─▶ user_program_done
+//! destage (or a written-through page) ─▶ translate (map.rs) ─▶ route_write: plane, [RMW read]
+//!   ─▶ die queue (tsu) ... program done ─▶ user_program_done
 //! ```
 
 use crate::engine::NONE;
 use crate::ssd::cache::Admitted;
 use crate::ssd::hil::HilEvent;
-use crate::ssd::txn::{Role, Txn, TxnKind};
+use crate::ssd::txn::{DieQueue, Role, Txn, TxnKind};
 use crate::ssd::{DriveQueue, Ssd};
 use crate::time::Ps;
 
@@ -99,5 +100,53 @@ impl<Q: DriveQueue> Ssd<Q> {
         } else {
             self.wake_buffer_waiters(now);
         }
+    }
+
+    /// A translated user write goes to the plane it will be programmed on; sectors written
+    /// before that it does not cover are read first (read-modify-write), then the merged
+    /// full page is programmed.
+    #[inline]
+    pub(crate) fn route_write(&mut self, now: Ps, t: u32) {
+        let x = self.txns[t];
+        let lpa = x.lpa as u64;
+        let page = self.ftl.geo.page_bytes;
+        // New data: the buffered sectors (destage) or the request's (no cache).
+        let new = match x.role {
+            Role::Request(r) => self.hil.sectors_of(r, lpa),
+            _ => self.cache.buffered_sectors(lpa),
+        };
+        let covered = new.count_ones() * 512;
+        let plane = self.write_plane(lpa);
+        self.txns[t].plane = plane;
+        // Sectors written before that this write does not cover (MQSim's
+        // WrittenStateBitmap & ~write_sectors_bitmap).
+        let missing = self.ftl.written_sectors(lpa) & !new;
+        self.ftl.note_written_sectors(lpa, new);
+        if missing != 0 {
+            // Read them first, then program the merged full page (read-modify-write).
+            self.txns[t].bytes = page;
+            let old = self.ftl.lookup(lpa);
+            let rd = self.alloc_txn(
+                TxnKind::RmwRead,
+                Role::Precedes { write: t },
+                x.lpa,
+                old,
+                self.ftl.geo.plane_of_ppa(old),
+                missing.count_ones() * 512,
+            );
+            self.enqueue(now, rd, DieQueue::Read);
+        } else {
+            self.txns[t].bytes = covered;
+            self.enqueue(now, t, DieQueue::Write);
+        }
+    }
+
+    /// The plane a user page write goes to ([`crate::ssd::ftl::Ftl::write_plane`], MQSimNet
+    /// §IV.A). Idle (our reading of "an idle plane and die"): no operation in progress and
+    /// nothing queued.
+    fn write_plane(&self, lpa: u64) -> u32 {
+        let tsu = &self.tsu;
+        self.ftl
+            .write_plane(lpa, self.cfg.ftl.dynamic_mapping, |d| tsu.die_idle(d))
     }
 }
