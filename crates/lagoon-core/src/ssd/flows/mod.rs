@@ -8,8 +8,10 @@
 //! - [`write`]: a host write through the write buffer, its destages, their translation into
 //!   programs (read-modify-write included) and the programs' end.
 //! - [`map`]: address translation: CMT lookups, translation page reads and write-backs.
+//! - [`gc`]: garbage collection and static wear levelling: victims' moves and erases.
 //! - [`suspend`]: program/erase suspension for reads (the die scheduler's preemption point).
 
+pub mod gc;
 pub mod map;
 pub mod read;
 pub mod suspend;
