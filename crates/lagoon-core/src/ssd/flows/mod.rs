@@ -4,7 +4,9 @@
 //! events they ask for and counts what the drive reports, at the same points as before (so
 //! same-time events keep their sequence numbers).
 //!
-//! - [`read`]: a host read's pages after translation.
+//! - [`request`]: a host request through the host interface: admission, fetch, pages,
+//!   completion.
+//! - [`read`]: a host read's pages: cache hits, and reads after translation.
 //! - [`write`]: a host write through the write buffer, its destages, their translation into
 //!   programs (read-modify-write included) and the programs' end.
 //! - [`map`]: address translation: CMT lookups, translation page reads and write-backs.
@@ -14,5 +16,6 @@
 pub mod gc;
 pub mod map;
 pub mod read;
+pub mod request;
 pub mod suspend;
 pub mod write;

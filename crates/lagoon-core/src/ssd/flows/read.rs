@@ -3,12 +3,15 @@
 //! path moves the data, and the host interface completes the request.
 //!
 //! ```text
-//! hil (fetched; cache hits from DRAM) ─▶ translate (map.rs) ─▶ route_read ─▶ die queue (tsu)
+//! request.rs (fetched) ─▶ read_pages: cache hits from DRAM, the rest ─▶ translate (map.rs)
+//!   ─▶ route_read ─▶ die queue (tsu)
 //!   ─▶ array read, data out ─▶ [controller model: ECC, bus, DRAM] ─▶ hil: pages done
 //! ```
 
+use crate::engine::NONE;
 use crate::ssd::ftl::TRIMMED;
-use crate::ssd::txn::DieQueue;
+use crate::ssd::hil::HilEvent;
+use crate::ssd::txn::{DieQueue, Request, Role, TxnKind};
 use crate::ssd::{DriveQueue, Ssd};
 use crate::time::Ps;
 
@@ -29,5 +32,34 @@ impl<Q: DriveQueue> Ssd<Q> {
         tx.ppa = ppa;
         tx.plane = self.ftl.geo.plane_of_ppa(ppa);
         self.enqueue(now, t, DieQueue::Read);
+    }
+
+    /// A fetched read's pages `first..=last`: those the write buffer holds whole come from
+    /// DRAM (one movement for all of them), the others are translated.
+    pub(crate) fn read_pages(&mut self, now: Ps, id: u32, r: &Request, first: u64, last: u64) {
+        let mut hit_pages = 0;
+        let mut hit_bytes = 0u64;
+        for i in 0..=(last - first) {
+            let (lpa, mask) = self.hil.page_of(r, first + i);
+            if self.cache.read_hit(lpa, mask) {
+                hit_pages += 1;
+                hit_bytes += mask.count_ones() as u64 * 512;
+                continue;
+            }
+            let t = self.alloc_txn(
+                TxnKind::UserRead,
+                Role::Request(id),
+                lpa as u32,
+                NONE,
+                NONE,
+                mask.count_ones() * 512,
+            );
+            self.translate(now, t);
+        }
+        if hit_pages > 0 {
+            let end = self.datapath.dram.reserve(now, now, hit_bytes);
+            self.hil.set_dram_pages(id, hit_pages);
+            self.q.schedule(end, HilEvent::DramDone { req: id });
+        }
     }
 }

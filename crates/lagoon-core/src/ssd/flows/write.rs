@@ -4,8 +4,9 @@
 //! frees its slot (or programs the page again) and wakes the writes waiting for one.
 //!
 //! ```text
-//! hil (fetched) ─▶ buffer_write ─▶ cache.admit ─┬─ Full: wait for a slot ◀── wake_buffer_waiters
-//!                                               └─ Buffered: destage (evicted, then own page)
+//! request.rs (fetched) ─▶ write_pages ─▶ [no buffer: DRAM, translate each page]
+//!   ─▶ buffer_write ─▶ cache.admit ─┬─ Full: wait for a slot ◀── wake_buffer_waiters
+//!                                   └─ Buffered: destage (evicted, then own page)
 //!   ─▶ data over the system bus into DRAM ─▶ DramDone (hil completes the request's pages)
 //! destage (or a written-through page) ─▶ translate (map.rs) ─▶ route_write: plane, [RMW read]
 //!   ─▶ die queue (tsu) ... program done ─▶ user_program_done
@@ -14,11 +15,32 @@
 use crate::engine::NONE;
 use crate::ssd::cache::Admitted;
 use crate::ssd::hil::HilEvent;
-use crate::ssd::txn::{DieQueue, Role, Txn, TxnKind};
+use crate::ssd::txn::{Class, DieQueue, Request, Role, Txn, TxnKind};
 use crate::ssd::{DriveQueue, Ssd};
 use crate::time::Ps;
 
 impl<Q: DriveQueue> Ssd<Q> {
+    /// A fetched write's pages `first..=last`: into the write buffer, or (no buffer) into
+    /// DRAM and on to translation, each page programmed for the request (written through).
+    pub(crate) fn write_pages(&mut self, now: Ps, id: u32, r: &Request, first: u64, last: u64) {
+        if self.cache.enabled() {
+            return self.buffer_write(now, id);
+        }
+        self.datapath.write_into_dram(now, r.size);
+        for i in 0..=(last - first) {
+            let (lpa, mask) = self.hil.page_of(r, first + i);
+            let t = self.alloc_txn(
+                TxnKind::UserWrite,
+                Role::Request(id),
+                lpa as u32,
+                NONE,
+                NONE,
+                mask.count_ones() * 512,
+            );
+            self.translate(now, t);
+        }
+    }
+
     /// Buffer a write's pages in DRAM, as far as slots allow; the rest waits.
     pub(crate) fn buffer_write(&mut self, now: Ps, id: u32) {
         let r = *self.hil.request(id);
@@ -139,6 +161,11 @@ impl<Q: DriveQueue> Ssd<Q> {
             self.txns[t].bytes = covered;
             self.enqueue(now, t, DieQueue::Write);
         }
+    }
+
+    /// Host data between the host interface and DRAM of a write (`Class::Write`).
+    pub(crate) fn write_bus(&mut self, now: Ps, bytes: u32) -> Ps {
+        self.datapath.host_bus(now, bytes, Class::Write)
     }
 
     /// The plane a user page write goes to ([`crate::ssd::ftl::Ftl::write_plane`], MQSimNet
