@@ -8,11 +8,13 @@
 //!   global copyback) ─▶ hil (completion) ─▶ host
 //!                                  ftl/gc (victims, moves, erases, wear levelling) ─▶ tsu
 //! ```
-//! [`Ssd`] holds the stages; each stage's module holds its state (private fields) and the
-//! part of the drive's behaviour that is its own, as methods of [`Ssd`] so a stage can hand
-//! work to the next one in the order the hardware does (that order is what keeps same-time
-//! events in a fixed sequence). Stages schedule their own sub-events into the engine's queue
-//! through [`DriveQueue`]; the drive never names the engine's event type.
+//! [`Ssd`] holds the stages; each stage's module holds its state (private fields) and returns
+//! decisions; the flows ([`flows`]: request, read, write, map, GC, suspend) are the code that
+//! touches two stages, handing work to the next one in the order the hardware does (that
+//! order is what keeps same-time events in a fixed sequence). The die scheduler
+//! ([`tsu`]) and the dSSD data path ([`datapath::dssd`]) still hold their flows as methods
+//! of [`Ssd`]. Flows schedule sub-events into the engine's queue through [`DriveQueue`]; the
+//! drive never names the engine's event type.
 
 pub mod cache;
 pub mod datapath;

@@ -356,3 +356,53 @@ fn stages_do_not_name_the_drive() {
          returns decisions; the code that touches two stages is a flow (ssd/flows/)"
     );
 }
+
+/// Lines of each function of a file's code (its signature to its closing brace).
+fn function_lengths(lines: &[String]) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.trim_start();
+        let t = t
+            .strip_prefix("pub(crate) ")
+            .or_else(|| t.strip_prefix("pub(super) "))
+            .or_else(|| t.strip_prefix("pub "))
+            .unwrap_or(t);
+        let Some(rest) = t.strip_prefix("fn ") else {
+            continue;
+        };
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let mut depth = 0i32;
+        for (j, m) in lines[i..].iter().enumerate() {
+            if depth == 0 && m.trim_end().ends_with(';') && !m.contains('{') {
+                break; // a trait method without a body
+            }
+            depth += m.matches('{').count() as i32 - m.matches('}').count() as i32;
+            if depth == 0 && m.contains('}') {
+                out.push((name.clone(), j + 1));
+                break;
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_function_of_the_drive_is_over_100_lines() {
+    let lines = |s: &str| s.lines().map(String::from).collect::<Vec<_>>();
+    assert_eq!(
+        function_lengths(&lines(
+            "fn a() {\n    if x {\n    }\n}\nfn b(); \npub fn c() {}"
+        )),
+        vec![("a".to_string(), 4), ("c".to_string(), 1)]
+    );
+    let mut files = Vec::new();
+    sources(&Path::new(SRC).join("ssd"), &mut files);
+    for f in &files {
+        for (name, n) in function_lengths(&code(f)) {
+            assert!(n <= 100, "{}: {name} has {n} lines", f.display());
+        }
+    }
+}

@@ -23,8 +23,6 @@ use crate::config::network::Shape;
 use crate::config::{ConfigError, ControllerAttach, SsdConfig, TopologyKind};
 use crate::engine::NONE;
 
-/// "No such router, port or link".
-
 /// A network topology: routers and their router-to-router ports.
 pub trait Topology: std::fmt::Debug + Send + Sync {
     fn kind(&self) -> TopologyKind;
