@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Issue 15's check for speed work: run a fixed set of 14 runs (every design, the Venice,
 # dSSD, PIQ and MQSimNet presets, timed and closed loop) with two lagoon binaries and compare
-# their JSON reports without the wall-clock keys and `model_state_bytes` (it measures memory
-# layout, not the model; issue 30). Exit 1 if any differs.
+# their JSON reports without the wall-clock keys, `model_state_bytes` (it measures memory
+# layout, not the model; issue 30) and provenance's `command` and `commit` (the output path
+# and the build differ by design; issue 45). Exit 1 if any differs.
 # Usage (from the project root): bench/identical.sh OLD_BINARY NEW_BINARY
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +12,7 @@ strip() { python3 -c '
 import json,sys
 d=json.load(open(sys.argv[1]))
 def s(o):
-    if isinstance(o,dict): return {k:s(v) for k,v in o.items() if "wall" not in k and k not in ("requests_per_wall_s","events_per_s","peak_rss_bytes","rss_bytes","model_state_bytes")}
+    if isinstance(o,dict): return {k:s(v) for k,v in o.items() if "wall" not in k and k not in ("requests_per_wall_s","events_per_s","peak_rss_bytes","rss_bytes","model_state_bytes","command","commit")}
     if isinstance(o,list): return [s(x) for x in o]
     return o
 print(json.dumps(s(d),sort_keys=True,indent=0))' "$1"; }

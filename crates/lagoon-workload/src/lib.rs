@@ -8,6 +8,7 @@
 //! memory: they yield one [`IoRequest`] per line.
 
 pub mod error;
+mod expand;
 pub mod fit;
 mod num;
 pub mod presets;
@@ -39,9 +40,10 @@ pub struct IoRequest {
     pub device: u32,
 }
 
+pub use expand::expand_workload;
 pub use presets::{
-    expand_workload, mix_presets, msr_stand_ins, preset_names, trace_preset_names, trace_presets,
-    MixPreset, TracePreset, PRESET_BURST,
+    mix_presets, msr_stand_ins, preset_names, trace_preset_names, trace_presets, MixPreset,
+    TracePreset, PRESET_BURST,
 };
 pub use stats::{interarrival_cv2, TraceStats};
 pub use synthetic::{SyntheticGenerator, SyntheticSpec};

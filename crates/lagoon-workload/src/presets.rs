@@ -74,12 +74,6 @@
 //!   recorded rate would not be comparable with the other stand-ins; the median is the
 //!   typical MSR volume as Venice characterizes them.
 
-use std::fmt::Write as _;
-
-use crate::num::parse_u64;
-use crate::synthetic::{spec_item, KEYS};
-use crate::{SyntheticSpec, WorkloadError};
-
 /// Mean burst length B of the presets' `bursty` arrivals.
 ///
 /// Measured on the real MSR Cambridge excerpt `../shared/traces/msr-cut-105.trace`
@@ -292,7 +286,7 @@ pub fn mix_preset(name: &str) -> Option<&'static MixPreset> {
 }
 
 /// `ns` as microseconds, exactly (`58us`, `21.063us`).
-fn fmt_us(ns: u64) -> String {
+pub(crate) fn fmt_us(ns: u64) -> String {
     if ns % 1000 == 0 {
         format!("{}us", ns / 1000)
     } else {
@@ -338,11 +332,6 @@ impl TracePreset {
             self.size_spec(),
             fmt_us(mean_ns)
         )
-    }
-
-    /// The parsed preset (`syn:<name>`).
-    pub fn spec(&self) -> SyntheticSpec {
-        SyntheticSpec::parse(&format!("syn:{}", self.name)).expect("every preset parses (tested)")
     }
 }
 
@@ -411,86 +400,12 @@ impl MixPreset {
     }
 }
 
-/// Expands a workload argument into one workload per flow.
-///
-/// `syn:<mix>[,key=value,...]` (a mix of Venice Table 3, e.g. `syn:mix1`) becomes one
-/// `syn:<constituent>,arrival=bursty:<scaled mean>/<B>,count=<share>[,key=value,...]`
-/// spec per constituent, which [`SyntheticSpec::parse`] accepts: means scaled by
-/// [`MixPreset::scale_factor`], the mix's `count` (the total; default
-/// [`MixPreset::default_count`]) split by [`MixPreset::split_count`], and every other
-/// given key applied to every flow, winning over the preset's (`syn:mix1,arrival=qd:16`
-/// runs each flow closed loop at depth 16). Anything else (a trace path, any other
-/// `syn:` spec) comes back unchanged as the only element.
-///
-/// Errors name the offending key (a bad key or value is checked by parsing every flow's
-/// spec).
-pub fn expand_workload(workload: &str) -> Result<Vec<String>, WorkloadError> {
-    let unchanged = || Ok(vec![workload.to_string()]);
-    if !SyntheticSpec::is_synthetic(workload) {
-        return unchanged();
-    }
-    let body = workload.trim().strip_prefix("syn:").unwrap_or_default();
-    let mut items = body.split(',').map(str::trim).filter(|i| !i.is_empty());
-    let Some(mix) = items.next().and_then(mix_preset) else {
-        return unchanged();
-    };
-    let mut total = mix.default_count();
-    let mut arrival_given = false;
-    let mut overrides = String::new();
-    let mut seen = [false; KEYS.len()];
-    for item in items {
-        let (_, key, value) = spec_item(workload, item, &mut seen)?;
-        match key {
-            "count" => {
-                total = parse_u64(value).ok_or_else(|| {
-                    WorkloadError::bad_value(
-                        key,
-                        value,
-                        "expected a whole number of requests (the total over the mix's flows)",
-                    )
-                })?
-            }
-            _ => {
-                arrival_given |= key == "arrival";
-                write!(overrides, ",{key}={value}").expect("writing to a String");
-            }
-        }
-    }
-    let counts = mix.split_count(total);
-    if counts.contains(&0) {
-        // A flow of no request is refused (`count` is at least 1): name the least total.
-        let least = (total..total.saturating_add(1 << 20))
-            .find(|&t| !mix.split_count(t).contains(&0))
-            .unwrap_or(u64::MAX);
-        return Err(WorkloadError::bad_value(
-            "count",
-            &total.to_string(),
-            format!(
-                "the mix's {} flows share it by their rates and one would get no request; give at least {least}",
-                counts.len()
-            ),
-        ));
-    }
-    let mut flows = Vec::with_capacity(counts.len());
-    for ((p, mean_us), count) in mix.scaled_constituents().zip(counts) {
-        let mut spec = format!("syn:{}", p.name);
-        if !arrival_given {
-            let mean_ns = (mean_us * 1e3).round().max(1.0) as u64;
-            write!(spec, ",arrival=bursty:{}/{PRESET_BURST}", fmt_us(mean_ns))
-                .expect("writing to a String");
-        }
-        write!(spec, ",count={count}{overrides}").expect("writing to a String");
-        SyntheticSpec::parse(&spec)?;
-        flows.push(spec);
-    }
-    Ok(flows)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::stats::interarrival_cv2;
     use crate::synthetic::{AddrPattern, Arrival, SizeDist};
+    use crate::{expand_workload, SyntheticSpec};
     use crate::{Op, SyntheticGenerator, TraceStats};
 
     const GIB: u64 = 1 << 30;

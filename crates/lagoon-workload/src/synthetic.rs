@@ -1041,6 +1041,13 @@ impl Iterator for SyntheticGenerator {
 impl ExactSizeIterator for SyntheticGenerator {}
 impl std::iter::FusedIterator for SyntheticGenerator {}
 
+impl presets::TracePreset {
+    /// The parsed preset (`syn:<name>`).
+    pub fn spec(&self) -> SyntheticSpec {
+        SyntheticSpec::parse(&format!("syn:{}", self.name)).expect("every preset parses (tested)")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

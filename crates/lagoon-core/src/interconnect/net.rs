@@ -25,13 +25,13 @@
 
 use super::network::switching::scout::Scouts;
 use super::network::switching::Mode;
-use super::network::topology::NONE;
 use super::network::{Delivery, NetError, Network};
 use super::{BackEnd, IcEvent, Interconnect, InterconnectStats, NetEvent, NetworkStats, Transfer};
 use crate::config::{ConfigError, SsdConfig};
 #[cfg(test)]
 use crate::engine::EventQueue;
 use crate::engine::Queue;
+use crate::engine::NONE;
 use crate::time::Ps;
 
 /// NoSSD (Venice §3.2, Fig. 2d) as a configuration of the layer: the mesh of the flash array

@@ -16,9 +16,7 @@
 //! serialize, the cost Fig. 15 measures).
 
 use crate::config::{RbtPick, SsdConfig, SuperblockMode, SuperblockWidth};
-
-/// Block id `NONE`: no block.
-const NONE: u32 = u32::MAX;
+use crate::engine::NONE;
 
 /// What the flash sees of the controllers' SRTs, for the timed simulator (Fig. 15): the
 /// physical plane each (plane, block) the FTL addresses really lives on. Remaps stay on the

@@ -8,15 +8,18 @@
 //!   global copyback) ─▶ hil (completion) ─▶ host
 //!                                  ftl/gc (victims, moves, erases, wear levelling) ─▶ tsu
 //! ```
-//! [`Ssd`] holds the stages; each stage's module holds its state (private fields) and the
-//! part of the drive's behaviour that is its own, as methods of [`Ssd`] so a stage can hand
-//! work to the next one in the order the hardware does (that order is what keeps same-time
-//! events in a fixed sequence). Stages schedule their own sub-events into the engine's queue
-//! through [`DriveQueue`]; the drive never names the engine's event type.
+//! [`Ssd`] holds the stages; each stage's module holds its state (private fields) and returns
+//! decisions; the flows ([`flows`]: request, read, write, map, GC, suspend) are the code that
+//! touches two stages, handing work to the next one in the order the hardware does (that
+//! order is what keeps same-time events in a fixed sequence). The die scheduler
+//! ([`tsu`]) and the dSSD data path ([`datapath::dssd`]) still hold their flows as methods
+//! of [`Ssd`]. Flows schedule sub-events into the engine's queue through [`DriveQueue`]; the
+//! drive never names the engine's event type.
 
 pub mod cache;
 pub mod datapath;
 pub mod dynamic_superblock;
+pub mod flows;
 pub mod ftl;
 pub mod hil;
 pub mod lru;
@@ -34,7 +37,7 @@ use ftl::translate::Translate;
 use ftl::Ftl;
 use hil::{Hil, HilEvent};
 use tsu::{Tsu, TsuEvent};
-use txn::{FlashCounters, Txn, TxnKind};
+use txn::{DieQueue, FlashCounters, Role, Txn, TxnKind};
 
 /// What the drive schedules into: a queue that takes every stage's sub-event.
 pub trait DriveQueue:
@@ -117,13 +120,14 @@ impl<Q: DriveQueue> Ssd<Q> {
     pub(crate) fn alloc_txn(
         &mut self,
         kind: TxnKind,
-        req: u32,
+        role: Role,
         lpa: u32,
         ppa: u32,
         plane: u32,
         bytes: u32,
     ) -> u32 {
-        self.txns.alloc(Txn::new(kind, req, lpa, ppa, plane, bytes))
+        self.txns
+            .alloc(Txn::new(kind, role, lpa, ppa, plane, bytes))
     }
 
     #[inline]
@@ -147,15 +151,21 @@ impl<Q: DriveQueue> Ssd<Q> {
     pub(crate) fn complete_txn(&mut self, now: Ps, t: u32) {
         let x = self.txns[t];
         self.free_txn(t);
-        if x.req == txn::PROBE {
-            self.probe.done.push((x.link, now));
+        if let Role::Probe(i) = x.role {
+            self.probe.done.push((i, now));
             return;
         }
         match x.kind {
-            TxnKind::UserRead => self.request_pages_done(now, x.req, 1),
+            TxnKind::UserRead => {
+                let r = x.request().expect("a user read works for a request");
+                self.request_pages_done(now, r, 1)
+            }
             TxnKind::RmwRead => {
                 self.flash.rmw_reads += 1;
-                self.enqueue(now, x.link, tsu::Q_WRITE);
+                let Role::Precedes { write } = x.role else {
+                    unreachable!("a read-modify-write read precedes its write")
+                };
+                self.enqueue(now, write, DieQueue::Write);
             }
             TxnKind::ScanRead => self.flash.scan_reads += 1,
             TxnKind::MapRead => self.mapping_read_done(now, &x),

@@ -1,8 +1,7 @@
 //! Flash operations injected straight into the die queues, for exact-time tests
 //! (`crate::sim::probe` runs them): no host, no mapping lookups.
 
-use super::tsu::{Q_ERASE, Q_GC_READ, Q_GC_WRITE, Q_READ, Q_WRITE};
-use super::txn::{TxnKind, PROBE};
+use super::txn::{DieQueue, Role, TxnKind};
 use super::{DriveQueue, Ssd};
 use crate::engine::NONE;
 use crate::time::Ps;
@@ -54,27 +53,41 @@ impl<Q: DriveQueue> Ssd<Q> {
             ProbeOp::Read { ppa } => {
                 let plane = self.ftl.geo.plane_of_ppa(ppa);
                 (
-                    self.alloc_txn(TxnKind::UserRead, PROBE, 0, ppa, plane, page),
-                    Q_READ,
+                    self.alloc_txn(
+                        TxnKind::UserRead,
+                        Role::Probe(i as u32),
+                        0,
+                        ppa,
+                        plane,
+                        page,
+                    ),
+                    DieQueue::Read,
                 )
             }
             ProbeOp::Program { lpa } => {
                 let plane = self.ftl.plane_of_lpa(lpa as u64);
                 (
-                    self.alloc_txn(TxnKind::UserWrite, PROBE, lpa, NONE, plane, page),
-                    Q_WRITE,
+                    self.alloc_txn(
+                        TxnKind::UserWrite,
+                        Role::Probe(i as u32),
+                        lpa,
+                        NONE,
+                        plane,
+                        page,
+                    ),
+                    DieQueue::Write,
                 )
             }
             ProbeOp::Erase { plane, block } => (
                 self.alloc_txn(
                     TxnKind::Erase,
-                    PROBE,
+                    Role::Probe(i as u32),
                     NONE,
                     self.ftl.geo.ppa(plane, block, 0),
                     plane,
                     0,
                 ),
-                Q_ERASE,
+                DieQueue::Erase,
             ),
             ProbeOp::GcMove { lpa } => {
                 // A GC move of one valid page that belongs to no victim (no erase follows):
@@ -82,18 +95,16 @@ impl<Q: DriveQueue> Ssd<Q> {
                 let ppa = self.ftl.lookup(lpa as u64);
                 let plane = self.ftl.geo.plane_of_ppa(ppa);
                 let (kind, q, bytes) = if self.cfg.ftl.copyback {
-                    (TxnKind::Copyback, Q_GC_WRITE, 0)
+                    (TxnKind::Copyback, DieQueue::GcWrite, 0)
                 } else {
-                    (TxnKind::GcRead, Q_GC_READ, page)
+                    (TxnKind::GcRead, DieQueue::GcRead, page)
                 };
-                let t = self.alloc_txn(kind, NONE, lpa, ppa, plane, bytes);
+                let t = self.alloc_txn(kind, Role::Drive, lpa, ppa, plane, bytes);
                 self.gc.probe_move(t);
                 (t, q)
             }
         };
-        if !matches!(self.probe.ops[i], ProbeOp::GcMove { .. }) {
-            self.txns[t].link = i as u32;
-        } else {
+        if matches!(self.probe.ops[i], ProbeOp::GcMove { .. }) {
             self.probe.gc.push(i as u32);
         }
         self.probe.die = self.queue_on_die(now, t, q);

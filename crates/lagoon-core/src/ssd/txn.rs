@@ -3,10 +3,76 @@
 //! Both are `Copy` records in slabs ([`crate::engine::Slab`]), linked into queues through
 //! their `next` fields, so the steady state allocates nothing.
 
-use super::datapath::{CLASS_GC, CLASS_READ, CLASS_WRITE};
 use crate::engine::{Linked, NONE};
 use crate::flash::FlashOp;
 use crate::time::Ps;
+
+/// A die's queues, by scheduling class (the die scheduler's, `ssd/tsu`; its order decides
+/// which it serves first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum DieQueue {
+    MapRead,
+    Read,
+    Write,
+    GcRead,
+    GcWrite,
+    Erase,
+}
+
+impl DieQueue {
+    /// How many there are (a die's queues are an array indexed by [`DieQueue::idx`]).
+    pub const COUNT: usize = 6;
+
+    /// Its index in a die's array of queues.
+    #[inline(always)]
+    pub fn idx(self) -> usize {
+        self as usize
+    }
+}
+
+/// Latency breakdown classes (dSSD Fig. 9): user page reads, user page programs, GC moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    Read,
+    Write,
+    Gc,
+}
+
+impl Class {
+    pub const COUNT: usize = 3;
+
+    /// Its index in per-class tables.
+    #[inline(always)]
+    pub fn idx(self) -> usize {
+        self as usize
+    }
+}
+
+/// Whom a transaction works for, and what it carries for them: one role per transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The drive's own traffic with nothing attached (mapping, GC, erases, status scans).
+    Drive,
+    /// A page of host request `id` (written through, or read).
+    Request(u32),
+    /// A user write already acknowledged to its request when its data reached the chip
+    /// (`ftl.write_completion = "transfer"`): its program completes nothing more.
+    Acked,
+    /// Operation `i` of the probe harness (`crate::sim::probe`).
+    Probe(u32),
+    /// A program of a buffered page (a destage), holding `sectors` against the write policy's
+    /// back-pressure until it ends (0: none counted).
+    Destage { sectors: u32 },
+    /// A read a write waits for: a read-modify-write's read, or the merge read of a
+    /// translation page's write-back; transaction `write` goes to its die queue after it.
+    Precedes { write: u32 },
+    /// A GC read whose destination plane was chosen when it was dispatched or left its FC
+    /// (global copyback).
+    GcTo { plane: u32 },
+    /// A GC write: the plane of its victim (its own `plane` is the destination, which global
+    /// free-block selection may place elsewhere).
+    GcFrom { plane: u32 },
+}
 
 /// Who a transaction works for, and so which queue, flash operation and completion it has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,11 +137,11 @@ impl TxnKind {
 
     /// Latency breakdown class (dSSD Fig. 9): user page reads, user page programs, GC moves.
     #[inline]
-    pub fn breakdown_class(self) -> Option<usize> {
+    pub fn breakdown_class(self) -> Option<Class> {
         match self {
-            TxnKind::UserRead => Some(CLASS_READ),
-            TxnKind::UserWrite => Some(CLASS_WRITE),
-            TxnKind::GcRead | TxnKind::GcWrite | TxnKind::Copyback => Some(CLASS_GC),
+            TxnKind::UserRead => Some(Class::Read),
+            TxnKind::UserWrite => Some(Class::Write),
+            TxnKind::GcRead | TxnKind::GcWrite | TxnKind::Copyback => Some(Class::Gc),
             _ => None,
         }
     }
@@ -85,8 +151,7 @@ impl TxnKind {
 #[derive(Clone, Copy, Debug)]
 pub struct Txn {
     pub kind: TxnKind,
-    /// Owning request, or NONE (cache destage, mapping and GC traffic), [`PROBE`] or [`ACKED`].
-    pub req: u32,
+    pub role: Role,
     /// Logical page; for GC moves the reverse-map tag; for mapping traffic the translation page.
     pub lpa: u32,
     /// Physical page read (reads, GC source) or written (after dispatch).
@@ -97,33 +162,45 @@ pub struct Txn {
     pub bytes: u32,
     /// Next transaction in a die queue or waiting list.
     pub next: u32,
-    /// RmwRead: the write it precedes. GcRead: its chosen destination plane (global copyback
-    /// with bounded dBUFs), GcWrite: its victim's plane. Probe transactions: the probe index.
-    pub link: u32,
 }
 
 impl Txn {
-    pub fn new(kind: TxnKind, req: u32, lpa: u32, ppa: u32, plane: u32, bytes: u32) -> Self {
+    pub fn new(kind: TxnKind, role: Role, lpa: u32, ppa: u32, plane: u32, bytes: u32) -> Self {
         Self {
             kind,
-            req,
+            role,
             lpa,
             ppa,
             plane,
             bytes,
             next: NONE,
-            link: NONE,
         }
     }
 
-    /// The plane a GC move's victim is in: a GC write records it in `link` (its own `plane`
-    /// is the destination, which global free-block selection may place elsewhere).
+    /// The host request it is a page of, if any.
+    #[inline]
+    pub fn request(&self) -> Option<u32> {
+        match self.role {
+            Role::Request(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The plane a GC move's victim is in: a GC write records it in its role ([`Role::GcFrom`]).
     #[inline]
     pub fn gc_source_plane(&self) -> u32 {
-        if self.kind == TxnKind::GcWrite && self.link != NONE {
-            self.link
-        } else {
-            self.plane
+        match self.role {
+            Role::GcFrom { plane } => plane,
+            _ => self.plane,
+        }
+    }
+
+    /// The destination plane chosen for a global copyback GC read, if chosen yet.
+    #[inline]
+    pub fn gc_destination(&self) -> Option<u32> {
+        match self.role {
+            Role::GcTo { plane } => Some(plane),
+            _ => None,
         }
     }
 }
@@ -145,12 +222,6 @@ macro_rules! linked {
 }
 
 linked!(Txn, Request);
-
-/// `req` of transactions injected by the probe harness (`crate::sim::probe`).
-pub const PROBE: u32 = u32::MAX - 1;
-/// `req` of a user write already acknowledged to its request when its data reached the chip
-/// (`ftl.write_completion = "transfer"`); its program completes nothing more.
-pub const ACKED: u32 = u32::MAX - 2;
 
 /// One host request (an NVMe command) from its submission to its completion.
 #[derive(Clone, Copy, Debug)]
@@ -235,5 +306,17 @@ impl FlashCounters {
         if pages > 1 {
             self.multiplane_commands += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_transaction_keeps_its_32_bytes() {
+        // The role (a tag and one index) replaced a request field and a link field.
+        assert_eq!(std::mem::size_of::<Role>(), 8);
+        assert_eq!(std::mem::size_of::<Txn>(), 32);
     }
 }

@@ -23,7 +23,7 @@ use anyhow::{bail, Context, Result};
 use lagoon_core::config::SsdConfig;
 use lagoon_core::host::Replay;
 use lagoon_core::scenario::Scenario;
-use lagoon_core::workload::presets::expand_workload;
+use lagoon_core::workload::expand_workload;
 use lagoon_core::workload::synthetic::Arrival;
 use lagoon_core::workload::SyntheticSpec;
 use serde::{Deserialize, Serialize};

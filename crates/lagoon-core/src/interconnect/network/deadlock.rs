@@ -6,9 +6,9 @@
 //! input VC it feeds; an empty one still owned points at its owner's input VC. A deadlock is a
 //! cycle; the error lists its buffers by router, port and VC.
 
-use super::topology::NONE;
 use super::Network;
 use crate::config::Switching;
+use crate::engine::NONE;
 
 impl Network {
     /// The routers, ports and VCs of a wait-for cycle, or what is waiting if none is found.

@@ -59,18 +59,20 @@
 pub mod deadlock;
 pub mod router;
 pub mod routing;
+pub mod runs;
 pub mod switching;
 pub mod topology;
 pub mod traffic;
 
 use crate::config::{ConfigError, SsdConfig, Switching};
 use crate::engine::EventQueue;
+use crate::engine::NONE;
 use crate::time::{ns, Ps};
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use routing::{Candidate, RouteState, Routing};
 use serde::Serialize;
-use topology::{Graph, Topology, NONE};
+use topology::{Graph, Topology};
 
 /// The network's parameters, resolved to picoseconds and flits.
 #[derive(Clone, Debug, PartialEq)]

@@ -37,9 +37,10 @@
 //! to run); how flits move through it under each packet switching mode is
 //! [`super::switching::packet`].
 
-use super::switching::packet::runs::Runs;
-use super::topology::{Graph, NONE};
+use super::runs::Runs;
+use super::topology::Graph;
 use super::{NetParams, Network};
+use crate::engine::NONE;
 use crate::time::Ps;
 use std::collections::VecDeque;
 

@@ -14,8 +14,7 @@ pub mod flush;
 pub mod mqsim;
 pub mod slots;
 
-use super::txn::{Txn, TxnKind, ACKED};
-use super::{DriveQueue, Ssd};
+use super::txn::{Role, Txn};
 use crate::config::{SsdConfig, WritePolicyKind};
 use crate::engine::{List, NONE};
 use crate::time::{Ps, PS_PER_MS};
@@ -31,6 +30,20 @@ pub enum Buffered {
     Done {
         program: bool,
         evicted: Option<(u64, u64)>,
+    },
+}
+
+/// What the write buffer stage did with one page of a write ([`WriteBuffer::admit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admitted {
+    /// No room now: the write waits for a slot ([`WriteBuffer::waiters`]).
+    Full,
+    /// Buffered. The programs to issue now, in this order: a page evicted for it (and the
+    /// sectors counted against back-pressure, `None`: the policy counts none), then the page
+    /// itself (its destage), with its counted sectors.
+    Buffered {
+        evicted: Option<(u64, Option<u32>)>,
+        program: Option<Option<u32>>,
     },
 }
 
@@ -239,13 +252,76 @@ impl WriteBuffer {
     #[inline]
     pub fn program_started(&mut self, x: &Txn) {
         if let Some(c) = &mut self.slots {
-            if x.req == NONE {
+            if let Role::Destage { .. } = x.role {
                 c.program_started(x.lpa as u64);
                 if let Some(f) = &mut self.flush {
                     f.program_started(x.lpa as u64);
                 }
             }
         }
+    }
+
+    /// Buffer `sectors` of page `lpa` of a write at `now` ([`WritePolicy::admit`]): the
+    /// programs it asks for, with the sectors each holds against the policy's back-pressure.
+    #[inline]
+    pub fn admit(&mut self, now: Ps, lpa: u64, sectors: u64) -> Admitted {
+        let cache = self
+            .slots
+            .as_mut()
+            .expect("buffered write without a buffer");
+        match WritePolicy::admit(cache, now, lpa, sectors) {
+            Buffered::Full => Admitted::Full,
+            Buffered::Done { program, evicted } => {
+                let counts = cache.counts_sectors();
+                let held = cache.sectors(lpa).count_ones();
+                if let Some(f) = &mut self.flush {
+                    f.admitted(lpa);
+                }
+                Admitted::Buffered {
+                    evicted: evicted.map(|(v, s)| (v, counts.then_some(s.count_ones()))),
+                    program: program.then_some(counts.then_some(held)),
+                }
+            }
+        }
+    }
+
+    /// The writes waiting for a slot (requests of the host interface, oldest first).
+    #[inline]
+    pub fn waiters(&mut self) -> &mut List {
+        &mut self.wait
+    }
+
+    /// The oldest write waiting for a slot, if any.
+    #[inline]
+    pub fn first_waiter(&self) -> Option<u32> {
+        (self.wait.head != NONE).then_some(self.wait.head)
+    }
+
+    /// Whether a write to page `lpa` would find room now (a parked write may retry).
+    #[inline]
+    pub fn has_room(&self, lpa: u64) -> bool {
+        let cache = self.slots.as_ref().expect("waiters without a buffer");
+        WritePolicy::has_room(cache, lpa)
+    }
+
+    /// Pages the policy keeps dirty without a program (MQSim's rewrites in DRAM), taken for a
+    /// write-back, with their sectors; `None` for a policy that keeps none (Lagoon's).
+    pub fn take_dirty(&mut self) -> Option<Vec<(u64, u64)>> {
+        match &mut self.slots {
+            Some(Policy::Mqsim(c)) => Some(c.take_dirty()),
+            _ => None,
+        }
+    }
+
+    /// A destage program of `lpa` issued with `counted` sectors finished: true if newer data
+    /// needs another program (the slot is kept); otherwise its slot may be released.
+    #[inline]
+    pub fn program_done(&mut self, now: Ps, lpa: u64, counted: u64) -> bool {
+        if let Some(f) = &mut self.flush {
+            f.program_done(lpa, now);
+        }
+        let cache = self.slots.as_mut().expect("destage without a buffer");
+        cache.program_done(lpa, counted)
     }
 
     /// Read hits and write merges.
@@ -256,115 +332,5 @@ impl WriteBuffer {
     /// Heap bytes the buffer holds (it grows as pages are buffered).
     pub fn bytes(&self) -> usize {
         self.slots.as_ref().map_or(0, |c| c.bytes())
-    }
-}
-
-impl<Q: DriveQueue> Ssd<Q> {
-    /// Buffer a write's pages in DRAM, as far as slots allow; the rest waits.
-    pub(crate) fn buffer_write(&mut self, now: Ps, id: u32) {
-        let r = *self.hil.request(id);
-        let n = r.pending;
-        let mut k = r.next_page;
-        while k < n {
-            let (lpa, mask) = self.hil.page(id, k as u64);
-            let cache = self
-                .cache
-                .slots
-                .as_mut()
-                .expect("buffered write without a buffer");
-            match WritePolicy::admit(cache, now, lpa, mask) {
-                Buffered::Full => {
-                    self.hil.wait_for_buffer(&mut self.cache.wait, id, k);
-                    return;
-                }
-                Buffered::Done { program, evicted } => {
-                    let counts = cache.counts_sectors();
-                    let held = cache.sectors(lpa).count_ones();
-                    self.flush_admitted(lpa);
-                    if let Some((v, sectors)) = evicted {
-                        self.destage(now, v, counts.then_some(sectors.count_ones()));
-                    }
-                    if program {
-                        self.destage(now, lpa, counts.then_some(held));
-                    }
-                }
-            }
-            k += 1;
-        }
-        self.hil.set_next_page(id, n);
-        let b = self.write_bus(now, r.size);
-        let end = self.datapath.dram.reserve(now, b, r.size as u64);
-        self.hil.set_dram_pages(id, n);
-        crate::engine::Queue::schedule(
-            &mut self.q,
-            end,
-            super::hil::HilEvent::DramDone { req: id },
-        );
-    }
-
-    /// Program buffered page `lpa` (a destage); `counted`: the sectors it holds against the
-    /// policy's back-pressure, kept on the transaction until it ends.
-    fn destage(&mut self, now: Ps, lpa: u64, counted: Option<u32>) {
-        let t = self.alloc_txn(TxnKind::UserWrite, NONE, lpa as u32, NONE, NONE, 0);
-        if let Some(n) = counted {
-            self.txns[t].link = n;
-        }
-        self.translate(now, t);
-    }
-
-    /// A flush arrived: pages the policy keeps dirty without a program (MQSim's rewrites in
-    /// DRAM) are written back now, so the flush can complete. Lagoon's policy has none.
-    pub(crate) fn write_back_dirty(&mut self, now: Ps) {
-        let dirty = match &mut self.cache.slots {
-            Some(Policy::Mqsim(c)) => c.take_dirty(),
-            _ => return,
-        };
-        for (lpa, sectors) in dirty {
-            self.destage(now, lpa, Some(sectors.count_ones()));
-        }
-    }
-
-    #[inline]
-    fn flush_admitted(&mut self, lpa: u64) {
-        if let Some(f) = &mut self.cache.flush {
-            f.admitted(lpa);
-        }
-    }
-
-    /// Writes parked for a slot retry, oldest first, while the first finds room.
-    fn wake_buffer_waiters(&mut self, now: Ps) {
-        while self.cache.wait.head != NONE {
-            let id = self.cache.wait.head;
-            let k = self.hil.request(id).next_page;
-            let (lpa, _) = self.hil.page(id, k as u64);
-            let cache = self.cache.slots.as_ref().expect("waiters without a buffer");
-            if !WritePolicy::has_room(cache, lpa) {
-                return;
-            }
-            self.hil.pop_waiter(&mut self.cache.wait);
-            self.buffer_write(now, id);
-        }
-    }
-
-    /// A user page program finished: its request's page is done (written through), or its
-    /// buffer slot is released (or programmed again if newer data arrived meanwhile).
-    pub(crate) fn user_program_done(&mut self, now: Ps, x: &Txn) {
-        if x.req == ACKED {
-            // Acknowledged when its data reached the chip.
-            return;
-        }
-        if x.req != NONE {
-            return self.request_pages_done(now, x.req, 1);
-        }
-        if let Some(f) = &mut self.cache.flush {
-            f.program_done(x.lpa as u64, now);
-        }
-        let cache = self.cache.slots.as_mut().expect("destage without a buffer");
-        if cache.program_done(x.lpa as u64, if x.link == NONE { 0 } else { x.link as u64 }) {
-            let n = self.alloc_txn(TxnKind::UserWrite, NONE, x.lpa, NONE, NONE, 0);
-            self.translate(now, n);
-        } else {
-            self.wake_buffer_waiters(now);
-        }
     }
 }

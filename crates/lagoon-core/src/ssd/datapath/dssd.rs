@@ -26,7 +26,7 @@ use super::{DataPath, DataPathEvent, DataPathModel, Model};
 use crate::config::{ControllerConfig, Design, SsdConfig};
 use crate::engine::{Slab, NONE};
 use crate::interconnect::network::{Delivery, Network};
-use crate::ssd::txn::{Txn, TxnKind};
+use crate::ssd::txn::{Class, Role, Txn, TxnKind};
 use crate::ssd::{DriveQueue, Ssd};
 use crate::time::{ns, Ps};
 use serde::Serialize;
@@ -44,10 +44,7 @@ pub enum FcLink {
     Fnoc(Box<Network>),
 }
 
-/// Latency classes and components of the breakdown (dSSD Fig. 9).
-pub const CLASS_READ: usize = 0;
-pub const CLASS_WRITE: usize = 1;
-pub const CLASS_GC: usize = 2;
+/// Components of the latency breakdown (dSSD Fig. 9; its classes are [`Class`]).
 pub const C_QUEUE: usize = 0;
 pub const C_FLASH: usize = 1;
 pub const C_ECC: usize = 2;
@@ -132,9 +129,9 @@ pub struct Controller {
     link_time: Ps,
     /// Breakdown sums, ps, and passages (operations that crossed the stage), by class and
     /// component; pages by class.
-    sums: [[Ps; 6]; 3],
-    passages: [[u64; 6]; 3],
-    pages: [u64; 3],
+    sums: [[Ps; 6]; Class::COUNT],
+    passages: [[u64; 6]; Class::COUNT],
+    pages: [u64; Class::COUNT],
     /// fNoC: deliveries of the last advance, and the times of the engine wakes pending.
     deliveries: Vec<Delivery>,
     wakes: Vec<Ps>,
@@ -175,9 +172,9 @@ impl Controller {
                 ..Default::default()
             },
             link_time: 0,
-            sums: [[0; 6]; 3],
-            passages: [[0; 6]; 3],
-            pages: [0; 3],
+            sums: [[0; 6]; Class::COUNT],
+            passages: [[0; 6]; Class::COUNT],
+            pages: [0; Class::COUNT],
             deliveries: Vec::with_capacity(16),
             wakes: Vec::with_capacity(4),
             fnoc_busy_seen: 0,
@@ -192,9 +189,7 @@ impl Controller {
             FcLink::Dedicated(r) => r.windows = Some(Series::new(w)),
             FcLink::Fnoc(n) => {
                 let g = n.graph();
-                let links = (0..g.total_ports())
-                    .filter(|&p| g.far(p) != crate::interconnect::network::topology::NONE)
-                    .count();
+                let links = (0..g.total_ports()).filter(|&p| g.far(p) != NONE).count();
                 return Some(links as u32);
             }
             _ => {}
@@ -237,9 +232,9 @@ impl Controller {
 
     /// Breakdown: one passage of class `c` through component `k` took `v`.
     #[inline]
-    pub fn add(&mut self, c: usize, k: usize, v: Ps) {
-        self.sums[c][k] += v;
-        self.passages[c][k] += 1;
+    pub fn add(&mut self, c: Class, k: usize, v: Ps) {
+        self.sums[c.idx()][k] += v;
+        self.passages[c.idx()][k] += 1;
     }
 
     /// ECC of one page at flash controller `fc`, data ready now; returns its end.
@@ -267,7 +262,7 @@ impl Controller {
                 let busy = &n.stats.port_busy;
                 let g = n.graph();
                 let net_ports: Vec<usize> = (0..g.total_ports())
-                    .filter(|&p| g.far(p) != crate::interconnect::network::topology::NONE)
+                    .filter(|&p| g.far(p) != NONE)
                     .map(|p| p as usize)
                     .collect();
                 if net_ports.is_empty() || span == 0 {
@@ -281,7 +276,8 @@ impl Controller {
                 }
             }
         };
-        let mean = |c: usize| {
+        let mean = |c: Class| {
+            let c = c.idx();
             let n = self.pages[c].max(1) as f64 * 1e3;
             let v = &self.sums[c];
             BreakdownNs {
@@ -294,7 +290,8 @@ impl Controller {
                 fc_link: v[C_LINK] as f64 / n,
             }
         };
-        let per_passage = |c: usize| {
+        let per_passage = |c: Class| {
+            let c = c.idx();
             let v = &self.sums[c];
             let m = |k: usize| v[k] as f64 / 1e3 / self.passages[c][k].max(1) as f64;
             BreakdownNs {
@@ -308,14 +305,14 @@ impl Controller {
             }
         };
         s.stage_passage_ns = LatencyBreakdown {
-            user_read: per_passage(CLASS_READ),
-            user_write: per_passage(CLASS_WRITE),
-            gc_move: per_passage(CLASS_GC),
+            user_read: per_passage(Class::Read),
+            user_write: per_passage(Class::Write),
+            gc_move: per_passage(Class::Gc),
         };
         s.latency_breakdown_ns = LatencyBreakdown {
-            user_read: mean(CLASS_READ),
-            user_write: mean(CLASS_WRITE),
-            gc_move: mean(CLASS_GC),
+            user_read: mean(Class::Read),
+            user_write: mean(Class::Write),
+            gc_move: mean(Class::Gc),
         };
         let global = s.gc_moves_global_cross_channel + s.gc_moves_global_same_channel;
         s.mean_fc_link_ns = if global > 0 {
@@ -339,7 +336,7 @@ impl DataPathModel for Controller {
     /// Host data between the host interface and DRAM crosses the system bus (dSSD §2.1: "The
     /// DRAM and system-bus are utilized if I/O requests result in a hit"; Fig. 1, Fig. 7(b)).
     #[inline]
-    fn host_bus(&mut self, now: Ps, bytes: u32, class: usize) -> Ps {
+    fn host_bus(&mut self, now: Ps, bytes: u32, class: Class) -> Ps {
         let e = self.bus.reserve(now, now, bytes as u64);
         self.add(class, C_BUS, e - now);
         e
@@ -348,7 +345,7 @@ impl DataPathModel for Controller {
     /// controller.
     #[inline]
     fn write_into_dram(&mut self, dram: &mut Resource, now: Ps, bytes: u32) {
-        let b = self.host_bus(now, bytes, CLASS_WRITE);
+        let b = self.host_bus(now, bytes, Class::Write);
         dram.reserve(now, b, bytes as u64);
     }
     /// dSSD §2.1, §3: program data goes DRAM → system bus → FC, page by page; a global
@@ -383,14 +380,14 @@ impl DataPathModel for Controller {
         Some(end)
     }
     #[inline]
-    fn queued(&mut self, c: usize, wait: Ps) {
+    fn queued(&mut self, c: Class, wait: Ps) {
         self.add(c, C_QUEUE, wait);
     }
     #[inline]
-    fn on_die(&mut self, c: usize, dt: Ps, page: bool) {
+    fn on_die(&mut self, c: Class, dt: Ps, page: bool) {
         self.add(c, C_FLASH, dt);
         if page {
-            self.pages[c] += 1;
+            self.pages[c.idx()] += 1;
         }
     }
     #[inline]
@@ -440,12 +437,15 @@ impl<Q: DriveQueue> Ssd<Q> {
             Some(c) if c.design.global_copyback() && c.dbuf_in_pages != u32::MAX => {}
             _ => return true,
         }
-        let first = self.txns[t].link == NONE;
-        if first {
-            let d = self.gc_destination(self.txns[t].plane);
-            self.txns[t].link = d;
-        }
-        let dst = self.fc_of_plane(self.txns[t].link) as usize;
+        let (d, first) = match self.txns[t].gc_destination() {
+            Some(d) => (d, false),
+            None => {
+                let d = self.gc_destination(self.txns[t].plane);
+                self.txns[t].role = Role::GcTo { plane: d };
+                (d, true)
+            }
+        };
+        let dst = self.fc_of_plane(d) as usize;
         let ctl = self.datapath.controller().expect("controller model on");
         if ctl.dbuf_in[dst] < ctl.dbuf_in_pages {
             ctl.dbuf_in[dst] += 1;
@@ -466,12 +466,11 @@ impl<Q: DriveQueue> Ssd<Q> {
         let global = x.kind == TxnKind::GcRead && self.datapath.global_copyback();
         let dst_fc = if global {
             // Chosen at dispatch with a bounded destination dBUF.
-            let d = if x.link != NONE {
-                x.link
-            } else {
-                self.gc_destination(x.plane)
+            let d = match x.gc_destination() {
+                Some(d) => d,
+                None => self.gc_destination(x.plane),
             };
-            self.txns[t].link = d;
+            self.txns[t].role = Role::GcTo { plane: d };
             self.fc_of_plane(d)
         } else {
             NONE
@@ -484,8 +483,8 @@ impl<Q: DriveQueue> Ssd<Q> {
         let class = x.kind.breakdown_class();
         if let Some(c) = class {
             ctl.add(c, C_ECC, e - now);
-            if c == CLASS_READ {
-                ctl.pages[c] += 1;
+            if c == Class::Read {
+                ctl.pages[c.idx()] += 1;
             }
         }
         if !global {
@@ -519,7 +518,7 @@ impl<Q: DriveQueue> Ssd<Q> {
     /// A global copyback page through its source ECC goes to its destination FC's dBUF
     /// (§4.2; §6.5: the dBUFs are 32 KB). A bounded dBUF's slot was taken at dispatch.
     fn dbuf_depart(&mut self, now: Ps, t: u32) {
-        let dst = self.fc_of_plane(self.txns[t].link) as usize;
+        let dst = self.fc_of_plane(self.txns[t].gc_destination().expect("chosen")) as usize;
         let ctl = self.datapath.controller().expect("controller model on");
         if ctl.dbuf_in_pages == u32::MAX {
             ctl.dbuf_in[dst] += 1;
@@ -544,7 +543,10 @@ impl<Q: DriveQueue> Ssd<Q> {
     /// design's link (same channel: none).
     fn dbuf_go(&mut self, now: Ps, t: u32) {
         let x = self.txns[t];
-        let (fc, dst) = (self.fc_of_plane(x.plane), self.fc_of_plane(x.link));
+        let to = x
+            .gc_destination()
+            .expect("chosen when the page left its FC");
+        let (fc, dst) = (self.fc_of_plane(x.plane), self.fc_of_plane(to));
         let ctl = self.datapath.controller().expect("controller model on");
         if fc == dst {
             self.q.schedule(now, DataPathEvent::MoveDone { txn: t });
@@ -555,12 +557,12 @@ impl<Q: DriveQueue> Ssd<Q> {
             FcLink::None => unreachable!("global copyback needs an FC link"),
             FcLink::SystemBus => {
                 let b = ctl.bus.reserve(now, now, bytes);
-                ctl.add(CLASS_GC, C_BUS, b - now);
+                ctl.add(Class::Gc, C_BUS, b - now);
                 b
             }
             FcLink::Dedicated(r) => {
                 let b = r.reserve(now, now, bytes);
-                ctl.add(CLASS_GC, C_LINK, b - now);
+                ctl.add(Class::Gc, C_LINK, b - now);
                 b
             }
             FcLink::Fnoc(net) => {
@@ -629,7 +631,7 @@ impl<Q: DriveQueue> Ssd<Q> {
         let mut deliveries = std::mem::take(&mut ctl.deliveries);
         for d in deliveries.drain(..) {
             ctl.link_time += d.delivered - d.sent;
-            ctl.add(CLASS_GC, C_LINK, d.delivered - d.sent);
+            ctl.add(Class::Gc, C_LINK, d.delivered - d.sent);
             self.q
                 .schedule(d.delivered, DataPathEvent::MoveDone { txn: d.tag as u32 });
         }

@@ -9,14 +9,11 @@ pub mod dssd;
 pub mod resource;
 pub mod timeline;
 
-pub use dssd::{
-    Controller, ControllerStats, CLASS_GC, CLASS_READ, CLASS_WRITE, C_BUS, C_DRAM, C_ECC, C_FLASH,
-    C_LINK, C_QUEUE,
-};
+pub use dssd::{Controller, ControllerStats, C_BUS, C_DRAM, C_ECC, C_FLASH, C_LINK, C_QUEUE};
 pub use resource::{check_grants, Resource};
 pub use timeline::{Series, Timeline, MAX_WINDOWS};
 
-use super::txn::{Txn, TxnKind};
+use super::txn::{Class, Txn, TxnKind};
 use crate::config::SsdConfig;
 use crate::engine::Slab;
 use crate::time::Ps;
@@ -46,7 +43,7 @@ pub trait DataPathModel {
     fn global_copyback(&self) -> bool;
     /// Host data of `bytes` between the host interface and DRAM, ready now: when it is
     /// across the system bus (`now` without one); charged to breakdown class `class`.
-    fn host_bus(&mut self, now: Ps, bytes: u32, class: usize) -> Ps;
+    fn host_bus(&mut self, now: Ps, bytes: u32, class: Class) -> Ps;
     /// A write's data lands in DRAM (over the system bus) before it goes on (dSSD §2.1).
     fn write_into_dram(&mut self, dram: &mut Resource, now: Ps, bytes: u32);
     /// Stage a program's pages from DRAM to the FC; `None`: the command can go now.
@@ -59,9 +56,9 @@ pub trait DataPathModel {
         txns: &Slab<Txn>,
     ) -> Option<Ps>;
     /// Breakdown: a page of class `c` waited `wait` in its die queue.
-    fn queued(&mut self, c: usize, wait: Ps);
+    fn queued(&mut self, c: Class, wait: Ps);
     /// Breakdown: a page of class `c` spent `dt` on its die; `page`: it counts as a page.
-    fn on_die(&mut self, c: usize, dt: Ps, page: bool);
+    fn on_die(&mut self, c: Class, dt: Ps, page: bool);
     /// GC reads on `fc`'s dies took `n` source dBUF slots.
     fn take_source_dbuf(&mut self, fc: u32, n: u32);
     /// Pages a GC read on FC `fc` may still put into its dBUF.
@@ -83,7 +80,7 @@ impl DataPathModel for Direct {
         false
     }
     #[inline]
-    fn host_bus(&mut self, now: Ps, _: u32, _: usize) -> Ps {
+    fn host_bus(&mut self, now: Ps, _: u32, _: Class) -> Ps {
         now
     }
     #[inline]
@@ -100,9 +97,9 @@ impl DataPathModel for Direct {
         None
     }
     #[inline]
-    fn queued(&mut self, _: usize, _: Ps) {}
+    fn queued(&mut self, _: Class, _: Ps) {}
     #[inline]
-    fn on_die(&mut self, _: usize, _: Ps, _: bool) {}
+    fn on_die(&mut self, _: Class, _: Ps, _: bool) {}
     #[inline]
     fn take_source_dbuf(&mut self, _: u32, _: u32) {}
     #[inline]
@@ -170,7 +167,7 @@ impl DataPath {
         each!(&self.model, m => m.global_copyback())
     }
     #[inline]
-    pub fn host_bus(&mut self, now: Ps, bytes: u32, class: usize) -> Ps {
+    pub fn host_bus(&mut self, now: Ps, bytes: u32, class: Class) -> Ps {
         each!(&mut self.model, m => m.host_bus(now, bytes, class))
     }
     #[inline]
@@ -188,11 +185,11 @@ impl DataPath {
         each!(&mut self.model, m => m.stage_program(&mut self.dram, now, kind, picked, txns))
     }
     #[inline]
-    pub fn queued(&mut self, c: usize, wait: Ps) {
+    pub fn queued(&mut self, c: Class, wait: Ps) {
         each!(&mut self.model, m => m.queued(c, wait))
     }
     #[inline]
-    pub fn on_die(&mut self, c: usize, dt: Ps, page: bool) {
+    pub fn on_die(&mut self, c: Class, dt: Ps, page: bool) {
         each!(&mut self.model, m => m.on_die(c, dt, page))
     }
     #[inline]

@@ -1,17 +1,13 @@
-//! Garbage collection and static wear levelling as drive activity: when a plane starts GC
-//! (`gc_threshold`, `gc_pacing`, PaGC's whole-die start), its victim's page moves (read +
-//! program, or copyback), where a moved page goes (`gc_destination`: its own plane, or dSSD
-//! §3's global free-block selection), and the erase once the last move is done. The victim
-//! choice and the block state are the FTL's ([`super::Ftl`]).
+//! Garbage collection's state: the victims each plane is collecting and their moves still
+//! to finish, the victim each move in flight works for, and where a moved page goes
+//! ([`Gc::destination`]: its own plane, or dSSD §3's global free-block selection). The
+//! victim choice and the block state are the FTL's ([`super::Ftl`]); when GC starts, its
+//! moves and the erase once the last move is done are the GC flow (`crate::ssd::flows::gc`).
 
-use crate::config::{GcDestination, GcMappingUpdate, GcMode, GcPacing};
+use super::Ftl;
+use crate::config::GcDestination;
 use crate::engine::NONE;
 use crate::flash::Geometry;
-use crate::ssd::ftl::{Stream, MAP_TAG};
-use crate::ssd::tsu::{Q_ERASE, Q_GC_READ, Q_GC_WRITE};
-use crate::ssd::txn::{Txn, TxnKind};
-use crate::ssd::{DriveQueue, Ssd};
-use crate::time::Ps;
 
 pub struct Gc {
     /// The victims each plane is collecting: (block, page moves still to finish). One at a
@@ -38,7 +34,7 @@ impl Gc {
 
     /// Move transaction `t` works for victim `block` (NONE: none).
     #[inline]
-    fn set_victim(&mut self, t: u32, block: u32) {
+    pub(crate) fn set_victim(&mut self, t: u32, block: u32) {
         let t = t as usize;
         if self.victim_of.len() <= t {
             self.victim_of.resize((t + 1).next_power_of_two(), NONE);
@@ -48,7 +44,7 @@ impl Gc {
 
     /// The victim move transaction `t` works for.
     #[inline]
-    fn victim(&self, t: u32) -> u32 {
+    pub(crate) fn victim(&self, t: u32) -> u32 {
         self.victim_of.get(t as usize).copied().unwrap_or(NONE)
     }
 
@@ -56,91 +52,42 @@ impl Gc {
     pub(crate) fn probe_move(&mut self, t: u32) {
         self.set_victim(t, NONE);
     }
-}
 
-impl<Q: DriveQueue> Ssd<Q> {
-    /// Start GC in `plane` if it is due; `write`: a page was just placed there (a host or
-    /// mapping write, or a GC page from another plane). With `gc_pacing = "per-write"` only
-    /// such a write starts a victim (SimpleSSD: GC is triggered inside a write and reclaims
-    /// GCReclaimBlocks = 1 block), not the erase that ends the last one, unless the plane is
-    /// below the hard threshold or too low for the next user write.
-    pub(crate) fn maybe_gc(&mut self, now: Ps, plane: u32, write: bool) {
-        if !self.ftl.gc_due(plane) {
-            return;
-        }
-        if !write
-            && self.cfg.ftl.gc_pacing == GcPacing::PerWrite
-            && !self.ftl.gc_urgent(plane)
-            && self.ftl.can_allocate(plane, Stream::User)
-        {
-            return;
-        }
-        if !self.start_plane_gc(now, plane) {
-            return;
-        }
-        if self.cfg.ftl.gc_mode == GcMode::Parallel {
-            // PaGC (dSSD §6.1, Shahidi et al. SC'16): the die's other planes collect at the
-            // same time, so their GC reads and programs can go as multi-plane operations.
-            let ppd = self.ftl.geo.planes_per_die;
-            let p0 = plane / ppd * ppd;
-            for p in p0..p0 + ppd {
-                if p != plane && !self.ftl.gc_active(p) {
-                    self.start_plane_gc(now, p);
-                }
-            }
-        }
-    }
-
-    /// Choose a victim in `plane` and queue its page moves; false if none would free space.
-    fn start_plane_gc(&mut self, now: Ps, plane: u32) -> bool {
-        let Some(victim) = self.ftl.start_gc(plane) else {
-            return false;
-        };
-        self.collect(now, plane, victim);
-        true
-    }
-
-    /// Queue the page moves of `victim` (chosen by GC or static wear levelling), then its
-    /// erase.
-    fn collect(&mut self, now: Ps, plane: u32, victim: u32) {
-        let mut moves = std::mem::take(&mut self.gc.scratch);
+    /// `victim` of `plane` starts being collected: its valid pages (physical page,
+    /// reverse-map tag), in the buffer [`Gc::moved`] gives back; it is recorded with its
+    /// move count unless it holds none.
+    #[inline]
+    pub(crate) fn start_victim(&mut self, ftl: &Ftl, plane: u32, victim: u32) -> Vec<(u32, u32)> {
+        let mut moves = std::mem::take(&mut self.scratch);
         moves.clear();
-        self.ftl
-            .for_each_valid(plane, victim, |ppa, tag| moves.push((ppa, tag)));
+        ftl.for_each_valid(plane, victim, |ppa, tag| moves.push((ppa, tag)));
         if !moves.is_empty() {
-            self.gc.victims[plane as usize].push((victim, moves.len() as u32));
+            self.victims[plane as usize].push((victim, moves.len() as u32));
         }
-        let copyback = self.cfg.ftl.copyback;
-        for &(ppa, tag) in &moves {
-            let (kind, q, bytes) = if copyback {
-                (TxnKind::Copyback, Q_GC_WRITE, 0)
-            } else {
-                (TxnKind::GcRead, Q_GC_READ, self.ftl.geo.page_bytes)
-            };
-            let t = self.alloc_txn(kind, NONE, tag, ppa, plane, bytes);
-            self.gc.set_victim(t, victim);
-            self.enqueue(now, t, q);
-        }
-        let none = moves.is_empty();
-        self.gc.scratch = moves;
-        if none {
-            self.issue_erase(now, plane, victim);
-        }
+        moves
     }
 
-    /// Plane a GC page from `src` is written to (`ftl.gc_destination`): its own, or (global
-    /// free-block selection, dSSD §3) the plane holding the fewest valid pages (those headed
-    /// there counted) among those with room for one more GC page short of their last free
-    /// block ([`super::Ftl::gc_room`]), scanned from a rotating start (ties to the first, so
-    /// equal planes take turns); its own if none has room. Fewest valid keeps the planes
-    /// equally full: any imbalance raises write amplification at high utilization.
-    pub(crate) fn gc_destination(&mut self, src: u32) -> u32 {
-        if self.cfg.ftl.gc_destination == GcDestination::SamePlane {
+    /// The buffer of [`Gc::start_victim`], once its moves are queued.
+    #[inline]
+    pub(crate) fn moved(&mut self, moves: Vec<(u32, u32)>) {
+        self.scratch = moves;
+    }
+
+    /// Plane a GC page from `src` is written to (`ftl.gc_destination`, `mode`): its own, or
+    /// (global free-block selection, dSSD §3) the plane holding the fewest valid pages
+    /// (those headed there counted) among those with room for one more GC page short of
+    /// their last free block ([`Ftl::gc_room`]), scanned from a rotating start (ties to the
+    /// first, so equal planes take turns); its own if none has room. Fewest valid keeps the
+    /// planes equally full: any imbalance raises write amplification at high utilization.
+    /// Another plane chosen is reserved in `ftl`.
+    #[inline]
+    pub(crate) fn destination(&mut self, ftl: &mut Ftl, src: u32, mode: GcDestination) -> u32 {
+        if mode == GcDestination::SamePlane {
             return src;
         }
-        let n = self.ftl.geo.planes;
-        let start = self.gc.rr;
-        self.gc.rr = (start + 1) % n;
+        let n = ftl.geo.planes;
+        let start = self.rr;
+        self.rr = (start + 1) % n;
         let (mut best, mut best_valid) = (src, u64::MAX);
         for i in 0..n {
             let p = (start + i) % n;
@@ -149,126 +96,33 @@ impl<Q: DriveQueue> Ssd<Q> {
             }
             // Less the pages its own victim still has to move: they may land there (its own
             // plane is their fallback) and must not find the room promised to imports.
-            let own: u64 = self.gc.victims[p as usize]
+            let own: u64 = self.victims[p as usize]
                 .iter()
                 .map(|&(_, m)| m as u64)
                 .sum();
-            let room = self.ftl.gc_room(p).saturating_sub(own);
+            let room = ftl.gc_room(p).saturating_sub(own);
             // Pages reserved there count as valid: they will be.
-            let valid = self.ftl.plane_valid(p) + self.ftl.gc_room_reserved(p);
+            let valid = ftl.plane_valid(p) + ftl.gc_room_reserved(p);
             if room > 0 && valid < best_valid {
                 best = p;
                 best_valid = valid;
             }
         }
         // Its own plane is the victim's fallback (the last free block is kept for it).
-        if best != src && self.ftl.plane_valid(src) + self.ftl.gc_room_reserved(src) < best_valid {
+        if best != src && ftl.plane_valid(src) + ftl.gc_room_reserved(src) < best_valid {
             best = src;
         }
         if best != src {
-            self.ftl.reserve_gc(best);
+            ftl.reserve_gc(best);
         }
         best
     }
 
-    /// A GC write to another plane was allocated (or dropped): its reservation ends.
+    /// A move of `victim` in `plane` finished (or was dropped): true if it was its last (the
+    /// victim is erased next).
     #[inline]
-    pub(crate) fn gc_arrived(&mut self, x: &Txn) {
-        if x.kind == TxnKind::GcWrite && x.link != NONE && x.link != x.plane {
-            self.ftl.release_gc(x.plane);
-        }
-    }
-
-    /// A GC move of a page that was overwritten since GC chose it leaves the die queue
-    /// undone (dispatch found it stale): its destination's reservations end and its victim
-    /// counts it as moved. `t` is freed here, where it always was (its slot's reuse order
-    /// is part of the run).
-    pub(crate) fn gc_move_dropped(&mut self, now: Ps, t: u32) {
-        let x = &{ self.txns[t] };
-        let victim = self.gc.victim(t);
-        if x.kind == TxnKind::GcWrite && self.datapath.global_copyback() {
-            let fc = self.fc_of_plane(x.plane);
-            self.dbuf_release(now, fc, 1);
-        }
-        if x.kind == TxnKind::GcRead && x.link != NONE && x.link != x.plane {
-            // Its destination was chosen at an earlier dispatch attempt.
-            self.ftl.release_gc(x.link);
-        }
-        self.free_txn(t);
-        self.gc_arrived(x);
-        self.gc_move_done(now, x.gc_source_plane(), victim);
-    }
-
-    /// A GC program (or copyback) is about to start: the page's new place, and the mapping
-    /// update it costs (`ftl.gc_mapping_update`).
-    pub(crate) fn place_gc_page(&mut self, now: Ps, x: &Txn) -> u32 {
-        let ppa = self.ftl.relocate_to(x.lpa, x.ppa, x.plane);
-        self.gc_arrived(x);
-        // A page placed in a plane takes its space as a host write does: imported from
-        // another plane it may start this plane's GC (per-plane thresholds); in its own plane
-        // it may start another victim beside the running one (`ftl.gc_victims_per_plane` > 1:
-        // MQSim checks at every block allocation, GC writes' included, Flash_Block_Manager.cpp
-        // 52). With one victim per plane the latter never starts one: its victim is running.
-        self.maybe_gc(now, x.plane, true);
-        if x.lpa & MAP_TAG == 0 {
-            let lpa = x.lpa as u64;
-            match self.cfg.ftl.gc_mapping_update {
-                // MQSim Allocate_new_page_for_gc: into the CMT, dirty (a no-op without a CMT).
-                GcMappingUpdate::CmtInsert => self.cmt_insert(now, lpa, true),
-                GcMappingUpdate::CachedOnly => self.translate.mark_dirty(lpa),
-            }
-        }
-        ppa
-    }
-
-    /// A GC read (transaction `t`, freed) finished: its page goes on to its destination as a
-    /// GC program.
-    pub(crate) fn gc_read_done(&mut self, now: Ps, t: u32, x: &Txn) {
-        let victim = self.gc.victim(t);
-        self.flash.gc_reads += 1;
-        if let Some(tl) = &mut self.timeline {
-            let b = self.ftl.geo.page_bytes as u64;
-            tl.gc_read_bytes.add(now, b);
-        }
-        // The destination was chosen when the page left its FC (global copyback).
-        let dest = if x.link != NONE {
-            x.link
-        } else {
-            self.gc_destination(x.plane)
-        };
-        let g = self.alloc_txn(
-            TxnKind::GcWrite,
-            NONE,
-            x.lpa,
-            x.ppa,
-            dest,
-            self.ftl.geo.page_bytes,
-        );
-        self.txns[g].link = x.plane;
-        self.gc.set_victim(g, victim);
-        self.enqueue(now, g, Q_GC_WRITE);
-    }
-
-    /// A GC program (or copyback; transaction `t`, freed) finished: one move of its victim is
-    /// done.
-    pub(crate) fn gc_write_done(&mut self, now: Ps, t: u32, x: &Txn) {
-        let victim = self.gc.victim(t);
-        self.flash.gc_writes += 1;
-        if let Some(tl) = &mut self.timeline {
-            let b = self.ftl.geo.page_bytes as u64;
-            tl.gc_bytes.add(now, b);
-        }
-        self.probe.gc_move_done(now, x.plane);
-        self.gc_move_done(now, x.gc_source_plane(), victim);
-    }
-
-    /// A move of `victim` in `plane` finished (or was dropped); its last one erases it. A
-    /// probe's lone move has no victim.
-    fn gc_move_done(&mut self, now: Ps, plane: u32, victim: u32) {
-        if victim == NONE {
-            return;
-        }
-        let vs = &mut self.gc.victims[plane as usize];
+    pub(crate) fn move_done(&mut self, plane: u32, victim: u32) -> bool {
+        let vs = &mut self.victims[plane as usize];
         let i = vs
             .iter()
             .position(|&(b, _)| b == victim)
@@ -276,44 +130,8 @@ impl<Q: DriveQueue> Ssd<Q> {
         vs[i].1 -= 1;
         if vs[i].1 == 0 {
             vs.swap_remove(i);
-            self.issue_erase(now, plane, victim);
+            return true;
         }
-    }
-
-    fn issue_erase(&mut self, now: Ps, plane: u32, victim: u32) {
-        debug_assert_eq!(self.ftl.valid_pages(plane, victim), 0);
-        let ppa = self.ftl.geo.ppa(plane, victim, 0);
-        let t = self.alloc_txn(TxnKind::Erase, NONE, NONE, ppa, plane, 0);
-        self.enqueue(now, t, Q_ERASE);
-    }
-
-    /// A victim's erase finished: the block is free; GC or static wear levelling may go on.
-    pub(crate) fn erase_done(&mut self, now: Ps, x: &Txn) {
-        self.ftl
-            .erase_done(x.plane, self.ftl.geo.block_of_ppa(x.ppa));
-        self.maybe_gc(now, x.plane, false);
-        self.wake_after_erase(now);
-        // MQSim checks static wear levelling after each erase (GC_and_WL_Unit_Base), while
-        // the host has requests in the drive or to come. After the last one no round starts
-        // (a MQSim run ends with its requests): at a threshold of 1 every round's moves cost
-        // erases elsewhere, so levelling would never end the run.
-        if !self.hil.idle() {
-            if let Some(victim) = self.ftl.start_static_wl(x.plane) {
-                self.collect(now, x.plane, victim);
-            }
-        }
-    }
-
-    /// `ftl.status_scan_blocks` (WAS, dSSD §6.4 Fig. 14(c)): the first page of block `i /
-    /// planes` of plane `i % planes`, for each scanned block `i`, queued at time 0 behind
-    /// nothing, in the background (GC read) queues.
-    pub fn start_status_scan(&mut self) {
-        let (planes, page) = (self.ftl.geo.planes, self.ftl.geo.page_bytes);
-        for i in 0..self.cfg.ftl.status_scan_blocks {
-            let (plane, block) = (i % planes, i / planes);
-            let ppa = self.ftl.geo.ppa(plane, block, 0);
-            let t = self.alloc_txn(TxnKind::ScanRead, NONE, 0, ppa, plane, page);
-            self.enqueue(0, t, Q_GC_READ);
-        }
+        false
     }
 }

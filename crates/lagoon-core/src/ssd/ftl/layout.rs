@@ -13,89 +13,12 @@ impl Ftl {
         let logical_pages = logical_pages_per_plane * geo.planes as u64;
         let pre = ((logical_pages_per_plane as f64) * cfg.precondition.occupancy).round() as u64;
         let gc_start_blocks = (f.gc_threshold * geo.blocks_per_plane as f64).floor() as u32;
-        let mode = cfg.precondition.mode;
-        let aged = mode != PreconditionMode::Sequential;
+        let aged = cfg.precondition.mode != PreconditionMode::Sequential;
         // Written (full) blocks of each plane, before its free ones.
         let mut full_blocks = vec![pre.div_ceil(ppb as u64) as u32; geo.planes as usize];
-        // Blocks described by `aged_start` per plane (`pre_blocks + 1` prefix sums each).
-        let pre_blocks;
-        let aged_start = match mode {
-            PreconditionMode::Sequential => {
-                pre_blocks = 0;
-                Vec::new()
-            }
-            PreconditionMode::Aged => {
-                let free = match cfg.precondition.free_blocks {
-                    0 => gc_start_blocks,
-                    n => n,
-                };
-                pre_blocks = geo.blocks_per_plane - free.min(geo.blocks_per_plane);
-                full_blocks.fill(pre_blocks);
-                aged::aged_layout(
-                    geo.planes,
-                    pre_blocks,
-                    ppb,
-                    pre,
-                    cfg.precondition.invalid_distribution,
-                    seed,
-                )
-            }
-            PreconditionMode::Steady => {
-                pre_blocks = geo.blocks_per_plane;
-                let l = steady::steady_layout(cfg, geo.planes, seed);
-                let mut out = Vec::with_capacity(geo.planes as usize * (pre_blocks as usize + 1));
-                for (p, counts) in l.planes.iter().enumerate() {
-                    full_blocks[p] = counts.len() as u32;
-                    let mut acc = 0u32;
-                    out.push(0);
-                    for b in 0..pre_blocks as usize {
-                        acc += counts.get(b).copied().unwrap_or(0);
-                        out.push(acc);
-                    }
-                }
-                out
-            }
-        };
-        let mut blocks = Vec::with_capacity(geo.planes as usize * geo.blocks_per_plane as usize);
-        let mut planes = Vec::with_capacity(geo.planes as usize);
-        for plane in 0..geo.planes {
-            let full = full_blocks[plane as usize];
-            for b in 0..geo.blocks_per_plane {
-                blocks.push(if b < full {
-                    let valid = if aged {
-                        let s = &aged_start[(plane * (pre_blocks + 1) + b) as usize..];
-                        s[1] - s[0]
-                    } else {
-                        (pre - b as u64 * ppb as u64).min(ppb as u64) as u32
-                    };
-                    Block {
-                        valid,
-                        written: ppb,
-                        erase_count: 0,
-                        p2l: NONE,
-                        state: BlockState::Full,
-                        opened_seq: 0,
-                    }
-                } else {
-                    Block {
-                        valid: 0,
-                        written: 0,
-                        erase_count: 0,
-                        p2l: NONE,
-                        state: BlockState::Free,
-                        opened_seq: 0,
-                    }
-                });
-            }
-            // Free list popped from the end: lowest block index first.
-            planes.push(PlaneAlloc {
-                free: (full..geo.blocks_per_plane).rev().collect(),
-                user: NONE,
-                gc: NONE,
-                gc_running: 0,
-                gc_started_at: 0,
-            });
-        }
+        let (pre_blocks, aged_start) =
+            precondition_layout(cfg, &geo, pre, gc_start_blocks, seed, &mut full_blocks);
+        let (blocks, planes) = block_table(&geo, &full_blocks, aged, pre, pre_blocks, &aged_start);
         let entries = (geo.page_bytes / f.translation_entry_bytes) as u64;
         let gc_urgent_blocks =
             ((f.gc_hard_threshold * geo.blocks_per_plane as f64).floor() as u32).max(1);
@@ -160,4 +83,112 @@ impl Ftl {
         let s = &self.aged_start[plane as usize * (n + 1) + block as usize..][..2];
         (page < s[1] - s[0]).then_some(s[0] as u64 + page as u64)
     }
+}
+
+/// The preconditioned layout (`precondition.mode`): how many blocks of each plane `aged_start`
+/// describes, and its per-plane prefix sums of valid pages (empty when sequential); the
+/// written blocks of each plane in `full_blocks`.
+fn precondition_layout(
+    cfg: &SsdConfig,
+    geo: &Geometry,
+    pre: u64,
+    gc_start_blocks: u32,
+    seed: u64,
+    full_blocks: &mut [u32],
+) -> (u32, Vec<u32>) {
+    let ppb = geo.pages_per_block;
+    // Blocks described by `aged_start` per plane (`pre_blocks + 1` prefix sums each).
+    let pre_blocks;
+    let aged_start = match cfg.precondition.mode {
+        PreconditionMode::Sequential => {
+            pre_blocks = 0;
+            Vec::new()
+        }
+        PreconditionMode::Aged => {
+            let free = match cfg.precondition.free_blocks {
+                0 => gc_start_blocks,
+                n => n,
+            };
+            pre_blocks = geo.blocks_per_plane - free.min(geo.blocks_per_plane);
+            full_blocks.fill(pre_blocks);
+            aged::aged_layout(
+                geo.planes,
+                pre_blocks,
+                ppb,
+                pre,
+                cfg.precondition.invalid_distribution,
+                seed,
+            )
+        }
+        PreconditionMode::Steady => {
+            pre_blocks = geo.blocks_per_plane;
+            let l = steady::steady_layout(cfg, geo.planes, seed);
+            let mut out = Vec::with_capacity(geo.planes as usize * (pre_blocks as usize + 1));
+            for (p, counts) in l.planes.iter().enumerate() {
+                full_blocks[p] = counts.len() as u32;
+                let mut acc = 0u32;
+                out.push(0);
+                for b in 0..pre_blocks as usize {
+                    acc += counts.get(b).copied().unwrap_or(0);
+                    out.push(acc);
+                }
+            }
+            out
+        }
+    };
+    (pre_blocks, aged_start)
+}
+
+/// The block table and each plane's allocation state: `full_blocks` written blocks per plane
+/// (valid pages from the aged layout when `aged`, or `pre` pages in order), the rest free.
+fn block_table(
+    geo: &Geometry,
+    full_blocks: &[u32],
+    aged: bool,
+    pre: u64,
+    pre_blocks: u32,
+    aged_start: &[u32],
+) -> (Vec<Block>, Vec<PlaneAlloc>) {
+    let ppb = geo.pages_per_block;
+    let mut blocks = Vec::with_capacity(geo.planes as usize * geo.blocks_per_plane as usize);
+    let mut planes = Vec::with_capacity(geo.planes as usize);
+    for plane in 0..geo.planes {
+        let full = full_blocks[plane as usize];
+        for b in 0..geo.blocks_per_plane {
+            blocks.push(if b < full {
+                let valid = if aged {
+                    let s = &aged_start[(plane * (pre_blocks + 1) + b) as usize..];
+                    s[1] - s[0]
+                } else {
+                    (pre - b as u64 * ppb as u64).min(ppb as u64) as u32
+                };
+                Block {
+                    valid,
+                    written: ppb,
+                    erase_count: 0,
+                    p2l: NONE,
+                    state: BlockState::Full,
+                    opened_seq: 0,
+                }
+            } else {
+                Block {
+                    valid: 0,
+                    written: 0,
+                    erase_count: 0,
+                    p2l: NONE,
+                    state: BlockState::Free,
+                    opened_seq: 0,
+                }
+            });
+        }
+        // Free list popped from the end: lowest block index first.
+        planes.push(PlaneAlloc {
+            free: (full..geo.blocks_per_plane).rev().collect(),
+            user: NONE,
+            gc: NONE,
+            gc_running: 0,
+            gc_started_at: 0,
+        });
+    }
+    (blocks, planes)
 }

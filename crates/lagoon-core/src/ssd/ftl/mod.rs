@@ -20,13 +20,13 @@ mod trim;
 pub mod wear;
 
 use crate::config::{DynamicMapping, FtlConfig, GcPolicy, PreconditionMode, SsdConfig};
+use crate::engine::NONE;
 use crate::flash::Geometry;
 use crate::ssd::lru::IntMap;
 use mapping::{L2pMap, IMPLICIT};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-pub const NONE: u32 = u32::MAX;
 /// Map value of a trimmed (deallocated) logical page: no physical page holds it. Physical
 /// page numbers stay below 2^31 (config rule), so it names none.
 pub const TRIMMED: u32 = u32::MAX - 1;

@@ -11,9 +11,8 @@
 
 use super::wear::Endurance;
 use crate::config::SsdConfig;
+use crate::engine::NONE;
 use crate::ssd::dynamic_superblock::DynamicSuperblocks;
-
-const NONE: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {

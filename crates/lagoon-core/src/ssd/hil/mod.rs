@@ -12,10 +12,8 @@
 
 pub mod pcie;
 
-use super::datapath::{CLASS_READ, CLASS_WRITE};
 use super::ftl::Ftl;
-use super::txn::{Request, TxnKind};
-use super::{DriveQueue, Ssd};
+use super::txn::Request;
 use crate::config::SsdConfig;
 use crate::engine::{List, Slab, NONE};
 use crate::time::Ps;
@@ -149,7 +147,7 @@ impl Hil {
 
     /// Logical page number (device-wide) and sector mask of the `k`-th page of a request.
     #[inline]
-    fn page_of(&self, r: &Request, page_index: u64) -> (u64, u64) {
+    pub(crate) fn page_of(&self, r: &Request, page_index: u64) -> (u64, u64) {
         let page = self.page_bytes;
         let fl = &self.queues[r.flow as usize];
         let lpa = fl.lpa_base + page_index % fl.lpa_span;
@@ -219,35 +217,32 @@ impl Hil {
     }
 }
 
-#[inline]
-fn sector_mask(first: u32, count: u32) -> u64 {
-    (if count >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << count) - 1
-    }) << first
-}
-
-impl<Q: DriveQueue> Ssd<Q> {
-    /// A host request of flow `f` arriving at `arrival` (submitted `now`) becomes request
-    /// `id` of the drive, addressed within the flow's namespace.
-    pub fn admit(&mut self, now: Ps, f: usize, arrival: Ps, r: &IoRequest) -> u32 {
-        let page = self.hil.page_bytes;
-        let fl = &self.hil.queues[f];
-        // Flow-relative address, wrapped into the flow's share of the logical space.
+impl Hil {
+    /// A host request of flow `f`: its offset in the flow's share of the logical space (the
+    /// flow-relative address, wrapped into it).
+    #[inline]
+    pub fn offset_in_namespace(&self, f: usize, r: &IoRequest) -> u64 {
+        let page = self.page_bytes;
+        let fl = &self.queues[f];
         let first_lpa = r.offset_bytes / page;
-        let offset = (first_lpa % fl.lpa_span) * page + r.offset_bytes % page;
-        // Warm the lookups `translate` will make once the command is fetched (a hint: no
-        // effect on results); the first few pages cover most requests.
-        let pages = (offset % page + r.size_bytes.max(1) as u64).div_ceil(page);
-        for k in 0..pages.min(4) {
-            let lpa = fl.lpa_base + (offset / page + k) % fl.lpa_span;
-            if self.translate.prefetch(lpa) {
-                self.ftl.prefetch_translation(lpa);
-            }
-            self.ftl.prefetch_mapping(lpa);
-        }
-        self.hil.reqs.alloc(Request {
+        (first_lpa % fl.lpa_span) * page + r.offset_bytes % page
+    }
+
+    /// The first logical pages (at most 4: most requests) a request of flow `f` at `offset`
+    /// of `size` bytes addresses: what translation will look up once it is fetched.
+    #[inline]
+    pub fn first_lpas(&self, f: usize, offset: u64, size: u32) -> impl Iterator<Item = u64> {
+        let page = self.page_bytes;
+        let (base, span) = (self.queues[f].lpa_base, self.queues[f].lpa_span);
+        let pages = (offset % page + size.max(1) as u64).div_ceil(page);
+        (0..pages.min(4)).map(move |k| base + (offset / page + k) % span)
+    }
+
+    /// Request `r` of flow `f`, arrived at `arrival`, submitted `now`, at `offset` in its
+    /// namespace: a new request of the drive.
+    #[inline]
+    pub fn alloc(&mut self, now: Ps, f: usize, arrival: Ps, offset: u64, r: &IoRequest) -> u32 {
+        self.reqs.alloc(Request {
             flow: f as u16,
             is_read: r.op == Op::Read,
             conflict: false,
@@ -263,138 +258,89 @@ impl<Q: DriveQueue> Ssd<Q> {
         })
     }
 
-    /// The controller fetches submission queue entries round-robin over flows while it has
-    /// room.
-    pub fn fetch(&mut self, now: Ps) {
-        let h = &mut self.hil;
-        let n = h.queues.len();
-        while h.in_device < h.fetch_size {
-            let mut found = None;
-            for k in 0..n {
-                let f = (h.rr_flow + k) % n;
-                if h.queues[f].sq.head != NONE {
-                    found = Some(f);
-                    break;
-                }
-            }
-            let Some(f) = found else { return };
-            h.rr_flow = (f + 1) % n;
-            let id = h.queues[f].sq.pop_front(h.reqs.items());
-            h.in_device += 1;
-            let r = h.reqs[id];
-            let mut t = h.pcie.to_device(now, h.sqe_bytes);
-            if !r.is_read {
-                t = h.pcie.to_device(t, r.size);
-            }
-            self.q.schedule(t, HilEvent::Fetched { req: id });
+    /// The next submission queue entry the controller fetches (round robin over flows, while
+    /// it has room): the request and when the entry (and a write's data) is in the controller.
+    #[inline]
+    pub fn next_fetch(&mut self, now: Ps) -> Option<(u32, Ps)> {
+        let n = self.queues.len();
+        if self.in_device >= self.fetch_size {
+            return None;
         }
+        let f = (0..n)
+            .map(|k| (self.rr_flow + k) % n)
+            .find(|&f| self.queues[f].sq.head != NONE)?;
+        self.rr_flow = (f + 1) % n;
+        let id = self.queues[f].sq.pop_front(self.reqs.items());
+        self.in_device += 1;
+        let r = self.reqs[id];
+        let mut t = self.pcie.to_device(now, self.sqe_bytes);
+        if !r.is_read {
+            t = self.pcie.to_device(t, r.size);
+        }
+        Some((id, t))
     }
 
-    pub fn on_hil_event(&mut self, now: Ps, ev: HilEvent) {
-        match ev {
-            HilEvent::Fetched { req } => self.on_fetched(now, req),
-            HilEvent::DramDone { req } => {
-                let pages = self.hil.reqs[req].dram_pages;
-                self.request_pages_done(now, req, pages)
-            }
-            HilEvent::Completed { .. } => unreachable!("completions end at the host"),
-        }
-    }
-
-    fn on_fetched(&mut self, now: Ps, id: u32) {
-        let r = self.hil.reqs[id];
-        let page = self.hil.page_bytes;
+    /// Request `id` was fetched: it is split into pages (all pending); its record and its
+    /// first and last page indices.
+    #[inline]
+    pub fn split(&mut self, id: u32) -> (Request, u64, u64) {
+        let r = self.reqs[id];
+        let page = self.page_bytes;
         let first = r.offset / page;
         let last = (r.offset + r.size as u64 - 1) / page;
-        self.hil.reqs[id].pending = (last - first + 1) as u32;
-        if r.is_read {
-            let mut hit_pages = 0;
-            let mut hit_bytes = 0u64;
-            for i in 0..=(last - first) {
-                let (lpa, mask) = self.hil.page_of(&r, first + i);
-                if self.cache.read_hit(lpa, mask) {
-                    hit_pages += 1;
-                    hit_bytes += mask.count_ones() as u64 * 512;
-                    continue;
-                }
-                let t = self.alloc_txn(
-                    TxnKind::UserRead,
-                    id,
-                    lpa as u32,
-                    NONE,
-                    NONE,
-                    mask.count_ones() * 512,
-                );
-                self.translate(now, t);
-            }
-            if hit_pages > 0 {
-                let end = self.datapath.dram.reserve(now, now, hit_bytes);
-                self.hil.set_dram_pages(id, hit_pages);
-                self.q.schedule(end, HilEvent::DramDone { req: id });
-            }
-        } else if self.cache.enabled() {
-            self.buffer_write(now, id);
-        } else {
-            self.datapath.write_into_dram(now, r.size);
-            for i in 0..=(last - first) {
-                let (lpa, mask) = self.hil.page_of(&r, first + i);
-                let t = self.alloc_txn(
-                    TxnKind::UserWrite,
-                    id,
-                    lpa as u32,
-                    NONE,
-                    NONE,
-                    mask.count_ones() * 512,
-                );
-                self.translate(now, t);
-            }
-        }
+        self.reqs[id].pending = (last - first + 1) as u32;
+        (r, first, last)
     }
 
-    /// `pages` of request `id` are done; the last one sends the data (reads) and the
-    /// completion entry to the host.
-    pub(crate) fn request_pages_done(&mut self, now: Ps, id: u32, pages: u32) {
-        let r = &mut self.hil.reqs[id];
+    /// Pages a DRAM movement in flight for request `id` completes.
+    #[inline]
+    pub fn dram_pages(&self, id: u32) -> u32 {
+        self.reqs[id].dram_pages
+    }
+
+    /// `pages` of request `id` are done: if they were its last, whether it is a read and its
+    /// size (its data and completion entry go to the host).
+    #[inline]
+    pub fn pages_done(&mut self, id: u32, pages: u32) -> Option<(bool, u32)> {
+        let r = &mut self.reqs[id];
         debug_assert!(r.pending >= pages);
         r.pending -= pages;
-        if r.pending > 0 {
-            return;
-        }
-        let (is_read, size) = (r.is_read, r.size);
-        let mut t = now;
-        if is_read {
-            t = self.datapath.host_bus(t, size, CLASS_READ);
-            t = self.hil.pcie.to_host(t, size);
-        }
-        t = self.hil.pcie.to_host(t, self.hil.cqe_bytes);
-        // The completion entry ends on the FIFO host link: later than every earlier one.
-        self.q.schedule_in_order(t, HilEvent::Completed { req: id });
+        (r.pending == 0).then_some((r.is_read, r.size))
     }
 
-    /// Request `id`'s completion entry reached the host: the drive lets it go (its record is
+    /// A finished request's data (`data_bytes`, 0 for a write) and then its completion entry
+    /// go to the host over PCIe from `t`: when the entry arrives.
+    #[inline]
+    pub fn to_host(&mut self, t: Ps, data_bytes: Option<u32>) -> Ps {
+        let mut t = t;
+        if let Some(b) = data_bytes {
+            t = self.pcie.to_host(t, b);
+        }
+        self.pcie.to_host(t, self.cqe_bytes)
+    }
+
+    /// Request `id`'s completion entry reached the host: it leaves the drive (its record is
     /// returned for the host's statistics).
-    pub fn complete(&mut self, now: Ps, id: u32) -> Request {
-        let r = self.hil.reqs[id];
+    #[inline]
+    pub fn retire(&mut self, id: u32) -> Request {
+        let r = self.reqs[id];
         assert!(
             r.live && r.pending == 0,
             "request {id} completed twice or early"
         );
-        self.hil.queues[r.flow as usize].outstanding -= 1;
-        self.hil.in_device -= 1;
-        self.last_completion = now;
-        // GC performance while host I/O runs (dSSD §6.1).
-        self.datapath
-            .gc_ops_during_io(self.flash.gc_reads + self.flash.gc_writes);
-        if let Some(tl) = &mut self.timeline {
-            tl.io_bytes.add(now, r.size as u64);
-        }
-        self.hil.reqs[id].live = false;
-        self.hil.reqs.free(id);
+        self.queues[r.flow as usize].outstanding -= 1;
+        self.in_device -= 1;
+        self.reqs[id].live = false;
+        self.reqs.free(id);
         r
     }
+}
 
-    /// Host data between the host interface and DRAM of a write (`CLASS_WRITE`).
-    pub(crate) fn write_bus(&mut self, now: Ps, bytes: u32) -> Ps {
-        self.datapath.host_bus(now, bytes, CLASS_WRITE)
-    }
+#[inline]
+fn sector_mask(first: u32, count: u32) -> u64 {
+    (if count >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << count) - 1
+    }) << first
 }

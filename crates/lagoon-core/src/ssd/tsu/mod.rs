@@ -16,7 +16,7 @@ pub mod suspend;
 
 use super::dynamic_superblock::BlockRemap;
 use super::ftl::{Ftl, Stream};
-use super::txn::{Txn, TxnKind, ACKED, PROBE};
+use super::txn::{DieQueue, Role, Txn, TxnKind};
 use super::{DriveQueue, Ssd};
 use crate::config::{Multiplane, SsdConfig, WriteCompletion};
 use crate::engine::{List, NONE};
@@ -27,14 +27,8 @@ use multiplane::{plane_offset, ReadOffsets, WriteOffsets};
 use order::{DieOrder, GcShare, Order};
 use std::sync::Arc;
 
-/// Die queues, by scheduling class.
-pub const Q_MAP_READ: usize = 0;
-pub const Q_READ: usize = 1;
-pub const Q_WRITE: usize = 2;
-pub const Q_GC_READ: usize = 3;
-pub const Q_GC_WRITE: usize = 4;
-pub const Q_ERASE: usize = 5;
-pub const NQ: usize = 6;
+/// A die's queues ([`DieQueue`]).
+pub const NQ: usize = DieQueue::COUNT;
 /// How far down a queue the scheduler looks for out-of-order or multi-plane partners.
 const SCAN_LIMIT: usize = 64;
 pub const MAX_PLANES: usize = 16;
@@ -142,7 +136,7 @@ impl Tsu {
             read_offsets: ReadOffsets::new(
                 g.dies as usize,
                 g.planes_per_die,
-                cfg.flash.multiplane == Multiplane::SameOffset && !order.in_order(Q_READ),
+                cfg.flash.multiplane == Multiplane::SameOffset && !order.in_order(DieQueue::Read),
             ),
             write_offsets: WriteOffsets::new(
                 g.dies as usize,
@@ -218,6 +212,24 @@ impl Tsu {
         self.queued_at[t as usize] = now;
     }
 
+    /// Whether queue `q` of `die` holds a transaction.
+    #[inline]
+    pub(crate) fn has_queued(&self, die: usize, q: DieQueue) -> bool {
+        self.queues[die][q.idx()].head != NONE
+    }
+
+    /// The die looks at its queues (no other dispatch may start on it meanwhile).
+    #[inline]
+    pub(crate) fn set_dispatching(&mut self, die: usize) {
+        self.dies[die].phase = Phase::Dispatching;
+    }
+
+    /// The read queues a suspended die serves, in order.
+    #[inline]
+    pub(crate) fn suspended_read_queues(&self) -> &'static [DieQueue] {
+        self.suspend.read_queues()
+    }
+
     /// When `t` last entered a die queue (now, if never recorded).
     #[inline]
     pub fn queued_at(&self, t: u32, now: Ps) -> Ps {
@@ -250,16 +262,44 @@ fn exec_plane(remap: &Option<Arc<BlockRemap>>, ftl: &Ftl, x: &Txn) -> u32 {
 }
 
 /// What a partner search picked on one die.
-struct Picked {
+pub(crate) struct Picked {
     txns: [u32; MAX_PLANES],
-    n: usize,
+    pub(crate) n: usize,
     /// The program had to start at the lagging plane's offset (and may have found none).
     aligned: bool,
+    /// Planes of the die taken (bit per plane), and the offset of the first pick.
+    used: u32,
+    offset0: u32,
+}
+
+/// How one scan of a die queue looks for partners: fixed for the scan.
+struct ScanRules {
+    q: DieQueue,
+    rule: Multiplane,
+    /// Partners may join (the multi-plane rule allows it for this queue).
+    multi: bool,
+    /// In-order user queue: only its head may start; partners must be the same kind.
+    fifo: bool,
+    remapped: bool,
+    /// A user/mapping write's fate depends on its plane only (the plane's write frontier
+    /// gives its offset and room): once a plane is turned down, the rest of its writes
+    /// would be too, and with every plane picked or turned down the scan can stop (the
+    /// write queue holds nothing a scan drops or forwards).
+    by_plane: bool,
+    /// The read queues hold only reads (user, mapping and read-modify-write) unless dies
+    /// are in order (writes join the read queue) or blocks are remapped: read counters.
+    by_offset: bool,
+    ppd: u32,
+    all_planes: u32,
+    /// The stream a counted write queue programs.
+    write_class: Option<Stream>,
+    /// Same-offset programs: the lagging plane's offset the operation must start at.
+    target: Option<u32>,
 }
 
 impl<Q: DriveQueue> Ssd<Q> {
     /// Queue transaction `t` in class `q` and let its die start if it is idle.
-    pub(crate) fn enqueue(&mut self, now: Ps, t: u32, q: usize) {
+    pub(crate) fn enqueue(&mut self, now: Ps, t: u32, q: DieQueue) {
         let q = self.tsu.order.queue_of(q);
         let die = self.queue_on_die(now, t, q);
         self.try_dispatch(now, die);
@@ -267,7 +307,7 @@ impl<Q: DriveQueue> Ssd<Q> {
 
     /// Put transaction `t` at the back of queue `q` of the die it runs on; returns the die.
     #[inline]
-    pub(crate) fn queue_on_die(&mut self, now: Ps, t: u32, q: usize) -> usize {
+    pub(crate) fn queue_on_die(&mut self, now: Ps, t: u32, q: DieQueue) -> usize {
         let die = self
             .ftl
             .geo
@@ -278,7 +318,7 @@ impl<Q: DriveQueue> Ssd<Q> {
             let len = self.txns.len();
             self.tsu.mark_queued(t, now, len);
         }
-        self.tsu.queues[die][q].push_back(self.txns.items(), t);
+        self.tsu.queues[die][q.idx()].push_back(self.txns.items(), t);
         if let Some(class) = self.tsu.write_offsets.class(q) {
             let local = self.txns[t].plane % self.ftl.geo.planes_per_die;
             self.tsu.write_offsets.add(die, class, local, 1);
@@ -326,7 +366,8 @@ impl<Q: DriveQueue> Ssd<Q> {
     /// Whether the die serves its GC queues first now ([`GcShare`]).
     fn gc_first(&self, die: usize) -> bool {
         let q = &self.tsu.queues[die];
-        let user_empty = q[Q_READ].head == NONE && q[Q_WRITE].head == NONE;
+        let user_empty =
+            q[DieQueue::Read.idx()].head == NONE && q[DieQueue::Write.idx()].head == NONE;
         let ppd = self.ftl.geo.planes_per_die;
         let p0 = die as u32 * ppd;
         self.tsu
@@ -358,7 +399,7 @@ impl<Q: DriveQueue> Ssd<Q> {
             .order
             .scan_order(gc_first, &self.tsu.queues[die], &self.tsu.queued_at);
         for q in order {
-            if self.tsu.queues[die][q].head == NONE {
+            if self.tsu.queues[die][q.idx()].head == NONE {
                 continue;
             }
             let mut p = self.scan_queue::<false>(now, die, q, &mut dropped, true);
@@ -377,84 +418,34 @@ impl<Q: DriveQueue> Ssd<Q> {
         }
     }
 
-    /// A die whose program or erase is suspended serves the eligible reads waiting for it,
-    /// then resumes the operation ([`suspend`]).
-    #[inline(never)]
-    fn dispatch_suspended(&mut self, now: Ps, die: usize) {
-        self.tsu.dies[die].phase = Phase::Dispatching;
-        let mut dropped = false;
-        for &q in self.tsu.suspend.read_queues() {
-            if self.tsu.queues[die][q].head == NONE {
-                continue;
-            }
-            let p = self.scan_queue::<true>(now, die, q, &mut dropped, false);
-            if p.n > 0 {
-                self.flash.reads_during_suspend += p.n as u64;
-                self.start_op(now, die, &p);
-                return;
-            }
-        }
-        self.resume(now, die);
-    }
-
     /// Look down queue `q` of `die` for the transactions its next operation runs: the first
     /// executable one and same-kind partners at its offset on other planes. Stale GC moves
     /// found on the way are dropped (`dropped`), remapped ones forwarded. `SUSPENDED`: only
     /// reads that may run on a suspended die are picked. `align`: same-offset programs start
     /// on the plane that is behind (multiplane.rs).
     #[inline(always)]
-    fn scan_queue<const SUSPENDED: bool>(
+    pub(crate) fn scan_queue<const SUSPENDED: bool>(
         &mut self,
         now: Ps,
         die: usize,
-        q: usize,
+        q: DieQueue,
         dropped: &mut bool,
         align: bool,
     ) -> Picked {
+        let s = self.scan_rules(die, q, align);
         let mut picked = Picked {
             txns: [NONE; MAX_PLANES],
             n: 0,
-            aligned: false,
+            aligned: s.target.is_some(),
+            used: 0,
+            offset0: 0,
         };
-        let mut used_planes = 0u32;
-        let rule = self.tsu.rule;
-        let multi = match rule {
-            Multiplane::SameOffset => true,
-            Multiplane::Any => q != Q_ERASE,
-            Multiplane::Off => false,
-        };
-        let mut offset0 = 0u32;
-        // In-order user queue: only its head may start; partners must be the same kind.
-        let fifo = self.tsu.order.in_order(q);
-        let remapped = self.tsu.remap.is_some();
-        // A user/mapping write's fate depends on its plane only (the plane's write frontier
-        // gives its offset and room): once a plane is turned down, the rest of its writes
-        // would be too, and with every plane picked or turned down the scan can stop (the
-        // write queue holds nothing a scan drops or forwards).
-        let by_plane = q == Q_WRITE && !fifo && !remapped;
-        // The read queues hold only reads (user, mapping and read-modify-write) unless dies
-        // are in order (writes join the read queue) or blocks are remapped.
-        let by_offset = self.tsu.read_offsets.counts_queue(q);
-        let ppd = self.ftl.geo.planes_per_die;
-        let all_planes = (1u32 << ppd) - 1;
-        // Same-offset programs: start on the plane whose frontier is behind (multiplane.rs).
-        let write_class = self.tsu.write_offsets.class(q);
-        let target = match write_class {
-            Some(class) if align && !fifo && !remapped && rule == Multiplane::SameOffset => {
-                let (ftl, stream) = (&self.ftl, [Stream::User, Stream::Gc][class]);
-                self.tsu
-                    .write_offsets
-                    .target(ftl, die, class, |p| ftl.can_allocate(p, stream))
-            }
-            _ => None,
-        };
-        picked.aligned = target.is_some();
         let mut refused = 0u32;
         let mut prev = NONE;
-        let mut cur = self.tsu.queues[die][q].head;
+        let mut cur = self.tsu.queues[die][q.idx()].head;
         let mut scanned = 0;
         while cur != NONE && scanned < SCAN_LIMIT {
-            if by_plane && (used_planes | refused) == all_planes {
+            if s.by_plane && (picked.used | refused) == s.all_planes {
                 break;
             }
             scanned += 1;
@@ -462,86 +453,36 @@ impl<Q: DriveQueue> Ssd<Q> {
             let next = x.next;
             if x.kind.moves_gc_page() && !self.ftl.is_current(x.lpa, x.ppa) {
                 // The page was overwritten since GC chose it: nothing to move.
-                self.tsu.queues[die][q].remove(self.txns.items(), prev, cur);
-                debug_assert!(q > Q_READ, "GC moves wait in their own queues");
-                if let Some(class) = write_class {
-                    self.tsu.write_offsets.add(
-                        die,
-                        class,
-                        x.plane % self.ftl.geo.planes_per_die,
-                        -1,
-                    );
-                }
-                self.gc_move_dropped(now, cur);
+                self.drop_stale_move(now, die, &s, prev, cur);
                 *dropped = true;
                 cur = next;
                 continue;
             }
-            if fifo && picked.n == 0 && scanned > 1 {
+            if s.fifo && picked.n == 0 && scanned > 1 {
                 break;
             }
             let exec = exec_plane(&self.tsu.remap, &self.ftl, &x);
-            if remapped && self.ftl.geo.die_of_plane(exec) as usize != die {
-                // Remapped onto another die (its write frontier moved to a remapped block
-                // since it was queued): the controller sends it there.
-                debug_assert!(
-                    !self.tsu.read_offsets.enabled(),
-                    "kept only without a remap"
-                );
-                self.tsu.queues[die][q].remove(self.txns.items(), prev, cur);
-                let to = self.ftl.geo.die_of_plane(exec);
-                self.tsu.queues[to as usize][q].push_back(self.txns.items(), cur);
-                self.tsu.forwarded.push(to);
+            if s.remapped && self.ftl.geo.die_of_plane(exec) as usize != die {
+                self.forward_remapped(die, q, prev, cur, exec);
                 cur = next;
                 continue;
             }
-            let same_kind = !fifo
-                || picked.n == 0
-                || x.kind.writes() == self.txns[picked.txns[0]].kind.writes();
-            let local = exec % ppd;
-            let offset = if rule == Multiplane::SameOffset {
+            let local = exec % s.ppd;
+            let offset = if s.rule == Multiplane::SameOffset {
                 plane_offset(&self.ftl, &x)
             } else {
                 0
             };
-            let ok = same_kind
-                && (!SUSPENDED || self.tsu.suspend.eligible(x.kind))
-                && used_planes & (1 << local) == 0
-                && (picked.n == 0 || offset == offset0)
-                && (picked.n > 0 || target.is_none_or(|o| o == offset))
-                && match x.kind {
-                    TxnKind::UserWrite | TxnKind::MapWrite => {
-                        self.ftl.can_allocate(x.plane, Stream::User)
-                    }
-                    TxnKind::GcWrite | TxnKind::Copyback => {
-                        self.ftl.can_allocate(x.plane, Stream::Gc)
-                    }
-                    TxnKind::GcRead => self.dbuf_room(die) > picked.n as u32,
-                    _ => true,
-                }
-                && (x.kind != TxnKind::GcRead || self.claim_destination_slot(cur));
-            if ok {
-                self.tsu.queues[die][q].remove(self.txns.items(), prev, cur);
-                if let Some(class) = write_class {
-                    self.tsu.write_offsets.add(die, class, local, -1);
-                }
-                if by_offset {
-                    self.tsu.read_offsets.remove(die, q, local, offset);
-                }
-                picked.txns[picked.n] = cur;
-                if picked.n == 0 {
-                    offset0 = offset;
-                }
-                picked.n += 1;
-                used_planes |= 1 << local;
-                if !multi || picked.n == ppd as usize {
+            if self.may_start::<SUSPENDED>(die, &s, &picked, cur, &x, local, offset) {
+                self.pick(die, &s, &mut picked, prev, cur, local, offset);
+                if !s.multi || picked.n == s.ppd as usize {
                     break;
                 }
                 // Only reads can join a read, at its offset; none waits: the rest of the
                 // scan would turn every transaction down and change nothing.
-                if by_offset
+                if s.by_offset
                     && next != NONE
-                    && !self.read_partner_possible(die, q, used_planes, offset0)
+                    && !self.read_partner_possible(die, q, picked.used, picked.offset0)
                 {
                     break;
                 }
@@ -554,14 +495,141 @@ impl<Q: DriveQueue> Ssd<Q> {
         picked
     }
 
+    /// The rules of one scan of queue `q` of `die` ([`ScanRules`]).
+    #[inline(always)]
+    fn scan_rules(&self, die: usize, q: DieQueue, align: bool) -> ScanRules {
+        let rule = self.tsu.rule;
+        let fifo = self.tsu.order.in_order(q);
+        let remapped = self.tsu.remap.is_some();
+        let ppd = self.ftl.geo.planes_per_die;
+        let write_class = self.tsu.write_offsets.class(q);
+        // Same-offset programs: start on the plane whose frontier is behind (multiplane.rs).
+        let target = match write_class {
+            Some(stream) if align && !fifo && !remapped && rule == Multiplane::SameOffset => {
+                let ftl = &self.ftl;
+                self.tsu
+                    .write_offsets
+                    .target(ftl, die, stream, |p| ftl.can_allocate(p, stream))
+            }
+            _ => None,
+        };
+        ScanRules {
+            rule,
+            multi: match rule {
+                Multiplane::SameOffset => true,
+                Multiplane::Any => q != DieQueue::Erase,
+                Multiplane::Off => false,
+            },
+            fifo,
+            remapped,
+            by_plane: q == DieQueue::Write && !fifo && !remapped,
+            by_offset: self.tsu.read_offsets.counts_queue(q),
+            ppd,
+            all_planes: (1u32 << ppd) - 1,
+            q,
+            write_class,
+            target,
+        }
+    }
+
+    /// A GC move whose page was overwritten since GC chose it leaves queue `s.q` of `die`
+    /// (after `prev`) undone.
+    #[inline(always)]
+    fn drop_stale_move(&mut self, now: Ps, die: usize, s: &ScanRules, prev: u32, cur: u32) {
+        let q = s.q;
+        self.tsu.queues[die][q.idx()].remove(self.txns.items(), prev, cur);
+        debug_assert!(q > DieQueue::Read, "GC moves wait in their own queues");
+        if let Some(class) = s.write_class {
+            let local = self.txns[cur].plane % self.ftl.geo.planes_per_die;
+            self.tsu.write_offsets.add(die, class, local, -1);
+        }
+        self.gc_move_dropped(now, cur);
+    }
+
+    /// A transaction remapped onto another die (its write frontier moved to a remapped block
+    /// since it was queued) leaves queue `q` of `die`: the controller sends it there.
+    #[inline(always)]
+    fn forward_remapped(&mut self, die: usize, q: DieQueue, prev: u32, cur: u32, exec: u32) {
+        debug_assert!(
+            !self.tsu.read_offsets.enabled(),
+            "kept only without a remap"
+        );
+        self.tsu.queues[die][q.idx()].remove(self.txns.items(), prev, cur);
+        let to = self.ftl.geo.die_of_plane(exec);
+        self.tsu.queues[to as usize][q.idx()].push_back(self.txns.items(), cur);
+        self.tsu.forwarded.push(to);
+    }
+
+    /// Whether transaction `cur` (`x`, on plane `local` of `die` at `offset`) may join what
+    /// the scan picked so far: same kind in order, eligible on a suspended die, a free plane,
+    /// the picked offset (or the lagging plane's), room for its page; a global copyback GC
+    /// read takes its destination's dBUF slot here (last: only if everything else holds).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn may_start<const SUSPENDED: bool>(
+        &mut self,
+        die: usize,
+        s: &ScanRules,
+        p: &Picked,
+        cur: u32,
+        x: &Txn,
+        local: u32,
+        offset: u32,
+    ) -> bool {
+        let same_kind =
+            !s.fifo || p.n == 0 || x.kind.writes() == self.txns[p.txns[0]].kind.writes();
+        same_kind
+            && (!SUSPENDED || self.tsu.suspend.eligible(x.kind))
+            && p.used & (1 << local) == 0
+            && (p.n == 0 || offset == p.offset0)
+            && (p.n > 0 || s.target.is_none_or(|o| o == offset))
+            && match x.kind {
+                TxnKind::UserWrite | TxnKind::MapWrite => {
+                    self.ftl.can_allocate(x.plane, Stream::User)
+                }
+                TxnKind::GcWrite | TxnKind::Copyback => self.ftl.can_allocate(x.plane, Stream::Gc),
+                TxnKind::GcRead => self.dbuf_room(die) > p.n as u32,
+                _ => true,
+            }
+            && (x.kind != TxnKind::GcRead || self.claim_destination_slot(cur))
+    }
+
+    /// Take `cur` (after `prev` in queue `s.q` of `die`) into the operation.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn pick(
+        &mut self,
+        die: usize,
+        s: &ScanRules,
+        p: &mut Picked,
+        prev: u32,
+        cur: u32,
+        local: u32,
+        offset: u32,
+    ) {
+        self.tsu.queues[die][s.q.idx()].remove(self.txns.items(), prev, cur);
+        if let Some(class) = s.write_class {
+            self.tsu.write_offsets.add(die, class, local, -1);
+        }
+        if s.by_offset {
+            self.tsu.read_offsets.remove(die, s.q, local, offset);
+        }
+        p.txns[p.n] = cur;
+        if p.n == 0 {
+            p.offset0 = offset;
+        }
+        p.n += 1;
+        p.used |= 1 << local;
+    }
+
     /// [`ReadOffsets::partner_possible`], checked against the queue itself in debug builds.
     #[inline]
-    fn read_partner_possible(&self, die: usize, q: usize, used: u32, offset: u32) -> bool {
+    fn read_partner_possible(&self, die: usize, q: DieQueue, used: u32, offset: u32) -> bool {
         let possible = self.tsu.read_offsets.partner_possible(die, q, used, offset);
         debug_assert!(
             possible || {
                 let ppd = self.ftl.geo.planes_per_die;
-                let mut t = self.tsu.queues[die][q].head;
+                let mut t = self.tsu.queues[die][q.idx()].head;
                 let mut none = true;
                 while t != NONE {
                     let x = &self.txns[t];
@@ -577,7 +645,7 @@ impl<Q: DriveQueue> Ssd<Q> {
 
     /// Start the die's operation on `p`: writes get their physical page now, when the die is
     /// ready to program it.
-    fn start_op(&mut self, now: Ps, die: usize, p: &Picked) {
+    pub(crate) fn start_op(&mut self, now: Ps, die: usize, p: &Picked) {
         let picked = &p.txns[..p.n];
         let kind = self.txns[picked[0]].kind;
         let op = kind.flash_op();
@@ -675,8 +743,7 @@ impl<Q: DriveQueue> Ssd<Q> {
     fn mark_conflict(&mut self, die: usize) {
         let d = self.tsu.dies[die];
         for &t in d.current() {
-            let r = self.txns[t].req;
-            if r != NONE && r != PROBE && r != ACKED {
+            if let Role::Request(r) = self.txns[t].role {
                 self.hil.mark_conflict(r);
             }
         }
@@ -736,9 +803,9 @@ impl<Q: DriveQueue> Ssd<Q> {
         let d = self.tsu.dies[die];
         for &t in d.current() {
             let x = self.txns[t];
-            if x.kind == TxnKind::UserWrite && x.req != NONE && x.req != PROBE {
-                self.txns[t].req = ACKED;
-                self.request_pages_done(now, x.req, 1);
+            if let (TxnKind::UserWrite, Role::Request(r)) = (x.kind, x.role) {
+                self.txns[t].role = Role::Acked;
+                self.request_pages_done(now, r, 1);
             }
         }
     }

@@ -17,9 +17,8 @@
 //! plane that is behind (the one the others are fewest pages ahead of, counted around the
 //! block), which brings the frontiers back in line.
 
-use super::{Q_GC_WRITE, Q_READ, Q_WRITE};
 use crate::ssd::ftl::{Ftl, Stream};
-use crate::ssd::txn::{Txn, TxnKind};
+use crate::ssd::txn::{DieQueue, Txn, TxnKind};
 
 /// Page offsets told apart by the counters: offsets equal modulo this share a counter, which
 /// then only says a partner may wait.
@@ -74,33 +73,33 @@ impl ReadOffsets {
 
     /// Whether queue `q` is counted (the two read queues, when counters are kept).
     #[inline(always)]
-    pub fn counts_queue(&self, q: usize) -> bool {
-        q <= Q_READ && self.enabled()
+    pub fn counts_queue(&self, q: DieQueue) -> bool {
+        q <= DieQueue::Read && self.enabled()
     }
 
     #[inline]
-    fn slot(&self, die: usize, q: usize, local: u32, offset: u32) -> usize {
-        ((die * 2 + q) * self.planes_per_die + local as usize) * OFFSET_CLASSES
+    fn slot(&self, die: usize, q: DieQueue, local: u32, offset: u32) -> usize {
+        ((die * 2 + q.idx()) * self.planes_per_die + local as usize) * OFFSET_CLASSES
             + offset as usize % OFFSET_CLASSES
     }
 
     /// A read at `offset` on plane `local` of `die` joined read queue `q`.
     #[inline]
-    pub fn add(&mut self, die: usize, q: usize, local: u32, offset: u32) {
+    pub fn add(&mut self, die: usize, q: DieQueue, local: u32, offset: u32) {
         let i = self.slot(die, q, local, offset);
         self.counts[i] += 1;
     }
 
     /// It left the queue.
     #[inline]
-    pub fn remove(&mut self, die: usize, q: usize, local: u32, offset: u32) {
+    pub fn remove(&mut self, die: usize, q: DieQueue, local: u32, offset: u32) {
         let i = self.slot(die, q, local, offset);
         self.counts[i] -= 1;
     }
 
     /// Whether a read at `offset` on a plane outside `used` may wait in queue `q` of `die`.
     #[inline]
-    pub fn partner_possible(&self, die: usize, q: usize, used: u32, offset: u32) -> bool {
+    pub fn partner_possible(&self, die: usize, q: DieQueue, used: u32, offset: u32) -> bool {
         let base = self.slot(die, q, 0, offset);
         (0..self.planes_per_die)
             .any(|p| used & (1 << p) == 0 && self.counts[base + p * OFFSET_CLASSES] > 0)
@@ -132,27 +131,27 @@ impl WriteOffsets {
         self.counts = Vec::new();
     }
 
-    /// The counted class of queue `q` (0 user writes, 1 GC writes), if counted.
+    /// The counted class of queue `q` (the stream its writes program), if counted.
     #[inline(always)]
-    pub fn class(&self, q: usize) -> Option<usize> {
+    pub fn class(&self, q: DieQueue) -> Option<Stream> {
         if self.counts.is_empty() {
             return None;
         }
         match q {
-            Q_WRITE => Some(0),
-            Q_GC_WRITE => Some(1),
+            DieQueue::Write => Some(Stream::User),
+            DieQueue::GcWrite => Some(Stream::Gc),
             _ => None,
         }
     }
 
     #[inline]
-    fn slot(&self, die: usize, class: usize, local: u32) -> usize {
-        (die * 2 + class) * self.planes_per_die + local as usize
+    fn slot(&self, die: usize, class: Stream, local: u32) -> usize {
+        (die * 2 + class as usize) * self.planes_per_die + local as usize
     }
 
     /// A write for plane `local` of `die` joined (or, `delta` = -1, left) a counted queue.
     #[inline]
-    pub fn add(&mut self, die: usize, class: usize, local: u32, delta: i32) {
+    pub fn add(&mut self, die: usize, class: Stream, local: u32, delta: i32) {
         let i = self.slot(die, class, local);
         self.counts[i] = self.counts[i].wrapping_add_signed(delta);
     }
@@ -167,15 +166,14 @@ impl WriteOffsets {
         &self,
         ftl: &Ftl,
         die: usize,
-        class: usize,
+        stream: Stream,
         can_allocate: impl Fn(u32) -> bool,
     ) -> Option<u32> {
         let ppd = self.planes_per_die;
         let ppb = ftl.geo.pages_per_block;
-        let stream = if class == 0 { Stream::User } else { Stream::Gc };
         let mut offsets = [0u32; super::MAX_PLANES];
         let mut n = 0;
-        let base = self.slot(die, class, 0);
+        let base = self.slot(die, stream, 0);
         for p in 0..ppd {
             let plane = (die * ppd + p) as u32;
             if self.counts[base + p] > 0 && can_allocate(plane) {
@@ -206,18 +204,27 @@ mod tests {
     #[test]
     fn a_partner_may_wait_only_on_an_unused_plane_at_the_offset_class() {
         let mut r = ReadOffsets::new(2, 2, true);
-        assert!(r.counts_queue(Q_READ) && !r.counts_queue(Q_READ + 1));
-        r.add(1, Q_READ, 1, 5);
-        assert!(r.partner_possible(1, Q_READ, 0b01, 5));
-        assert!(!r.partner_possible(1, Q_READ, 0b10, 5), "its plane is used");
-        assert!(!r.partner_possible(0, Q_READ, 0b01, 5), "another die");
-        assert!(!r.partner_possible(1, 0, 0b01, 5), "another queue");
+        assert!(r.counts_queue(DieQueue::Read) && !r.counts_queue(DieQueue::Write));
+        r.add(1, DieQueue::Read, 1, 5);
+        assert!(r.partner_possible(1, DieQueue::Read, 0b01, 5));
+        assert!(
+            !r.partner_possible(1, DieQueue::Read, 0b10, 5),
+            "its plane is used"
+        );
+        assert!(
+            !r.partner_possible(0, DieQueue::Read, 0b01, 5),
+            "another die"
+        );
+        assert!(
+            !r.partner_possible(1, DieQueue::MapRead, 0b01, 5),
+            "another queue"
+        );
         // Offsets 64 apart share a counter: it says a partner may wait, no more.
-        assert!(r.partner_possible(1, Q_READ, 0b01, 5 + OFFSET_CLASSES as u32));
-        r.remove(1, Q_READ, 1, 5);
-        assert!(!r.partner_possible(1, Q_READ, 0b01, 5));
+        assert!(r.partner_possible(1, DieQueue::Read, 0b01, 5 + OFFSET_CLASSES as u32));
+        r.remove(1, DieQueue::Read, 1, 5);
+        assert!(!r.partner_possible(1, DieQueue::Read, 0b01, 5));
         r.disable();
-        assert!(!r.enabled() && !r.counts_queue(0));
+        assert!(!r.enabled() && !r.counts_queue(DieQueue::MapRead));
     }
 
     #[test]
@@ -232,30 +239,30 @@ mod tests {
                 .collect()
         };
         let mut w = WriteOffsets::new(g.dies as usize, g.planes_per_die, true);
-        assert_eq!(w.class(Q_WRITE), Some(0));
-        assert_eq!(w.class(Q_GC_WRITE), Some(1));
-        assert_eq!(w.class(Q_READ), None);
+        assert_eq!(w.class(DieQueue::Write), Some(Stream::User));
+        assert_eq!(w.class(DieQueue::GcWrite), Some(Stream::Gc));
+        assert_eq!(w.class(DieQueue::Read), None);
         // Die 0: writes wait for both planes, frontiers at 0 and 0: no constraint.
-        w.add(0, 0, 0, 1);
-        w.add(0, 0, 1, 1);
-        assert_eq!(w.target(&ftl, 0, 0, |_| true), None);
+        w.add(0, Stream::User, 0, 1);
+        w.add(0, Stream::User, 1, 1);
+        assert_eq!(w.target(&ftl, 0, Stream::User, |_| true), None);
         // Plane 1 three pages ahead: start on plane 0 (offset 0).
         for l in on(1, 3) {
             ftl.write(l);
         }
-        assert_eq!(w.target(&ftl, 0, 0, |_| true), Some(0));
+        assert_eq!(w.target(&ftl, 0, Stream::User, |_| true), Some(0));
         // Plane 0 at 15 (one short of the end of its 16-page block), plane 1 at 3: plane 0 is
         // behind by 4 pages around the block, plane 1 ahead of it; start on plane 0.
         for l in on(0, 15) {
             ftl.write(l);
         }
-        assert_eq!(w.target(&ftl, 0, 0, |_| true), Some(15));
+        assert_eq!(w.target(&ftl, 0, Stream::User, |_| true), Some(15));
         // A plane with nothing waiting, or no room, is not a candidate.
-        w.add(0, 0, 0, -1);
-        assert_eq!(w.target(&ftl, 0, 0, |_| true), None);
-        w.add(0, 0, 0, 1);
-        assert_eq!(w.target(&ftl, 0, 0, |p| p != 0), None);
+        w.add(0, Stream::User, 0, -1);
+        assert_eq!(w.target(&ftl, 0, Stream::User, |_| true), None);
+        w.add(0, Stream::User, 0, 1);
+        assert_eq!(w.target(&ftl, 0, Stream::User, |p| p != 0), None);
         // GC writes are counted apart.
-        assert_eq!(w.target(&ftl, 0, 1, |_| true), None);
+        assert_eq!(w.target(&ftl, 0, Stream::Gc, |_| true), None);
     }
 }

@@ -9,26 +9,39 @@
 //! - [`IssueOrder`]: every queue, GC's included, by the time its oldest transaction was
 //!   queued (SimpleSSD's PAL books dies in issue order).
 
-use super::{NQ, Q_ERASE, Q_GC_READ, Q_GC_WRITE, Q_MAP_READ, Q_READ, Q_WRITE};
+use super::NQ;
 use crate::config::{DieScheduling, FtlConfig, GcMode};
 use crate::engine::{List, NONE};
+use crate::ssd::txn::DieQueue;
 use crate::time::Ps;
 
 /// GC first (MQSim PRIORITY_OUT_OF_ORDER with non-preemptible GC): mapping reads, GC, then user.
-pub const ORDER_GC_FIRST: [usize; NQ] =
-    [Q_MAP_READ, Q_GC_READ, Q_GC_WRITE, Q_ERASE, Q_READ, Q_WRITE];
+pub const ORDER_GC_FIRST: [DieQueue; NQ] = [
+    DieQueue::MapRead,
+    DieQueue::GcRead,
+    DieQueue::GcWrite,
+    DieQueue::Erase,
+    DieQueue::Read,
+    DieQueue::Write,
+];
 /// User first (preemptible GC outside the hard threshold): reads before writes before GC.
-pub const ORDER_USER_FIRST: [usize; NQ] =
-    [Q_MAP_READ, Q_READ, Q_WRITE, Q_GC_READ, Q_GC_WRITE, Q_ERASE];
+pub const ORDER_USER_FIRST: [DieQueue; NQ] = [
+    DieQueue::MapRead,
+    DieQueue::Read,
+    DieQueue::Write,
+    DieQueue::GcRead,
+    DieQueue::GcWrite,
+    DieQueue::Erase,
+];
 
 /// A die-scheduling order.
 pub trait DieOrder {
     /// The queue a transaction of class `q` joins.
-    fn queue_of(&self, q: usize) -> usize {
+    fn queue_of(&self, q: DieQueue) -> DieQueue {
         q
     }
     /// Whether only the head of queue `q` may start (its partners of the same kind).
-    fn in_order(&self, _q: usize) -> bool {
+    fn in_order(&self, _q: DieQueue) -> bool {
         false
     }
     /// Whether the order needs when each transaction was queued.
@@ -36,7 +49,7 @@ pub trait DieOrder {
         false
     }
     /// The queues in the order an idle die scans them, GC first or not.
-    fn scan_order(&self, gc_first: bool, queues: &[List; NQ], queued_at: &[Ps]) -> [usize; NQ];
+    fn scan_order(&self, gc_first: bool, queues: &[List; NQ], queued_at: &[Ps]) -> [DieQueue; NQ];
 }
 
 pub struct Priority;
@@ -45,7 +58,7 @@ pub struct IssueOrder;
 
 impl DieOrder for Priority {
     #[inline]
-    fn scan_order(&self, gc_first: bool, _: &[List; NQ], _: &[Ps]) -> [usize; NQ] {
+    fn scan_order(&self, gc_first: bool, _: &[List; NQ], _: &[Ps]) -> [DieQueue; NQ] {
         if gc_first {
             ORDER_GC_FIRST
         } else {
@@ -57,19 +70,19 @@ impl DieOrder for Priority {
 impl DieOrder for Fifo {
     /// In-order dies: user writes share the read queue, so neither overtakes the other.
     #[inline]
-    fn queue_of(&self, q: usize) -> usize {
-        if q == Q_WRITE {
-            Q_READ
+    fn queue_of(&self, q: DieQueue) -> DieQueue {
+        if q == DieQueue::Write {
+            DieQueue::Read
         } else {
             q
         }
     }
     #[inline]
-    fn in_order(&self, q: usize) -> bool {
-        q == Q_READ
+    fn in_order(&self, q: DieQueue) -> bool {
+        q == DieQueue::Read
     }
     #[inline]
-    fn scan_order(&self, gc_first: bool, q: &[List; NQ], t: &[Ps]) -> [usize; NQ] {
+    fn scan_order(&self, gc_first: bool, q: &[List; NQ], t: &[Ps]) -> [DieQueue; NQ] {
         Priority.scan_order(gc_first, q, t)
     }
 }
@@ -80,13 +93,13 @@ impl DieOrder for IssueOrder {
     }
     /// The die's queues by the time their oldest transaction was queued (ties in user-first
     /// order); empty queues last. GC still goes first on a plane below the hard threshold.
-    fn scan_order(&self, gc_first: bool, q: &[List; NQ], queued_at: &[Ps]) -> [usize; NQ] {
+    fn scan_order(&self, gc_first: bool, q: &[List; NQ], queued_at: &[Ps]) -> [DieQueue; NQ] {
         if gc_first {
             return ORDER_GC_FIRST;
         }
         let mut order = ORDER_USER_FIRST;
         order.sort_by_key(|&i| {
-            let h = q[i].head;
+            let h = q[i.idx()].head;
             if h == NONE {
                 Ps::MAX
             } else {
@@ -139,11 +152,11 @@ impl Order {
 
 impl DieOrder for Order {
     #[inline]
-    fn queue_of(&self, q: usize) -> usize {
+    fn queue_of(&self, q: DieQueue) -> DieQueue {
         each!(self, o => o.queue_of(q))
     }
     #[inline]
-    fn in_order(&self, q: usize) -> bool {
+    fn in_order(&self, q: DieQueue) -> bool {
         each!(self, o => o.in_order(q))
     }
     #[inline]
@@ -151,7 +164,7 @@ impl DieOrder for Order {
         each!(self, o => o.needs_queue_times())
     }
     #[inline]
-    fn scan_order(&self, gc_first: bool, q: &[List; NQ], t: &[Ps]) -> [usize; NQ] {
+    fn scan_order(&self, gc_first: bool, q: &[List; NQ], t: &[Ps]) -> [DieQueue; NQ] {
         each!(self, o => o.scan_order(gc_first, q, t))
     }
 }
@@ -211,23 +224,29 @@ mod tests {
 
     #[test]
     fn fifo_dies_queue_writes_with_reads_in_order() {
-        assert_eq!(Fifo.queue_of(Q_WRITE), Q_READ);
-        assert_eq!(Fifo.queue_of(Q_GC_WRITE), Q_GC_WRITE);
-        assert!(Fifo.in_order(Q_READ) && !Fifo.in_order(Q_GC_READ));
+        assert_eq!(Fifo.queue_of(DieQueue::Write), DieQueue::Read);
+        assert_eq!(Fifo.queue_of(DieQueue::GcWrite), DieQueue::GcWrite);
+        assert!(Fifo.in_order(DieQueue::Read) && !Fifo.in_order(DieQueue::GcRead));
     }
 
     #[test]
     fn issue_order_serves_the_oldest_queue_first_and_empty_ones_last() {
         // Heads: transaction i at queue i; GC read queued first, then the erase, then reads.
         let mut heads = [NONE; NQ];
-        heads[Q_READ] = 0;
-        heads[Q_GC_READ] = 1;
-        heads[Q_ERASE] = 2;
+        heads[DieQueue::Read.idx()] = 0;
+        heads[DieQueue::GcRead.idx()] = 1;
+        heads[DieQueue::Erase.idx()] = 2;
         let queued_at: Vec<Ps> = vec![30, 10, 20];
         let o = IssueOrder.scan_order(false, &queues(heads), &queued_at);
-        assert_eq!(&o[..3], &[Q_GC_READ, Q_ERASE, Q_READ]);
+        assert_eq!(
+            &o[..3],
+            &[DieQueue::GcRead, DieQueue::Erase, DieQueue::Read]
+        );
         // Empty queues keep user-first order among themselves.
-        assert_eq!(&o[3..], &[Q_MAP_READ, Q_WRITE, Q_GC_WRITE]);
+        assert_eq!(
+            &o[3..],
+            &[DieQueue::MapRead, DieQueue::Write, DieQueue::GcWrite]
+        );
         assert_eq!(
             IssueOrder.scan_order(true, &queues(heads), &queued_at),
             ORDER_GC_FIRST

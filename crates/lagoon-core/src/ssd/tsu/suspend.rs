@@ -17,12 +17,11 @@
 //! it stays its full tPROG / tBERS; the die is busy from its start to the suspend taking
 //! effect, and from the resume command to its end.
 
-use super::{Die, Phase, TsuEvent, MAX_PLANES, Q_GC_READ, Q_MAP_READ, Q_READ};
+use super::{Die, Phase, Tsu, MAX_PLANES};
 use crate::config::{FlashConfig, Suspend as Mode, SuspendReads};
-use crate::engine::NONE;
+use crate::engine::{Slab, NONE};
 use crate::flash::FlashOp;
-use crate::ssd::txn::TxnKind;
-use crate::ssd::{DriveQueue, Ssd};
+use crate::ssd::txn::{DieQueue, Txn, TxnKind};
 use crate::time::{ns, Ps};
 
 /// A suspended operation: the die's second operation slot.
@@ -55,8 +54,8 @@ pub struct Suspend {
 }
 
 /// Queues a suspended die serves, in order: host reads, then GC's with `suspend_reads = "all"`.
-const HOST_READS: [usize; 2] = [Q_MAP_READ, Q_READ];
-const ALL_READS: [usize; 3] = [Q_MAP_READ, Q_READ, Q_GC_READ];
+const HOST_READS: [DieQueue; 2] = [DieQueue::MapRead, DieQueue::Read];
+const ALL_READS: [DieQueue; 3] = [DieQueue::MapRead, DieQueue::Read, DieQueue::GcRead];
 
 impl Suspend {
     pub fn new(f: &FlashConfig, dies: usize) -> Self {
@@ -97,7 +96,7 @@ impl Suspend {
 
     /// The read queues a suspended die serves.
     #[inline]
-    pub fn read_queues(&self) -> &'static [usize] {
+    pub fn read_queues(&self) -> &'static [DieQueue] {
         match self.reads {
             SuspendReads::Host => &HOST_READS,
             SuspendReads::All => &ALL_READS,
@@ -115,28 +114,38 @@ impl Suspend {
     }
 }
 
-impl<Q: DriveQueue> Ssd<Q> {
+/// A suspended operation resumed ([`Tsu::resume`]): when its array operation ends, the
+/// generation its completion carries, and when it was suspended.
+#[derive(Clone, Copy, Debug)]
+pub struct Resumed {
+    pub end: Ps,
+    pub gen: u16,
+    pub since: Ps,
+}
+
+impl Tsu {
     /// A dispatch attempt found `die` busy: suspend its program or erase if an eligible read
-    /// waits at the head of one of the die's read queues.
-    pub(super) fn try_suspend(&mut self, now: Ps, die: usize) {
-        let s = &self.tsu.suspend;
-        let d = &self.tsu.dies[die];
+    /// waits at the head of one of the die's read queues. Returns when the suspension takes
+    /// effect (the die is parked from now on), or `None`.
+    pub(crate) fn suspend_for_read(&mut self, now: Ps, die: usize, txns: &Slab<Txn>) -> Option<Ps> {
+        let s = &self.suspend;
+        let d = &self.dies[die];
         if s.parked[die].is_some() || !s.may_suspend(d, d.suspends) {
-            return;
+            return None;
         }
         // The operation stops at the next step boundary: one that would end by then runs on.
         let stop = now + s.suspend_ps;
         if d.array_due <= stop {
-            return;
+            return None;
         }
         let waiting = s.read_queues().iter().any(|&q| {
-            let h = self.tsu.queues[die][q].head;
-            h != NONE && s.eligible(self.txns[h].kind)
+            let h = self.queues[die][q.idx()].head;
+            h != NONE && s.eligible(txns[h].kind)
         });
         if !waiting {
-            return;
+            return None;
         }
-        let d = &mut self.tsu.dies[die];
+        let d = &mut self.dies[die];
         let parked = Parked {
             op: d.op,
             txns: d.txns,
@@ -153,28 +162,23 @@ impl<Q: DriveQueue> Ssd<Q> {
         d.busy_time += stop - d.started;
         d.phase = Phase::Suspending;
         d.n = 0;
-        self.tsu.suspend.parked[die] = Some(parked);
-        self.flash.suspensions += 1;
-        self.q
-            .schedule(stop, TsuEvent::Suspended { die: die as u32 });
+        self.suspend.parked[die] = Some(parked);
+        Some(stop)
     }
 
-    /// The suspension took effect: the die serves the reads waiting for it (or resumes).
-    pub(super) fn on_suspended(&mut self, now: Ps, die: usize) {
-        debug_assert_eq!(self.tsu.dies[die].phase, Phase::Suspending);
-        self.tsu.dies[die].phase = Phase::Idle;
-        self.try_dispatch(now, die);
+    /// The suspension of `die`'s operation took effect: the die may serve reads.
+    pub(crate) fn suspension_took_effect(&mut self, die: usize) {
+        debug_assert_eq!(self.dies[die].phase, Phase::Suspending);
+        self.dies[die].phase = Phase::Idle;
     }
 
-    /// No eligible read is left for the suspended die: resume its operation.
-    pub(super) fn resume(&mut self, now: Ps, die: usize) {
-        let p = self.tsu.suspend.parked[die]
+    /// No eligible read is left for the suspended die: its operation resumes now.
+    pub(crate) fn resume(&mut self, now: Ps, die: usize) -> Resumed {
+        let p = self.suspend.parked[die]
             .take()
             .expect("resume without a suspended operation");
-        let end = now + self.tsu.suspend.resume_ps + p.remaining;
-        self.flash.suspended_ns += (now - p.since) / crate::time::PS_PER_NS;
-        self.flash.resumes += 1;
-        let d = &mut self.tsu.dies[die];
+        let end = now + self.suspend.resume_ps + p.remaining;
+        let d = &mut self.dies[die];
         d.phase = Phase::Array;
         d.op = p.op;
         d.txns = p.txns;
@@ -185,14 +189,11 @@ impl<Q: DriveQueue> Ssd<Q> {
         d.suspends = p.suspends;
         d.array_due = end;
         d.array_ps = p.array_ps;
-        let gen = d.gen;
-        self.q.schedule(
+        Resumed {
             end,
-            TsuEvent::ArrayDone {
-                die: die as u32,
-                gen,
-            },
-        );
+            gen: d.gen,
+            since: p.since,
+        }
     }
 }
 

@@ -7,7 +7,6 @@ use crate::interconnect::Arch;
 use crate::interconnect::IcEvent;
 use crate::ssd::datapath::DataPathEvent;
 use crate::ssd::hil::HilEvent;
-use crate::ssd::txn::TxnKind;
 
 /// The drive's sub-events, for a drive run without the simulator around it.
 #[derive(Clone, Copy, Debug)]
@@ -40,8 +39,8 @@ fn drive(f: impl FnOnce(&mut SsdConfig)) -> Ssd<EventQueue<Event>> {
 /// Queue a user read of page `page` of block `block` on `plane` (not dispatched).
 fn read(s: &mut Ssd<EventQueue<Event>>, plane: u32, block: u32, page: u32) -> u32 {
     let ppa = s.ftl.geo.ppa(plane, block, page);
-    let t = s.alloc_txn(TxnKind::UserRead, NONE, 0, ppa, plane, 4096);
-    s.queue_on_die(0, t, Q_READ);
+    let t = s.alloc_txn(TxnKind::UserRead, Role::Drive, 0, ppa, plane, 4096);
+    s.queue_on_die(0, t, DieQueue::Read);
     t
 }
 
@@ -83,8 +82,8 @@ fn a_busy_die_starts_nothing_and_an_idle_one_takes_reads_before_gc() {
     let mut s = drive(|c| c.ftl.gc_preemptible = true);
     // A status-scan read (background queue) and a user read on plane 0.
     let ppa = s.ftl.geo.ppa(0, 1, 0);
-    let scan = s.alloc_txn(TxnKind::ScanRead, NONE, 0, ppa, 0, 4096);
-    s.queue_on_die(0, scan, Q_GC_READ);
+    let scan = s.alloc_txn(TxnKind::ScanRead, Role::Drive, 0, ppa, 0, 4096);
+    s.queue_on_die(0, scan, DieQueue::GcRead);
     let user = read(&mut s, 0, 4, 2);
     s.try_dispatch(0, 0);
     assert_eq!(
@@ -110,7 +109,14 @@ fn in_order_dies_start_only_the_head() {
     assert_eq!(s.tsu.dies()[0].current(), &[a, b]);
     let mut s = drive(|c| c.ftl.die_scheduling = crate::config::DieScheduling::Fifo);
     let lpa = 7;
-    let w = s.alloc_txn(TxnKind::UserWrite, NONE, lpa, NONE, 0, 4096);
-    s.enqueue(0, w, Q_WRITE); // joins the read queue, and starts at once on the idle die
+    let w = s.alloc_txn(
+        TxnKind::UserWrite,
+        Role::Destage { sectors: 0 },
+        lpa,
+        NONE,
+        0,
+        4096,
+    );
+    s.enqueue(0, w, DieQueue::Write); // joins the read queue, and starts at once on the idle die
     assert_eq!(s.tsu.dies()[0].current(), &[w]);
 }

@@ -10,8 +10,8 @@
 //! deadlock-free with 2 classes (minimal) or 3 (Valiant, UGAL).
 
 use super::{class_mask, Candidate, LoadView, RouteState, Routing};
+use crate::engine::NONE;
 use crate::interconnect::network::topology::dragonfly::Dragonfly;
-use crate::interconnect::network::topology::NONE;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {

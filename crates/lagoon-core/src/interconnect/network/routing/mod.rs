@@ -23,9 +23,10 @@ pub mod duato;
 pub mod table;
 pub mod venice;
 
-use super::topology::{Graph, Topology, NONE};
+use super::topology::{Graph, Topology};
 use crate::config::network::vc_plan;
 use crate::config::{RoutingKind, TopologyKind};
+use crate::engine::NONE;
 
 /// What a packet carries for routing (a few bytes in the packet's header).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

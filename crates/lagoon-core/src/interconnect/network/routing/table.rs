@@ -6,7 +6,8 @@
 //! legal path is a candidate (adaptive among them).
 
 use super::{all_vcs, Candidate, LoadView, RouteState, Routing};
-use crate::interconnect::network::topology::{Graph, NONE};
+use crate::engine::NONE;
+use crate::interconnect::network::topology::Graph;
 
 pub struct UpDown {
     routers: u32,

@@ -19,9 +19,10 @@
 //! these times.
 
 use super::super::routing::NoLoad;
-use super::super::topology::{Graph, NONE};
+use super::super::topology::Graph;
 use super::super::{NetEvent, Network};
 use super::reservation::Reservations;
+use crate::engine::NONE;
 use crate::time::Ps;
 
 /// The circuits' state: which circuit holds each link direction (the shared

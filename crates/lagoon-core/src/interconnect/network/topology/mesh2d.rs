@@ -10,8 +10,9 @@
 //! `Right` towards higher columns; they map onto the layer's ports +y, -y, +x, -x.
 
 use super::cube::Cube;
-use super::{Graph, NONE};
+use super::Graph;
 use crate::config::{ConfigError, SsdConfig};
+use crate::engine::NONE;
 
 pub type Port = u8;
 pub const UP: Port = 0;

@@ -21,9 +21,7 @@ pub mod mesh2d;
 
 use crate::config::network::Shape;
 use crate::config::{ConfigError, ControllerAttach, SsdConfig, TopologyKind};
-
-/// "No such router, port or link".
-pub const NONE: u32 = u32::MAX;
+use crate::engine::NONE;
 
 /// A network topology: routers and their router-to-router ports.
 pub trait Topology: std::fmt::Debug + Send + Sync {

@@ -2,10 +2,10 @@
 //! ([`Network::serve_link`]) and an endpoint's injection ([`Network::serve_src`]).
 
 use super::super::super::router::{Occ, Task};
-use super::super::super::topology::NONE;
 use super::super::super::{NetEvent, Network};
 use super::{link_ends, plan, transfer, From, To};
 use crate::config::Switching;
+use crate::engine::NONE;
 use crate::time::Ps;
 
 impl Network {

@@ -7,8 +7,8 @@
 //!   packet's head advances only into a buffer with room for the whole packet. Store-and-forward:
 //!   also, a router forwards a packet only once all of it is in its input buffer.
 //!
-//! **No event per flit.** Flit times are kept as runs ([`runs`]): each stage moves, in
-//! one step, every flit whose time is known — the flits that arrived or will arrive in
+//! **No event per flit.** Flit times are kept as runs ([`super::super::runs`]): each stage
+//! moves, in one step, every flit whose time is known — the flits that arrived or will arrive in
 //! committed runs, into slots whose credits are known — with `t_k = max(t_{k-1} + f, avail_k,
 //! credit_k)`, which is a run again whenever flits move in lockstep. A link starts a packet
 //! only at the time it sends (so a later-ready VC never pre-empts an earlier one) and extends
@@ -19,13 +19,13 @@
 
 pub mod audit;
 mod link;
-pub mod runs;
 
 use super::super::router::{Buf, Fabric, Occ, Task};
 use super::super::routing::RouteState;
-use super::super::topology::{Graph, NONE};
+use super::super::topology::Graph;
 use super::super::{NetEvent, NetParams, Network};
 use crate::config::Switching;
+use crate::engine::NONE;
 use crate::time::Ps;
 
 /// Where a stage takes flits from.
