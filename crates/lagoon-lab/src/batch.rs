@@ -398,8 +398,14 @@ fn cgroup_limit() -> Option<MemoryLimit> {
         let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
         let path = path.trim_start_matches('/');
         if controllers.is_empty() {
-            // v2: this cgroup and every one above it.
-            let mut dir = std::path::PathBuf::from("/sys/fs/cgroup").join(path);
+            // v2: this cgroup and every one above it (under /sys/fs/cgroup/unified on a
+            // hybrid v1/v2 system).
+            let root = ["/sys/fs/cgroup/unified", "/sys/fs/cgroup"]
+                .into_iter()
+                .map(std::path::PathBuf::from)
+                .find(|r| r.join("cgroup.controllers").exists())
+                .unwrap_or_else(|| "/sys/fs/cgroup".into());
+            let mut dir = root.join(path);
             loop {
                 let max = dir.join("memory.max");
                 consider(
@@ -407,7 +413,7 @@ fn cgroup_limit() -> Option<MemoryLimit> {
                     num(&dir.join("memory.current")),
                     max.display().to_string(),
                 );
-                if dir == std::path::Path::new("/sys/fs/cgroup") || !dir.pop() {
+                if dir == root || !dir.pop() {
                     break;
                 }
             }
@@ -721,23 +727,14 @@ mod tests {
             left,
             per_thread,
         };
-        // Three quarters of 4 GB holds three 1 GB runs; the tightest limit decides.
-        assert_eq!(fit_jobs(gb, &[limit(4 * gb, 0)]).unwrap().0, 3);
-        assert_eq!(
-            fit_jobs(gb, &[limit(40 * gb, 0), limit(2 * gb, 0)])
-                .unwrap()
-                .0,
-            1
-        );
+        // Three quarters of 4 GiB hold three runs of 1 GiB; the tightest limit decides.
+        let fit = |per_job, limits: &[MemoryLimit]| fit_jobs(per_job, limits).unwrap().0;
+        assert_eq!(fit(gb, &[limit(4 * gb, 0)]), 3);
+        assert_eq!(fit(gb, &[limit(40 * gb, 0), limit(2 * gb, 0)]), 1);
         // An address-space limit counts each thread's stack and arena: three quarters of
         // 1 GiB hold 768 runs of 1 MiB, but 11 (768 / 67) at 66 MiB more each.
-        assert_eq!(fit_jobs(1 << 20, &[limit(gb, 0)]).unwrap().0, 768);
-        assert_eq!(
-            fit_jobs(1 << 20, &[limit(gb, THREAD_ADDRESS_SPACE)])
-                .unwrap()
-                .0,
-            11
-        );
+        assert_eq!(fit(1 << 20, &[limit(gb, 0)]), 768);
+        assert_eq!(fit(1 << 20, &[limit(gb, THREAD_ADDRESS_SPACE)]), 11);
         assert_eq!(fit_jobs(0, &[limit(gb, 0)]), None);
         assert_eq!(fit_jobs(gb, &[]), None);
         // A flow counts in a run's state.

@@ -2,6 +2,7 @@
 script, Ctrl-C within a second (a run, a local sweep, a sweep on Dask with its pending
 futures cancelled), latency against load in numeric order."""
 
+import faulthandler
 import os
 import shutil
 import signal
@@ -62,15 +63,30 @@ def test_the_lagoon_command_is_on_path_after_pip_install():
     assert bad.returncode == 2 and "mesh '-4x16'" in bad.stderr
 
 
-def _interrupt_after(seconds):
-    def go():
-        time.sleep(seconds)
-        os.kill(os.getpid(), signal.SIGINT)
-    threading.Thread(target=go, daemon=True).start()
+@pytest.fixture
+def interrupt_after():
+    """`interrupt_after(s)`: SIGINT to this process `s` seconds later, as a terminal's Ctrl-C.
+
+    A harness started in a background job (`bash -c 'scripts/test &'`) runs with SIGINT
+    ignored, and Python then installs no KeyboardInterrupt handler: the test restores it.
+    A test whose signal did not land ends the whole session after 120 s (a traceback of
+    every thread, exit 1) instead of running its hours-long workload."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    faulthandler.dump_traceback_later(120, exit=True)
+
+    def after(seconds):
+        def go():
+            time.sleep(seconds)
+            os.kill(os.getpid(), signal.SIGINT)
+        threading.Thread(target=go, daemon=True).start()
+
+    yield after
+    faulthandler.cancel_dump_traceback_later()
+    signal.signal(signal.SIGINT, previous)
 
 
-def test_ctrl_c_stops_a_run_within_a_second():
-    _interrupt_after(0.5)
+def test_ctrl_c_stops_a_run_within_a_second(interrupt_after):
+    interrupt_after(0.5)
     start = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
         lagoon.run(LONG)
@@ -79,8 +95,8 @@ def test_ctrl_c_stops_a_run_within_a_second():
     assert lagoon.run("syn:count=100").report["requests"] == 100
 
 
-def test_ctrl_c_stops_a_local_sweep_and_its_threads():
-    _interrupt_after(0.5)
+def test_ctrl_c_stops_a_local_sweep_and_its_threads(interrupt_after):
+    interrupt_after(0.5)
     start = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
         lagoon.sweep({"workload": [LONG] * 4, "seed": [1, 2]}, progress=False)
@@ -88,9 +104,9 @@ def test_ctrl_c_stops_a_local_sweep_and_its_threads():
     assert time.perf_counter() - start < 1.5
 
 
-def test_ctrl_c_stops_a_reproduction_and_leaves_out_as_it_was(tmp_path):
+def test_ctrl_c_stops_a_reproduction_and_leaves_out_as_it_was(tmp_path, interrupt_after):
     out = tmp_path / "venice"
-    _interrupt_after(0.5)
+    interrupt_after(0.5)
     start = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
         lagoon.reproduce("venice", out=out, progress=False)
@@ -98,8 +114,8 @@ def test_ctrl_c_stops_a_reproduction_and_leaves_out_as_it_was(tmp_path):
     assert not out.exists() and not any("partial" in p.name for p in tmp_path.iterdir())
 
 
-def test_ctrl_c_cancels_a_dask_sweeps_pending_futures(client):
-    _interrupt_after(1.0)
+def test_ctrl_c_cancels_a_dask_sweeps_pending_futures(client, interrupt_after):
+    interrupt_after(1.0)
     start = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
         lagoon.sweep({"workload": [LONG], "seed": list(range(20))}, client=client, progress=False)
