@@ -556,7 +556,10 @@ fn a_sigint_ignored_by_the_parent_stays_ignored() {
 fn lagoon_under_rlimit_as(args: &[String], bytes: u64) -> (Option<i32>, String, String) {
     use std::os::unix::process::CommandExt;
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_lagoon"));
-    cmd.args(args).env_remove("LAGOON_MAX_STATE_GB");
+    // From the project root, where reproductions find ../shared/traces.
+    cmd.args(args)
+        .env_remove("LAGOON_MAX_STATE_GB")
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
     // SAFETY: one async-signal-safe call between fork and exec.
     unsafe {
         cmd.pre_exec(move || {
