@@ -1,13 +1,13 @@
 //! `lagoon compare`: every chosen design on one or more drives and one workload, side by
 //! side.
 
-use crate::batch::{self, Job, Record, RunKey};
 use anyhow::{bail, Result};
 use clap::Args;
 use lagoon_core::config::{presets, ConfigError, SsdConfig};
 use lagoon_core::host::Replay;
 use lagoon_core::interconnect::Arch;
 use lagoon_core::scenario::Scenario;
+use lagoon_lab::batch::{self, Job, Record, RunKey};
 use std::fmt::Write;
 
 #[derive(Args)]
@@ -16,7 +16,7 @@ pub struct CompareArgs {
         "{}. Repeat to compare drives (e.g. network topologies): every --arch runs on each, \
          in one table whose ssd column names the drive (a preset's name, a file's stem, or \
          its path if two stems collide); speedup is over baseline on the same drive",
-        crate::help::ssd()
+        lagoon_lab::help::ssd()
     ))]
     pub ssd: Vec<String>,
     /// Trace file, synthetic spec or preset (`syn:hm_0`, `syn:mix1`); repeat for several flows.
@@ -33,7 +33,7 @@ pub struct CompareArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Host I/O scheduler in front of every flow (PIQ paper).
-    #[arg(long, value_parser = crate::help::scheduler())]
+    #[arg(long, value_parser = lagoon_lab::help::scheduler())]
     pub host_scheduler: Option<lagoon_core::host::piq::Scheme>,
     /// Host scheduler queue length (requests waiting or outstanding); default 64. Needs
     /// --host-scheduler.
@@ -111,12 +111,12 @@ fn drive_names(specs: &[String]) -> Result<Vec<String>> {
 pub fn compare(a: CompareArgs) -> Result<()> {
     let designs = parse_designs(&a.arch)?;
     if let Some(j) = &a.json {
-        crate::out::check(std::path::Path::new(j), "--json")?;
+        lagoon_lab::out::check(std::path::Path::new(j), "--json")?;
     }
     if let Some(c) = &a.csv {
-        crate::out::check(c, "--csv")?;
+        lagoon_lab::out::check(c, "--csv")?;
     }
-    if a.json.as_deref() == Some("-") && a.csv.as_deref().is_some_and(crate::out::is_stdout) {
+    if a.json.as_deref() == Some("-") && a.csv.as_deref().is_some_and(lagoon_lab::out::is_stdout) {
         bail!("--json and --csv both name standard output (-); give a file to one");
     }
     let several = a.ssd.len() > 1;
@@ -155,7 +155,7 @@ pub fn compare(a: CompareArgs) -> Result<()> {
         });
     }
     let workload = a.workload.join(" + ");
-    let sched = crate::host_scheduler(a.host_scheduler, a.host_queue)?;
+    let sched = lagoon_lab::run::host_scheduler(a.host_scheduler, a.host_queue)?;
     // Drive-major: each drive's designs together, in --arch order.
     let jobs: Vec<Job> = drives
         .iter()
@@ -165,7 +165,7 @@ pub fn compare(a: CompareArgs) -> Result<()> {
             sc.replay = a.replay;
             sc.seed = a.seed;
             sc.host_scheduler = sched;
-            sc.cancel = Some(crate::interrupt::cancel());
+            sc.cancel = Some(lagoon_lab::interrupt::cancel());
             Job {
                 key: RunKey {
                     experiment: "compare".into(),
@@ -180,7 +180,7 @@ pub fn compare(a: CompareArgs) -> Result<()> {
         })
         .collect();
     let stdout_taken =
-        a.json.as_deref() == Some("-") || a.csv.as_deref().is_some_and(crate::out::is_stdout);
+        a.json.as_deref() == Some("-") || a.csv.as_deref().is_some_and(lagoon_lab::out::is_stdout);
     let quiet = a.quiet || stdout_taken;
     let per_job = batch::check_memory(&jobs)?;
     let threads = batch::jobs_for_memory(per_job, a.jobs);
@@ -189,7 +189,7 @@ pub fn compare(a: CompareArgs) -> Result<()> {
         crate::write_out(t, &serde_json::to_string_pretty(&recs)?)?;
     }
     if let Some(p) = &a.csv {
-        crate::reproduce::write_csv(p, &recs)?;
+        lagoon_lab::reproduce::write_csv(p, &recs)?;
     }
     if !stdout_taken {
         let text = match drives.as_slice() {
@@ -202,7 +202,7 @@ pub fn compare(a: CompareArgs) -> Result<()> {
                 table_by_ssd(&heads, &workload, &recs)
             }
         };
-        crate::out!("{text}{}", notes(&recs))?;
+        lagoon_lab::out!("{text}{}", notes(&recs))?;
     }
     Ok(())
 }

@@ -9,19 +9,16 @@ pub mod net;
 pub mod serve;
 pub mod trace;
 
-// The lab's modules under their old names, so the commands' own modules keep their paths.
-pub use lagoon_lab::run::{host_scheduler, RunArgs};
-pub use lagoon_lab::{
-    batch, help, interrupt, invariants, out, outln, plot, progress, provenance, reproduce,
-    set_design,
-};
-
 use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
 use lagoon_core::config::{presets, SsdConfig};
 use lagoon_core::interconnect::Arch;
 use lagoon_core::report::Report;
 use lagoon_core::scenario::Scenario;
+use lagoon_lab::run::RunArgs;
+use lagoon_lab::{
+    batch, help, interrupt, invariants, out, outln, plot, progress, provenance, reproduce,
+};
 use std::path::Path;
 
 #[derive(Parser)]

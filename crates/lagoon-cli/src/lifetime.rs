@@ -12,7 +12,7 @@ use std::path::PathBuf;
 #[derive(Args)]
 pub struct LifetimeArgs {
     /// Drive: a preset or TOML file; its `[wear]` section applies unless overridden below.
-    #[arg(long, default_value = "dssd-superblock", help = crate::help::ssd())]
+    #[arg(long, default_value = "dssd-superblock", help = lagoon_lab::help::ssd())]
     pub ssd: String,
     /// Superblock management: baseline (static) | recycled | reserv (Decoupled SSD §5).
     #[arg(long)]
@@ -21,16 +21,16 @@ pub struct LifetimeArgs {
     #[arg(long)]
     pub width: Option<String>,
     /// Mean P/E limit per block (`wear.pe_mean`).
-    #[arg(long, value_parser = crate::help::key("wear.pe_mean"))]
+    #[arg(long, value_parser = lagoon_lab::help::key("wear.pe_mean"))]
     pub pe_mean: Option<f64>,
     /// Standard deviation of the P/E limit (`wear.pe_sigma`).
-    #[arg(long, value_parser = crate::help::key("wear.pe_sigma"))]
+    #[arg(long, value_parser = lagoon_lab::help::key("wear.pe_sigma"))]
     pub sigma: Option<f64>,
     /// SRT entries per flash controller (`wear.srt_entries`).
     #[arg(long)]
     pub srt_entries: Option<u32>,
     /// RESERV's reserved fraction of blocks (`wear.reserve_fraction`).
-    #[arg(long, value_parser = crate::help::key("wear.reserve_fraction"))]
+    #[arg(long, value_parser = lagoon_lab::help::key("wear.reserve_fraction"))]
     pub reserve: Option<f64>,
     /// Host write pattern: random | seq.
     #[arg(long, default_value = "random")]
@@ -40,10 +40,10 @@ pub struct LifetimeArgs {
     pub request_kib: u64,
     /// Logical space as a fraction of the superblocks the FTL sees (§6.4: 90 %), in (0, 1);
     /// the space must hold one whole request.
-    #[arg(long, default_value_t = 0.9, value_parser = crate::help::checked(UTILIZATION))]
+    #[arg(long, default_value_t = 0.9, value_parser = lagoon_lab::help::checked(UTILIZATION))]
     pub utilization: f64,
     /// Stop when this fraction of the superblocks is bad (default: until worn out), in (0, 1].
-    #[arg(long, default_value_t = 1.0, value_parser = crate::help::within(Range::above(0.0, 1.0)))]
+    #[arg(long, default_value_t = 1.0, value_parser = lagoon_lab::help::within(Range::above(0.0, 1.0)))]
     pub stop_bad_fraction: f64,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -110,14 +110,15 @@ pub const MAX_REQUEST_KIB: u64 = 1 << 20;
 pub fn run(a: LifetimeArgs) -> Result<()> {
     let cfg = drive(&a)?;
     if let Some(j) = &a.json {
-        crate::out::check(std::path::Path::new(j), "--json")?;
+        lagoon_lab::out::check(std::path::Path::new(j), "--json")?;
     }
     if let Some(c) = &a.curve {
-        crate::out::check(c, "--curve")?;
+        lagoon_lab::out::check(c, "--curve")?;
     }
-    let stdout_taken =
-        a.json.as_deref() == Some("-") || a.curve.as_deref().is_some_and(crate::out::is_stdout);
-    if a.json.as_deref() == Some("-") && a.curve.as_deref().is_some_and(crate::out::is_stdout) {
+    let stdout_taken = a.json.as_deref() == Some("-")
+        || a.curve.as_deref().is_some_and(lagoon_lab::out::is_stdout);
+    if a.json.as_deref() == Some("-") && a.curve.as_deref().is_some_and(lagoon_lab::out::is_stdout)
+    {
         bail!("--json and --curve both name standard output (-); give a file to one");
     }
     let request_bytes = a
@@ -133,9 +134,9 @@ pub fn run(a: LifetimeArgs) -> Result<()> {
         seed: a.seed,
     };
     let quiet = a.quiet || stdout_taken;
-    let pb = crate::progress::life_bar(quiet, cfg.wear.superblock.name());
-    crate::interrupt::finish_on_first(true);
-    let cancel = crate::interrupt::cancel();
+    let pb = lagoon_lab::progress::life_bar(quiet, cfg.wear.superblock.name());
+    lagoon_lab::interrupt::finish_on_first(true);
+    let cancel = lagoon_lab::interrupt::cancel();
     let (r, _) = lifetime::age_cancellable(&cfg, &spec, Some(&cancel), |done, total| {
         pb.set_length(total.max(done));
         pb.set_position(done);
@@ -150,10 +151,10 @@ pub fn run(a: LifetimeArgs) -> Result<()> {
         crate::write_out(t, &serde_json::to_string_pretty(&r)?)?;
     }
     if let Some(p) = &a.curve {
-        crate::out::write(p, "--curve", curve_csv(&r).as_bytes())?;
+        lagoon_lab::out::write(p, "--curve", curve_csv(&r).as_bytes())?;
     }
     if !stdout_taken {
-        crate::out!("{}", summary(&r))?;
+        lagoon_lab::out!("{}", summary(&r))?;
     }
     if r.end == lifetime::LifetimeEnd::Interrupted {
         return Err(crate::Interrupted(format!(

@@ -7,8 +7,8 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    lagoon_cli::interrupt::install();
+    lagoon_lab::interrupt::install();
     let cli: lagoon_cli::Cli =
-        lagoon_cli::help::parse(std::env::args_os()).unwrap_or_else(|e| e.exit());
+        lagoon_lab::help::parse(std::env::args_os()).unwrap_or_else(|e| e.exit());
     std::process::exit(lagoon_cli::exit_code(lagoon_cli::dispatch(cli)));
 }

@@ -154,12 +154,12 @@ pub fn net(a: NetArgs) -> Result<()> {
         bail!("--min-packets must be at least 1");
     }
     if let Some(j) = &a.json {
-        crate::out::check(Path::new(j), "--json")?;
+        lagoon_lab::out::check(Path::new(j), "--json")?;
     }
     if let Some(p) = &a.plot {
-        crate::out::check(p, "--plot")?;
+        lagoon_lab::out::check(p, "--plot")?;
     }
-    if a.json.as_deref() == Some("-") && a.plot.as_deref().is_some_and(crate::out::is_stdout) {
+    if a.json.as_deref() == Some("-") && a.plot.as_deref().is_some_and(lagoon_lab::out::is_stdout) {
         bail!("--json and --plot both name standard output (-); give a file to one");
     }
     let cfgs: Vec<(String, SsdConfig)> = a
@@ -180,12 +180,12 @@ pub fn net(a: NetArgs) -> Result<()> {
         min_packets: a.min_packets,
         converge: a.converge,
     };
-    let cancel = crate::interrupt::cancel();
+    let cancel = lagoon_lab::interrupt::cancel();
     let jobs: Vec<(usize, f64)> = (0..cfgs.len())
         .flat_map(|c| a.load.iter().map(move |&l| (c, l)))
         .collect();
-    let threads = a.jobs.unwrap_or_else(crate::batch::default_threads);
-    let points = crate::batch::in_pool(jobs.len(), threads, |k| {
+    let threads = a.jobs.unwrap_or_else(lagoon_lab::batch::default_threads);
+    let points = lagoon_lab::batch::in_pool(jobs.len(), threads, |k| {
         let (c, load) = jobs[k];
         let (name, cfg) = &cfgs[c];
         let point = run_point(cfg, a.traffic, load, w, a.seed, Some(&cancel))
@@ -208,13 +208,13 @@ pub fn net(a: NetArgs) -> Result<()> {
         crate::write_out(target, &serde_json::to_string_pretty(&out)?)?;
     }
     let stdout_taken =
-        a.json.as_deref() == Some("-") || a.plot.as_deref().is_some_and(crate::out::is_stdout);
+        a.json.as_deref() == Some("-") || a.plot.as_deref().is_some_and(lagoon_lab::out::is_stdout);
     if !stdout_taken {
-        crate::out!("{}", table(a.traffic, &points))?;
+        lagoon_lab::out!("{}", table(a.traffic, &points))?;
     }
     if let Some(path) = &a.plot {
         let names: Vec<&String> = cfgs.iter().map(|c| &c.0).collect();
-        crate::out::write(path, "--plot", plot(a.traffic, &names, &points).as_bytes())?;
+        lagoon_lab::out::write(path, "--plot", plot(a.traffic, &names, &points).as_bytes())?;
     }
     Ok(())
 }
@@ -301,7 +301,7 @@ fn plot(traffic: Pattern, names: &[&String], points: &[Point]) -> String {
         .into_iter()
         .collect();
     let any_saturated = saturated.iter().flatten().any(|&s| s);
-    let st = crate::plot::LineStyle {
+    let st = lagoon_lab::plot::LineStyle {
         flagged: any_saturated.then_some((
             saturated.as_slice(),
             "ringed: saturated (the mean latency of the packets delivered, which grows with the run's length)",
@@ -309,7 +309,7 @@ fn plot(traffic: Pattern, names: &[&String], points: &[Point]) -> String {
         notes: &notes,
         ..Default::default()
     };
-    crate::plot::lines_with(
+    lagoon_lab::plot::lines_with(
         &st,
         &format!("Latency vs offered load, {traffic} traffic"),
         "offered load (flits per endpoint per cycle)",

@@ -208,28 +208,28 @@ fn stats(file: &Path, input: &TraceInput, json: Option<String>, devices: bool) -
         write_out(target, &serde_json::to_string_pretty(&v)?)?;
     }
     if json.as_deref() != Some("-") {
-        crate::outln!("{} ({})", file.display(), format)?;
-        crate::outln!("format                {format} ({how})")?;
-        crate::outln!("units                 {}", format.units())?;
+        lagoon_lab::outln!("{} ({})", file.display(), format)?;
+        lagoon_lab::outln!("format                {format} ({how})")?;
+        lagoon_lab::outln!("units                 {}", format.units())?;
         if compression != Compression::None {
-            crate::outln!("compression           {}", compression.name())?;
+            lagoon_lab::outln!("compression           {}", compression.name())?;
         }
-        crate::outln!("first request         line {line}: {raw}")?;
-        crate::outln!("                      read as {}", describe(&req))?;
+        lagoon_lab::outln!("first request         line {line}: {raw}")?;
+        lagoon_lab::outln!("                      read as {}", describe(&req))?;
         if let Some(d) = input.device {
-            crate::outln!(
+            lagoon_lab::outln!(
                 "device                {d} ({} requests of other devices passed over)",
                 reader.other_device_requests()
             )?;
         }
-        crate::outln!("{stats}")?;
+        lagoon_lab::outln!("{stats}")?;
         if devices {
-            crate::outln!(
+            lagoon_lab::outln!(
                 "devices               {} (requests of the busiest 20 below)",
                 busiest.len()
             )?;
             for (d, n) in busiest.iter().take(20) {
-                crate::outln!("  device {d:<12} {n}")?;
+                lagoon_lab::outln!("  device {d:<12} {n}")?;
             }
         }
     }
@@ -240,7 +240,7 @@ fn stats(file: &Path, input: &TraceInput, json: Option<String>, devices: bool) -
 const INTERRUPT_EVERY: u64 = 4096;
 
 fn check_interrupt(n: u64) -> Result<()> {
-    if n.is_multiple_of(INTERRUPT_EVERY) && crate::interrupt::requested() {
+    if n.is_multiple_of(INTERRUPT_EVERY) && lagoon_lab::interrupt::requested() {
         bail!("interrupted by Ctrl-C");
     }
     Ok(())
@@ -249,7 +249,7 @@ fn check_interrupt(n: u64) -> Result<()> {
 fn convert(file: &Path, input: &TraceInput, to: TraceFormat, output: Option<&Path>) -> Result<()> {
     let stdout = Path::new("-");
     let output = output.unwrap_or(stdout);
-    crate::out::check(output, "--output")?;
+    lagoon_lab::out::check(output, "--output")?;
     let spec = file.to_str().filter(|s| SyntheticSpec::is_synthetic(s));
     let (format, reader): (
         String,
@@ -266,7 +266,7 @@ fn convert(file: &Path, input: &TraceInput, to: TraceFormat, output: Option<&Pat
             (format.to_string(), Box::new(open(file, input, format)?))
         }
     };
-    let mut out = crate::out::Output::create(output, "--output")?;
+    let mut out = lagoon_lab::out::Output::create(output, "--output")?;
     let name = out.name().to_string();
     let (n, rounded) = {
         let mut w = TraceWriter::new(&mut out, to);
@@ -316,10 +316,10 @@ fn cut(
         bail!("--count must be at least 1");
     }
     let output = output.unwrap_or(Path::new("-"));
-    crate::out::check(output, "--output")?;
+    lagoon_lab::out::check(output, "--output")?;
     let (format, _) = format_of(file, input)?;
     let mut reader = open(file, input, format)?;
-    let mut out = crate::out::Output::create(output, "--output")?;
+    let mut out = lagoon_lab::out::Output::create(output, "--output")?;
     let name = out.name().to_string();
     let kept = {
         let mut start = None;
@@ -358,7 +358,7 @@ fn fit_cmd(file: &Path, input: &TraceInput, check: bool) -> Result<()> {
     let (format, _) = format_of(file, input)?;
     let spec =
         fit(|| open_trace(file, Some(format), input.lenient).map(|r| r.only_device(input.device)))?;
-    crate::outln!("{spec}")?;
+    lagoon_lab::outln!("{spec}")?;
     if check {
         let trace = Profile::of_trace(|| {
             open_trace(file, Some(format), input.lenient).map(|r| r.only_device(input.device))

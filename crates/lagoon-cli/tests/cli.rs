@@ -508,7 +508,7 @@ fn reproduce_venice_writes_every_figure() {
         .iter()
         .all(|r| r.last().unwrap().starts_with("fnv1a64:")));
     let h = headlines(&out);
-    let paper = lagoon_cli::reproduce::book::paper("venice").unwrap();
+    let paper = lagoon_lab::reproduce::claims::paper("venice").unwrap();
     let ids: Vec<&str> = paper
         .numbers
         .iter()
@@ -683,7 +683,7 @@ fn assert_render_only_reproduces(dir: &std::path::Path, paper: &str, notes: Opti
             name.to_string_lossy()
         );
     }
-    let errs = lagoon_cli::reproduce::book::check_headlines(dir).unwrap();
+    let errs = lagoon_lab::reproduce::book::check_headlines(dir).unwrap();
     assert!(errs.is_empty(), "{errs:?}");
 }
 
@@ -715,10 +715,10 @@ fn committed_results_re_render_and_the_readme_agrees() {
         let n = h["provenance"]["seeds"].as_array().unwrap().len() as u64;
         assert_rule_holds(&h, n);
         let name = dir.file_name().unwrap().to_string_lossy();
-        let parsed = lagoon_cli::reproduce::book::read_headlines(dir).unwrap();
+        let parsed = lagoon_lab::reproduce::claims::read_headlines(dir).unwrap();
         lines.push(format!(
             "- {}",
-            lagoon_cli::reproduce::book::verdict_line(&parsed, &format!("docs/results/{name}"))
+            lagoon_lab::reproduce::book::verdict_line(&parsed, &format!("docs/results/{name}"))
         ));
     }
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
@@ -995,7 +995,7 @@ fn fidelity_md_re_renders_from_the_committed_results() {
 /// evidence taken away come back as committed, numbers and verdicts untouched.
 #[test]
 fn refresh_evidence_restores_the_committed_evidence() {
-    use lagoon_cli::reproduce::book;
+    use lagoon_lab::reproduce::book;
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let dir = root.join("docs/results/piq");
     let copy = tempfile::Builder::new()
@@ -1709,7 +1709,7 @@ fn reproduce_mqsimnet_writes_every_figure() {
     assert_eq!(t2.len(), workloads + 1);
     assert_eq!(t2[0][0], "hm_0");
     // The paper's column holds the paper's file's values, for the names it has.
-    let paper = lagoon_cli::reproduce::book::paper("mqsimnet").unwrap();
+    let paper = lagoon_lab::reproduce::claims::paper("mqsimnet").unwrap();
     let num = |s: &str| s.parse::<f64>().unwrap();
     assert_eq!(num(&t2[0][9]), paper.value("table2_hm_0_dor"));
     assert_eq!(num(&t2[0][10]), paper.value("table2_hm_0_duato"));
@@ -1872,7 +1872,7 @@ fn reproduce_dssd_writes_figures_and_summary() {
         .iter()
         .map(|x| x["id"].as_str().unwrap())
         .collect();
-    let paper = lagoon_cli::reproduce::book::paper("dssd").unwrap();
+    let paper = lagoon_lab::reproduce::claims::paper("dssd").unwrap();
     for n in paper.numbers.iter().filter(|n| n.headline) {
         assert!(ids.contains(&n.id.as_str()), "{}", n.id);
     }

@@ -2,7 +2,7 @@
 //! configurations run under the SSD, `lagoon net` points, lifetimes, and the MQSim importer.
 //! Every case must end in time (a watchdog cancels it: a case still running then is a hang),
 //! without a panic; a value outside a key's declared range must be refused by name (never
-//! accepted); every report must pass `lagoon_cli::invariants`, every `lagoon net` point flit
+//! accepted); every report must pass `lagoon_lab::invariants`, every `lagoon net` point flit
 //! conservation and every lifetime its own invariants.
 //!
 //! Cases per surface: `LAGOON_FUZZ_CASES` (default 40, what CI runs), seed `LAGOON_FUZZ_SEED`
@@ -10,7 +10,6 @@
 //! runs behind docs/ROBUSTNESS.md use, e.g.,
 //! `LAGOON_FUZZ_CASES=20000 cargo test --release -p lagoon-cli --test fuzz_surfaces -- --nocapture`.
 
-use lagoon_cli::invariants;
 use lagoon_core::cancel::Cancel;
 use lagoon_core::config::schema::Range;
 use lagoon_core::config::SsdConfig;
@@ -19,36 +18,12 @@ use lagoon_core::interconnect::Arch;
 use lagoon_core::lifetime::{self, LifetimeSpec, Pattern as LifePattern};
 use lagoon_core::scenario::{Scenario, ScenarioError};
 use lagoon_core::sim::SimError;
+use lagoon_lab::invariants;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
-/// xorshift64*: small, seeded, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
-        &v[self.below(v.len())]
-    }
-}
-
-fn env(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+mod common;
+use common::fuzz::{env, Rng};
 
 fn surface_on(name: &str) -> bool {
     std::env::var("LAGOON_FUZZ_SURFACE").map_or(true, |s| s == name)

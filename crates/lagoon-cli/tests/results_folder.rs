@@ -216,13 +216,16 @@ fn a_single_paper_redraw_keeps_the_folders_notes() {
         .ends_with("given with --notes)\n\nOther notes.\n"));
 }
 
+/// A tampering: what it is, how it rewrites the first row, and what the error must say.
+type Tamper = (&'static str, fn(&str) -> String, &'static [&'static str]);
+
 /// Render-only drew what the files said: a value outside its own 95 % interval, NaN drawn as
 /// a figure labelled "NaN", a bar given twice. Each is refused by file and line, nothing drawn.
 #[test]
 fn invalid_figure_data_is_refused_by_file_and_line() {
     let csv = "fig08_read_latency.csv";
     // Line 2: the first row (workload, scheduler, value, lo, hi, n).
-    let cases: [(&str, fn(&str) -> String, &[&str]); 5] = [
+    let cases: [Tamper; 5] = [
         (
             "a negative value outside its interval",
             |row| {

@@ -176,7 +176,7 @@ fn interruptible_with<T: Send>(
 #[cfg(feature = "command")]
 #[pyfunction]
 fn cli(py: Python<'_>, argv: Vec<String>) -> PyResult<i32> {
-    let parsed: lagoon_cli::Cli = match lagoon_cli::help::parse(&argv) {
+    let parsed: lagoon_cli::Cli = match lagoon_lab::help::parse(&argv) {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();

@@ -27,7 +27,7 @@ pub fn import(cmd: ImportCommand) -> Result<()> {
     match cmd {
         ImportCommand::Mqsim { ssd, workload, out } => {
             if let Some(d) = &out {
-                if crate::out::is_stdout(d) {
+                if lagoon_lab::out::is_stdout(d) {
                     anyhow::bail!("--out names a directory for the TOML and runs.txt; leave it out to print the TOML");
                 }
                 if d.exists() && !d.is_dir() {
@@ -38,22 +38,22 @@ pub fn import(cmd: ImportCommand) -> Result<()> {
             match out {
                 Some(dir) => {
                     let cfg = imp.write(&dir)?;
-                    crate::outln!(
+                    lagoon_lab::outln!(
                         "{}: {} MQSim parameters not modelled (listed at its top)",
                         cfg.display(),
                         imp.not_modelled.len()
                     )?;
                     for c in imp.commands(&cfg) {
-                        crate::outln!("{c}")?;
+                        lagoon_lab::outln!("{c}")?;
                     }
                 }
                 None => {
-                    crate::out!("{}", imp.toml)?;
+                    lagoon_lab::out!("{}", imp.toml)?;
                     let cmds = imp.commands(&PathBuf::from(format!("{}.toml", imp.name)));
                     if !cmds.is_empty() {
-                        crate::outln!("\n# Runs (MQSim IO scenarios):")?;
+                        lagoon_lab::outln!("\n# Runs (MQSim IO scenarios):")?;
                         for c in cmds {
-                            crate::outln!("#   {c}")?;
+                            lagoon_lab::outln!("#   {c}")?;
                         }
                     }
                 }

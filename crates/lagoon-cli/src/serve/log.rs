@@ -41,8 +41,8 @@ impl Log {
     /// listens.
     pub(super) fn open(path: &Path, what: &str) -> Result<Log> {
         let name = format!("--log {}", path.display());
-        crate::out::check(path, "--log")?;
-        let w: Box<dyn Write> = if crate::out::is_stdout(path) {
+        lagoon_lab::out::check(path, "--log")?;
+        let w: Box<dyn Write> = if lagoon_lab::out::is_stdout(path) {
             Box::new(std::io::stdout())
         } else {
             Box::new(std::fs::File::create(path).with_context(|| format!("{name}: cannot write"))?)

@@ -46,7 +46,7 @@ pub struct ServeArgs {
     #[arg(long, default_value = "perf-optimized")]
     ssd: String,
     /// Back end.
-    #[arg(long, default_value = "baseline", value_parser = crate::help::arch())]
+    #[arg(long, default_value = "baseline", value_parser = lagoon_lab::help::arch())]
     arch: Arch,
     /// Flash array as ROWSxCOLS (as `lagoon run --mesh`).
     #[arg(long)]
@@ -212,7 +212,7 @@ fn physical_memory() -> Option<u64> {
 /// device that refuses a byte, such as /dev/full, too; JSON takes a leading newline), not
 /// both standard output; `--backing` a regular file or one that can be created.
 fn check_paths(a: &ServeArgs) -> Result<()> {
-    use crate::out;
+    use lagoon_lab::out;
     if let (Some(j), Some(l)) = (&a.json, &a.log) {
         if out::is_stdout(j) && out::is_stdout(l) {
             bail!("--json and --log both name standard output (-); give a file to one");
@@ -300,7 +300,7 @@ extern "C" fn on_sigterm(_: libc::c_int) {
 /// SIGINT is the process's Ctrl-C (`interrupt::install`): its first asks the server to
 /// finish, the second to stop; SIGTERM does the same on the same flag.
 fn install_signals(c: &Cancel) {
-    crate::interrupt::finish_on_first(true);
+    lagoon_lab::interrupt::finish_on_first(true);
     let _ = SIGTERM_FLAG.set(c.clone());
     // SAFETY: a handler that only touches an atomic (async-signal-safe).
     unsafe {
@@ -319,10 +319,10 @@ pub fn serve(a: ServeArgs) -> Result<()> {
     let null = a.ssd == "null";
     let mut ssd = SsdConfig::load(if null { "perf-optimized" } else { &a.ssd })?;
     if let Some(m) = &a.mesh {
-        crate::batch::reshape(&mut ssd, m).context("--mesh")?;
+        lagoon_lab::batch::reshape(&mut ssd, m).context("--mesh")?;
     }
     if let Some(d) = &a.design {
-        crate::set_design(&mut ssd, d)?;
+        lagoon_lab::set_design(&mut ssd, d)?;
     }
     ssd.validate()?;
     let flows: Vec<Flow> = (0..a.max_connections)
@@ -389,7 +389,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         }
         _ => unreachable!("clap requires one endpoint"),
     };
-    let cancel = crate::interrupt::cancel();
+    let cancel = lagoon_lab::interrupt::cancel();
     install_signals(&cancel);
     // A client that vanishes must not end the server through SIGPIPE (main.rs restores its
     // default action for printing commands): writes to it fail with EPIPE instead.
@@ -497,7 +497,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         v.as_object_mut()
             .expect("a report is an object")
             .insert("serve".into(), serde_json::to_value(&serve)?);
-        crate::out::write(
+        lagoon_lab::out::write(
             target,
             "--json",
             format!("{}\n", serde_json::to_string_pretty(&v)?).as_bytes(),

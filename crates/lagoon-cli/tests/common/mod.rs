@@ -1,8 +1,11 @@
-//! What the CLI test files share: the shared traces and running the `lagoon` binary.
+//! What the CLI test files share: the shared traces and running the `lagoon` binary (each
+//! test file uses some of it).
+#![allow(dead_code)]
 
 use std::process::Command;
 
-#[allow(dead_code)]
+pub mod fuzz;
+
 pub const TRACES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces/");
 
 /// Run `lagoon args...`: exit code, stdout, stderr (with the default model-state limit,

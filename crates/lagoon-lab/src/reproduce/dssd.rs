@@ -26,6 +26,7 @@
 //! reads and programs (as page moves) per second over the same time (GC while I/O runs).
 
 use super::book::{self, Fig, FigKind, Headlines, Manifest, Y};
+use super::claims;
 use super::{csv_rows, mean, seeded_table, write, write_json, ReproduceArgs};
 use crate::batch::{Job, Record, RunKey};
 use anyhow::Result;
@@ -403,10 +404,10 @@ impl Results<'_> {
     fn first(&self) -> u64 {
         self.seeds[0]
     }
-    /// `f(seed)` on every seed, as a [`book::Stat`] and the per-seed values.
-    fn over_seeds(&self, f: impl Fn(u64) -> f64) -> (book::Stat, Vec<(u64, f64)>) {
+    /// `f(seed)` on every seed, as a [`claims::Stat`] and the per-seed values.
+    fn over_seeds(&self, f: impl Fn(u64) -> f64) -> (claims::Stat, Vec<(u64, f64)>) {
         let v: Vec<(u64, f64)> = self.seeds.iter().map(|&s| (s, f(s))).collect();
-        (book::stat(&v.iter().map(|x| x.1).collect::<Vec<_>>()), v)
+        (claims::stat(&v.iter().map(|x| x.1).collect::<Vec<_>>()), v)
     }
 }
 
@@ -945,7 +946,7 @@ fn fig11(
             h.add(&id, s, x);
         }
     }
-    let st = book::stat(&avg["baseline"].iter().map(|x| x.1).collect::<Vec<_>>());
+    let st = claims::stat(&avg["baseline"].iter().map(|x| x.1).collect::<Vec<_>>());
     summary.insert(
         "p99_reduction_vs_baseline".into(),
         json!({"dssd_f": st.mean}),

@@ -2,80 +2,24 @@
 //! per headline, the evidence's kind ([`Evidence`]), the file in the repository that holds its
 //! runs (commands, configurations, numbers, how to repeat them) and, for the authors'
 //! simulator, that simulator's own value of the quantity as the file states it
-//! ([`AuthorsValue`]).
+//! ([`AuthorsValue`]). Those fields are data ([`super::claims`]); this module fills a
+//! headline's evidence fields from them.
 //!
-//! The verdict stays the project's rule ([`book::verdict`]) on Lagoon's value. The evidence
+//! The verdict stays the project's rule ([`claims::verdict`]) on Lagoon's value. The evidence
 //! adds, in `authors` and in words at the end of the reason, whether the authors' simulator's
 //! value agrees by the same rule with the paper's and with Lagoon's (the authors' value taken
 //! as the reference Lagoon is judged against).
 //!
 //! Evidence is written into headlines.json when a reproduction runs; for results already
-//! committed, `lagoon reproduce PAPER --refresh-evidence --out DIR` ([`refresh`]) rewrites
-//! only the evidence fields from the data file, without simulating.
+//! committed, `lagoon reproduce PAPER --refresh-evidence --out DIR`
+//! (`book::refresh_evidence`, through [`Refresh`]) rewrites only the evidence fields from the
+//! data file, without simulating.
 
-use super::book::{self, Evidence, Headline, Kind, Number};
+use super::claims::{self, AuthorsCheck, Evidence, Headline, Kind, Number, MARK};
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::path::Path;
-
-/// The authors' simulator's own value of a headline quantity, as the evidence file gives it
-/// (a data file's `[number.authors]`).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct AuthorsValue {
-    /// The simulator, as run ("SSDsim 2.1 with PIQ added").
-    pub simulator: String,
-    pub value: f64,
-    /// The setting the value comes from, in words.
-    pub setting: String,
-    /// The evidence file's words that give the value: a test finds them in the file and the
-    /// value in them.
-    pub quote: String,
-}
-
-/// The authors' simulator's value beside a headline in headlines.json, with how it compares
-/// by the project's rule.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct AuthorsCheck {
-    pub simulator: String,
-    pub value: f64,
-    pub setting: String,
-    /// The rule applied to the authors' value against the paper's.
-    pub agrees_with_paper: bool,
-    /// The rule applied to Lagoon's mean against the authors' value (None when this run did
-    /// not measure the headline).
-    pub agrees_with_lagoon: Option<bool>,
-}
-
-/// What starts the evidence's sentence in a headline's reason (everything before it is the
-/// verdict's reason).
-pub const MARK: &str = "; the authors' simulator, ";
-
-/// A data file's evidence entries are complete: a file for every kind but `lagoon-only`, an
-/// authors' value only with `authors-simulator` evidence, finite.
-pub fn check_number(paper: &str, n: &Number) -> Result<()> {
-    let what = format!("papers/{paper}.toml: {}", n.id);
-    match (n.evidence, &n.evidence_file) {
-        (Evidence::LagoonOnly, Some(_)) => {
-            bail!("{what}: evidence_file given with lagoon-only evidence")
-        }
-        (Evidence::AuthorsSimulator | Evidence::Sensitivity, None) => {
-            bail!("{what}: evidence other than lagoon-only names no evidence_file")
-        }
-        _ => {}
-    }
-    if let Some(a) = &n.authors {
-        if n.evidence != Evidence::AuthorsSimulator {
-            bail!("{what}: [number.authors] needs evidence = \"authors-simulator\"");
-        }
-        if !a.value.is_finite() || (n.kind == Kind::Rate && !(0.0..=1.0).contains(&a.value)) {
-            bail!("{what}: authors' value {} out of range", a.value);
-        }
-    }
-    Ok(())
-}
 
 /// A value as the reason states it: a ratio by its effect, a rate by its complement; as
 /// written when it has at most three decimals (a published or quoted value), else to three.
@@ -97,8 +41,8 @@ fn measure(kind: Kind, v: f64, unit: &str) -> String {
 pub fn authors_check(n: &Number, lagoon: Option<f64>) -> Option<(AuthorsCheck, String)> {
     let a = n.authors.as_ref()?;
     let file = n.evidence_file.as_deref().unwrap_or("?");
-    let with_paper = book::verdict(n.kind, n.value, a.value).0;
-    let with_lagoon = lagoon.map(|l| book::verdict(n.kind, a.value, l).0);
+    let with_paper = claims::verdict(n.kind, n.value, a.value).0;
+    let with_lagoon = lagoon.map(|l| claims::verdict(n.kind, a.value, l).0);
     let which = match (with_lagoon, with_paper) {
         (Some(true), false) => {
             "by the same rule it agrees with Lagoon's value and not with the paper's: the authors' own simulator does not give the paper's number either"
@@ -197,68 +141,78 @@ struct RawHeadline {
     reason: String,
 }
 
-/// `--refresh-evidence`: rewrite only the evidence fields of `dir/headlines.json` from the
-/// paper's data file; every other byte stays as written (the numbers are checked against
-/// headline_seeds.csv first). Returns the ids whose evidence changed.
-pub fn refresh(dir: &Path) -> Result<Vec<String>> {
-    let path = super::folder::path(dir, "headlines.json")?;
-    let text = super::folder::read(dir, "headlines.json", super::folder::MAX_JSON_BYTES)?;
-    let mut h: RawFile = serde_json::from_str(&text)
-        .map_err(|e| anyhow!("{}: {}", path.display(), super::folder::cut(&e.to_string())))?;
-    // Only the evidence may change: the file must come back as it was when written again.
-    let again = serde_json::to_string_pretty(&h)?;
-    if again != text {
-        let (i, (was, now)) = text
-            .lines()
-            .zip(again.lines())
-            .enumerate()
-            .find(|(_, (a, b))| a != b)
-            .unwrap_or((text.lines().count().min(again.lines().count()), ("", "")));
-        bail!(
-            "--refresh-evidence: {} does not read back byte for byte (edited by hand, or written by another version; line {}: {} reads back as {}); re-run the reproduction",
-            path.display(),
-            i + 1,
-            super::folder::shown(was.trim()),
-            super::folder::shown(now.trim())
-        );
-    }
-    let errs = book::check_numbers(dir)?;
-    if !errs.is_empty() {
-        bail!("--refresh-evidence: {}", errs.join("; "));
-    }
-    let p = book::paper(&h.paper)?;
-    let mut changed = Vec::new();
-    for x in h.headlines.iter_mut() {
-        let base = x.id.split_once('@').map_or(x.id.as_str(), |s| s.0);
-        let n = p.number(base).with_context(|| {
-            format!("{}: headline {} not in the data file", path.display(), x.id)
-        })?;
-        let lagoon: Option<book::Stat> = serde_json::from_str(x.lagoon.get())
-            .with_context(|| format!("{}: {}: lagoon", path.display(), x.id))?;
-        let was = Fields {
-            evidence: x.evidence,
-            evidence_file: x.evidence_file.clone(),
-            authors: x.authors.clone(),
-            reason: x.reason.clone(),
-        };
-        let now = fields(n, lagoon.map(|s| s.mean), &x.reason);
-        if now != was {
-            changed.push(x.id.clone());
-            x.evidence = now.evidence;
-            x.evidence_file = now.evidence_file;
-            x.authors = now.authors;
-            x.reason = now.reason;
+/// `--refresh-evidence`, in two halves around the numbers' check (`book::refresh_evidence`):
+/// [`Refresh::read`] takes `dir/headlines.json` only if it reads back byte for byte, and
+/// [`Refresh::write`] rewrites only its evidence fields from the paper's data file; every
+/// other byte stays as written.
+pub struct Refresh {
+    path: std::path::PathBuf,
+    file: RawFile,
+}
+
+impl Refresh {
+    pub fn read(dir: &Path) -> Result<Refresh> {
+        let path = super::folder::path(dir, "headlines.json")?;
+        let text = super::folder::read(dir, "headlines.json", super::folder::MAX_JSON_BYTES)?;
+        let h: RawFile = serde_json::from_str(&text)
+            .map_err(|e| anyhow!("{}: {}", path.display(), super::folder::cut(&e.to_string())))?;
+        // Only the evidence may change: the file must come back as it was when written again.
+        let again = serde_json::to_string_pretty(&h)?;
+        if again != text {
+            let (i, (was, now)) = text
+                .lines()
+                .zip(again.lines())
+                .enumerate()
+                .find(|(_, (a, b))| a != b)
+                .unwrap_or((text.lines().count().min(again.lines().count()), ("", "")));
+            bail!(
+                "--refresh-evidence: {} does not read back byte for byte (edited by hand, or written by another version; line {}: {} reads back as {}); re-run the reproduction",
+                path.display(),
+                i + 1,
+                super::folder::shown(was.trim()),
+                super::folder::shown(now.trim())
+            );
         }
+        Ok(Refresh { path, file: h })
     }
-    super::write(&path, &serde_json::to_string_pretty(&h)?)?;
-    Ok(changed)
+
+    /// Rewrites the evidence fields; returns the ids whose evidence changed.
+    pub fn write(self) -> Result<Vec<String>> {
+        let (path, mut h) = (self.path, self.file);
+        let p = claims::paper(&h.paper)?;
+        let mut changed = Vec::new();
+        for x in h.headlines.iter_mut() {
+            let base = x.id.split_once('@').map_or(x.id.as_str(), |s| s.0);
+            let n = p.number(base).with_context(|| {
+                format!("{}: headline {} not in the data file", path.display(), x.id)
+            })?;
+            let lagoon: Option<claims::Stat> = serde_json::from_str(x.lagoon.get())
+                .with_context(|| format!("{}: {}: lagoon", path.display(), x.id))?;
+            let was = Fields {
+                evidence: x.evidence,
+                evidence_file: x.evidence_file.clone(),
+                authors: x.authors.clone(),
+                reason: x.reason.clone(),
+            };
+            let now = fields(n, lagoon.map(|s| s.mean), &x.reason);
+            if now != was {
+                changed.push(x.id.clone());
+                x.evidence = now.evidence;
+                x.evidence_file = now.evidence_file;
+                x.authors = now.authors;
+                x.reason = now.reason;
+            }
+        }
+        super::write(&path, &serde_json::to_string_pretty(&h)?)?;
+        Ok(changed)
+    }
 }
 
 /// Errors where `dir/headlines.json`'s evidence is not what the data file gives now (a
 /// committed result whose data file changed needs `--refresh-evidence`).
 pub fn check(dir: &Path) -> Result<Vec<String>> {
-    let h = book::read_headlines(dir)?;
-    let p = book::paper(&h.paper)?;
+    let h = claims::read_headlines(dir)?;
+    let p = claims::paper(&h.paper)?;
     let mut errs = Vec::new();
     for x in &h.headlines {
         let base = x.id.split_once('@').map_or(x.id.as_str(), |s| s.0);
@@ -283,7 +237,7 @@ pub fn check(dir: &Path) -> Result<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reproduce::book::PAPERS;
+    use crate::reproduce::claims::{AuthorsValue, PAPERS};
 
     /// The repository's root (the data files' evidence paths are relative to it).
     fn root() -> std::path::PathBuf {
@@ -296,7 +250,7 @@ mod tests {
     fn evidence_files_exist_and_hold_the_authors_values() {
         let mut values = 0;
         for (name, _) in PAPERS {
-            let p = book::paper(name).unwrap();
+            let p = claims::paper(name).unwrap();
             for n in &p.numbers {
                 let Some(f) = &n.evidence_file else { continue };
                 let text = std::fs::read_to_string(root().join(f))
@@ -381,7 +335,7 @@ evidence_file = "validation/ssdsim/README.md"
         let mut h = Headline {
             id: "x".into(),
             quantity: "q".into(),
-            paper: book::PaperValue {
+            paper: claims::PaperValue {
                 value: 0.803,
                 unit: "x".into(),
                 kind: Kind::Ratio,
@@ -389,8 +343,8 @@ evidence_file = "validation/ssdsim/README.md"
                 section: "s".into(),
                 line: 1,
             },
-            lagoon: Some(book::stat(&[0.86, 0.87])),
-            verdict: book::Verdict::NotReproduced,
+            lagoon: Some(claims::stat(&[0.86, 0.87])),
+            verdict: claims::Verdict::NotReproduced,
             outside_ci: Some(true),
             evidence: Evidence::LagoonOnly,
             evidence_file: None,

@@ -4,7 +4,8 @@
 //! sensitivity search, the search's `OUT/sensitivity/<paper>/sensitivity.json`; nothing else, so
 //! `lagoon reproduce all --render-only --out docs/results` writes the committed one again.
 
-use super::book::{self, Evidence, HeadlinesFile, Kind, Verdict};
+use super::book;
+use super::claims::{self, Evidence, HeadlinesFile, Kind, Verdict};
 use super::sensitivity::{self, Search};
 use super::PAPERS;
 use anyhow::Result;
@@ -21,7 +22,7 @@ pub fn collect(out: &Path) -> Result<Vec<HeadlinesFile>> {
     for name in PAPERS {
         let dir = out.join(name);
         if super::folder::has(&dir, "headlines.json") {
-            let h = book::read_headlines(&dir)?;
+            let h = claims::read_headlines(&dir)?;
             anyhow::ensure!(
                 h.paper == name,
                 "{}: a reproduction of {}, not {name}",
@@ -39,13 +40,13 @@ fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-fn count(h: &HeadlinesFile, f: impl Fn(&book::Headline) -> bool) -> usize {
+fn count(h: &HeadlinesFile, f: impl Fn(&claims::Headline) -> bool) -> usize {
     h.headlines.iter().filter(|x| f(x)).count()
 }
 
 /// The counts of one paper (or all): headlines, by verdict, by evidence.
 fn counts(hs: &[&HeadlinesFile]) -> [usize; 7] {
-    let n = |f: &dyn Fn(&book::Headline) -> bool| hs.iter().map(|h| count(h, f)).sum::<usize>();
+    let n = |f: &dyn Fn(&claims::Headline) -> bool| hs.iter().map(|h| count(h, f)).sum::<usize>();
     [
         n(&|_| true),
         n(&|x| x.verdict == Verdict::Reproduced),

@@ -7,7 +7,7 @@
 //!   path, not a link to outside the folder. Anything else is refused, the name shown cut
 //!   ([`shown`]).
 //! - contents: every file is read with a size limit ([`read`]) and checked before anything is
-//!   drawn from it (the checks are beside the types: `book::HeadlinesFile::check`,
+//!   drawn from it (the checks are beside the types: `claims::HeadlinesFile::check`,
 //!   `book::Manifest::check`, `book::Table::read`, `sensitivity::Search::check`); a bad file
 //!   is named with its entry.
 //!
@@ -161,6 +161,18 @@ pub fn read_json<T: serde::de::DeserializeOwned>(dir: &Path, name: &str) -> Resu
     let text = read(dir, name, MAX_JSON_BYTES)?;
     serde_json::from_str(&text)
         .map_err(|e| anyhow!("{}: {}", dir.join(name).display(), cut(&e.to_string())))
+}
+
+/// `dir/name` parsed ([`read_json`]) and checked by `check` (a type's rule for what it must
+/// hold to be drawn from); a failed check names the file.
+pub fn read_checked<T: serde::de::DeserializeOwned>(
+    dir: &Path,
+    name: &str,
+    check: impl FnOnce(&T) -> Result<()>,
+) -> Result<T> {
+    let t: T = read_json(dir, name)?;
+    check(&t).map_err(|e| anyhow!("{}: {e:#}", dir.join(name).display()))?;
+    Ok(t)
 }
 
 /// The folder's own notes (notes.md, written by hand; at most `limit` bytes), if it has them.

@@ -2,6 +2,7 @@
 //! figures and a summary beside the paper's numbers (SPEC §4).
 
 pub mod book;
+pub mod claims;
 pub mod dssd;
 pub mod evidence;
 pub mod fidelity;
@@ -14,7 +15,8 @@ pub mod venice;
 
 use crate::batch::{Executor, Job, Record, Threads};
 use anyhow::{bail, Context, Result};
-use book::{Headlines, Manifest, Provenance};
+use book::{Headlines, Manifest};
+use claims::Provenance;
 use clap::Args;
 use lagoon_core::cancel::Cancel;
 use std::collections::BTreeMap;
@@ -22,6 +24,18 @@ use std::path::{Path, PathBuf};
 
 /// The papers `lagoon reproduce` knows.
 pub const PAPERS: [&str; 5] = ["venice", "piq", "mqsimnet", "dssd", "superblocks"];
+/// A paper name read from a results file is one of [`PAPERS`].
+pub fn check_paper(name: &str) -> Result<()> {
+    if !PAPERS.contains(&name) {
+        bail!(
+            "paper {}: none of {}",
+            folder::shown(name),
+            PAPERS.join(", ")
+        );
+    }
+    Ok(())
+}
+
 /// The largest `--notes` file (a Markdown text written by hand).
 pub const MAX_NOTES_BYTES: u64 = 1 << 20;
 
@@ -187,7 +201,7 @@ pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
                 out.display()
             );
         }
-        let h = book::read_headlines(&out)?;
+        let h = claims::read_headlines(&out)?;
         if h.paper != a.paper {
             bail!(
                 "{flag}: {} is a reproduction of {}, not {}",
@@ -197,7 +211,7 @@ pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
             );
         }
         if a.refresh_evidence {
-            let changed = evidence::refresh(&out)?;
+            let changed = book::refresh_evidence(&out)?;
             if !a.quiet {
                 eprintln!(
                     "{}: evidence rewritten for {} of {} headlines{}",
@@ -215,7 +229,7 @@ pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
         if a.paper == "superblocks" {
             superblocks::lifetime_headlines(&out)?;
         }
-        let h = book::read_headlines(&out)?;
+        let h = claims::read_headlines(&out)?;
         book::render(&out, notes.as_deref())?;
         println!("{}", book::verdict_line(&h, &out.display().to_string()));
         return Ok(());
@@ -250,7 +264,7 @@ pub fn reproduce(mut a: ReproduceArgs) -> Result<()> {
         return Err(e);
     }
     if !a.quiet {
-        let h = book::read_headlines(&out)?;
+        let h = claims::read_headlines(&out)?;
         eprintln!("{}", book::verdict_line(&h, &out.display().to_string()));
         eprintln!("summary: {}", out.join("summary.md").display());
     }
@@ -609,7 +623,7 @@ impl ReproduceArgs {
     ) -> Result<()> {
         let out = self.out_dir();
         manifest.write(out)?;
-        headlines.write(out, &book::paper(&self.paper)?, prov)?;
+        headlines.write(out, &claims::paper(&self.paper)?, prov)?;
         Ok(())
     }
 }
@@ -776,7 +790,7 @@ pub(crate) fn seeded_table(
         for wl in workloads {
             let v: Vec<f64> = seeds.iter().map(|&seed| f(s, wl, seed)).collect();
             let mut row = vec![wl.clone(), s.clone()];
-            row.extend(book::ci_cells(&book::stat(&v), digits));
+            row.extend(book::ci_cells(&claims::stat(&v), digits));
             w.write_record(&row)?;
         }
         let per_seed: Vec<(u64, f64)> = seeds
@@ -795,7 +809,7 @@ pub(crate) fn seeded_table(
         } else {
             format!("average ({k} of {})", workloads.len())
         };
-        let st = book::stat(&per_seed.iter().map(|x| x.1).collect::<Vec<_>>());
+        let st = claims::stat(&per_seed.iter().map(|x| x.1).collect::<Vec<_>>());
         let mut row = vec![label, s.clone()];
         row.extend(book::ci_cells(&st, digits));
         w.write_record(&row)?;
@@ -811,7 +825,7 @@ pub(crate) fn seed_means(m: &BTreeMap<String, Vec<(u64, f64)>>) -> serde_json::V
         m.iter()
             .map(|(k, v)| {
                 let x: Vec<f64> = v.iter().map(|p| p.1).collect();
-                (k.clone(), serde_json::json!(book::stat(&x).mean))
+                (k.clone(), serde_json::json!(claims::stat(&x).mean))
             })
             .collect(),
     )

@@ -15,6 +15,7 @@
 //! paper's "traces not large enough to generate high traffic" implies.
 
 use super::book::{self, Fig, FigKind, Headlines, Manifest, Y};
+use super::claims;
 use super::{
     csv_file, finite, mean, seed_means, seeded_table, trace_files, write_json, ReproduceArgs,
 };
@@ -205,7 +206,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         );
     }
     // Table II: network latency per workload over seeds, the paper's beside it.
-    let paper = book::paper("mqsimnet")?;
+    let paper = claims::paper("mqsimnet")?;
     let published = |w: &str, r: &str| paper.value(&format!("table2_{w}_{r}"));
     let lat = |w: &str, d: &str, seed: u64| {
         find("table2", w, d, seed)
@@ -231,7 +232,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         let mut row = vec![wl.clone()];
         for d in ["dor", "duato"] {
             let v: Vec<f64> = seeds.iter().map(|&s| lat(wl, d, s)).collect();
-            row.extend(book::ci_cells(&book::stat(&v), 2));
+            row.extend(book::ci_cells(&claims::stat(&v), 2));
         }
         row.extend([paper_cell(wl, "dor"), paper_cell(wl, "duato")]);
         w.write_record(&row)?;
@@ -254,7 +255,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     )];
     for v in [&dor, &duato] {
         row.extend(book::ci_cells(
-            &book::stat(&v.iter().map(|x| x.1).collect::<Vec<_>>()),
+            &claims::stat(&v.iter().map(|x| x.1).collect::<Vec<_>>()),
             2,
         ));
     }
@@ -296,7 +297,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         "table2_network_latency.csv",
         &[],
     );
-    let mean_of = |v: &[(u64, f64)]| book::stat(&v.iter().map(|x| x.1).collect::<Vec<_>>()).mean;
+    let mean_of = |v: &[(u64, f64)]| claims::stat(&v.iter().map(|x| x.1).collect::<Vec<_>>()).mean;
     summary.insert("workloads".into(), json!(names));
     summary.insert("seeds".into(), json!(seeds));
     summary.insert(

@@ -12,6 +12,7 @@
 //! to RWS, as the paper reports "compared with RWS, on average".
 
 use super::book::{self, Fig, FigKind, Headlines, Manifest, Y};
+use super::claims;
 use super::{csv_file, mean, seed_means, seeded_table, trace_files, write_json, ReproduceArgs};
 use crate::batch::{Job, Record, RunKey};
 use anyhow::{Context, Result};
@@ -426,7 +427,7 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
         let mut row = vec![s.clone()];
         for (_, avg) in &per_metric {
             let v: Vec<f64> = avg[s].iter().map(|x| x.1).collect();
-            row.extend(book::ci_cells(&book::stat(&v), 4));
+            row.extend(book::ci_cells(&claims::stat(&v), 4));
         }
         let conflicts: Vec<f64> = names
             .iter()
@@ -678,7 +679,7 @@ fn motivation<'a>(
     chips: f64,
     device: &str,
 ) -> Result<()> {
-    let paper = book::paper("piq")?;
+    let paper = claims::paper("piq")?;
     let noop = |w: &str, seed: u64| find("schemes", w, Scheme::Noop, seed);
     let setting = format!("{DRIVE} with {device}, NOOP, queue {DEFAULT_QUEUE}");
     let pct = |id: &str| 100.0 * paper.value(id);
@@ -904,7 +905,7 @@ fn motivation<'a>(
                 })
                 .collect();
             let digits = if c == "utilized_chips" { 2 } else { 0 };
-            row.extend(book::ci_cells(&book::stat(&v), digits));
+            row.extend(book::ci_cells(&claims::stat(&v), digits));
         }
         w.write_record(&row)?;
     }

@@ -7,7 +7,7 @@
 //! bring it closest to the paper's value, and the pairs a paper's readings name
 //! ([`declared_pairs`]). For each headline the search reports the reachable range and the
 //! readings under which the paper's number comes out by the project's rule
-//! ([`book::verdict`]), or that none does.
+//! ([`claims::verdict`]), or that none does.
 //!
 //! Output (`--out`, default results/sensitivity/PAPER): sensitivity.json (every reading,
 //! every headline's value with its interval), sensitivity.csv, points/NN.json (each reading's
@@ -15,7 +15,8 @@
 //! name: what was run, how to repeat it, the ranges) and a figure per kind of headline with
 //! the paper's number on the reachable range.
 
-use super::book::{self, Kind, Stat};
+use super::book;
+use super::claims::{self, Kind, Stat};
 use super::{write_json, ReproduceArgs};
 use crate::batch::Job;
 use anyhow::{bail, Context, Result};
@@ -540,10 +541,7 @@ pub struct Search {
 impl Search {
     /// `dir/sensitivity.json`, checked ([`Search::check`]).
     pub fn read(dir: &Path) -> Result<Self> {
-        let s: Search = super::folder::read_json(dir, JSON)?;
-        s.check()
-            .map_err(|e| anyhow::anyhow!("{}: {e:#}", dir.join(JSON).display()))?;
-        Ok(s)
+        super::folder::read_checked(dir, JSON, Search::check)
     }
 
     /// What a sensitivity.json must hold to be drawn from (issue 42): a paper Lagoon knows,
@@ -552,13 +550,7 @@ impl Search {
     /// as-built value the first point's, and the paper's value finite.
     pub fn check(&self) -> Result<()> {
         use super::folder::shown;
-        if !super::PAPERS.contains(&self.paper.as_str()) {
-            bail!(
-                "paper {}: none of {}",
-                shown(&self.paper),
-                super::PAPERS.join(", ")
-            );
-        }
+        super::check_paper(&self.paper)?;
         if !(1..=100).contains(&self.seeds.len()) {
             bail!("seeds: {} of them; a search has 1 to 100", self.seeds.len());
         }
@@ -572,7 +564,7 @@ impl Search {
                 bail!("{at}: wall_s {}: not a number of seconds", p.wall_s);
             }
             for (h, st) in &p.values {
-                book::check_stat(st).map_err(|e| anyhow::anyhow!("{at}: {}: {e}", shown(h)))?;
+                claims::check_stat(st).map_err(|e| anyhow::anyhow!("{at}: {}: {e}", shown(h)))?;
             }
         }
         let mut ids = std::collections::BTreeSet::new();
@@ -584,7 +576,7 @@ impl Search {
             let finite = [r.paper, r.as_built, r.low, r.high]
                 .iter()
                 .all(|v| v.is_finite());
-            if !finite || !(r.low <= r.as_built && r.as_built <= r.high) {
+            if !finite || r.as_built < r.low || r.as_built > r.high {
                 bail!(
                     "{at}: paper {}, as built {}, range {} to {}: not finite numbers, or as built outside the range",
                     r.paper,
@@ -739,7 +731,7 @@ fn search(a: &ReproduceArgs, axes: &[Axis], work: &Path) -> Result<()> {
     let mut points: Vec<Point> = Vec::new();
     let run_point = |p: &BTreeMap<String, (String, Apply)>,
                      points: &mut Vec<Point>|
-     -> Result<book::HeadlinesFile> {
+     -> Result<claims::HeadlinesFile> {
         let id = format!("{:02}", points.len());
         let readings: BTreeMap<String, String> =
             p.iter().map(|(k, v)| (k.clone(), v.0.clone())).collect();
@@ -749,7 +741,7 @@ fn search(a: &ReproduceArgs, axes: &[Axis], work: &Path) -> Result<()> {
         let reading: Vec<Apply> = p.values().map(|v| v.1.clone()).collect();
         let t0 = std::time::Instant::now();
         super::reproduce(one(reading, dir.clone())).with_context(|| format!("reading {label}"))?;
-        let h = book::read_headlines(&dir)?;
+        let h = claims::read_headlines(&dir)?;
         std::fs::copy(
             dir.join("headlines.json"),
             work.join("points").join(format!("{id}.json")),
@@ -780,7 +772,7 @@ fn search(a: &ReproduceArgs, axes: &[Axis], work: &Path) -> Result<()> {
     // How far an axis moves a headline toward the paper: the largest fraction of the
     // as-built reading's gap to the paper's value (in the rule's measure) that one of the
     // axis's readings closes (0 when none closes any; None without a gap).
-    let closes = |name: &str, x: &book::Headline| -> Option<f64> {
+    let closes = |name: &str, x: &claims::Headline| -> Option<f64> {
         let kind = x.paper.kind;
         let target = measure(kind, x.paper.value);
         let gap = |v: f64| (measure(kind, v) - target).abs();
@@ -904,7 +896,7 @@ fn search(a: &ReproduceArgs, axes: &[Axis], work: &Path) -> Result<()> {
             high_at: label(&hi.0.readings),
             reproduced_at: at
                 .iter()
-                .filter(|(_, v)| book::verdict(kind, paper, *v).0)
+                .filter(|(_, v)| claims::verdict(kind, paper, *v).0)
                 .map(|(p, _)| label(&p.readings))
                 .collect(),
         });
@@ -934,7 +926,7 @@ fn search(a: &ReproduceArgs, axes: &[Axis], work: &Path) -> Result<()> {
     render(work, &s)
 }
 
-fn write_csv(p: &Path, s: &Search, h: &book::HeadlinesFile) -> Result<()> {
+fn write_csv(p: &Path, s: &Search, h: &claims::HeadlinesFile) -> Result<()> {
     let mut w = super::csv_file(
         p,
         &[
@@ -965,7 +957,7 @@ fn write_csv(p: &Path, s: &Search, h: &book::HeadlinesFile) -> Result<()> {
                 lo,
                 hi,
                 format!("{}", x.paper.value),
-                book::verdict(x.paper.kind, x.paper.value, st.mean)
+                claims::verdict(x.paper.kind, x.paper.value, st.mean)
                     .0
                     .to_string(),
             ])?;

@@ -24,7 +24,8 @@
 //! and 15 run on every seed; the other lifetimes, and the aging of Fig. 15's drives, on the
 //! first.
 
-use super::book::{self, Fig, FigKind, Headlines, Manifest, Stat, Y};
+use super::book::{self, Fig, FigKind, Headlines, Manifest, Y};
+use super::claims::{self, Stat};
 use super::{csv_rows, write_json, ReproduceArgs};
 use crate::batch::AgeJob;
 use anyhow::{bail, Context, Result};
@@ -51,7 +52,7 @@ struct Run {
 type PerSeed = Vec<(u64, f64)>;
 
 fn stat_of(v: &PerSeed) -> Stat {
-    book::stat(&v.iter().map(|x| x.1).collect::<Vec<_>>())
+    claims::stat(&v.iter().map(|x| x.1).collect::<Vec<_>>())
 }
 
 fn strings(v: &[&str]) -> Vec<String> {
@@ -586,7 +587,7 @@ pub fn lifetime_headlines(dir: &std::path::Path) -> Result<()> {
                 super::folder::shown(mode)
             );
         }
-        if !(tb > 0.0) {
+        if tb.is_nan() || tb <= 0.0 {
             bail!("{}: end_tb {tb}: not a number of TB above 0", t.at(r));
         }
         if end.insert((mode.to_string(), seed), tb).is_some() {
@@ -605,8 +606,8 @@ pub fn lifetime_headlines(dir: &std::path::Path) -> Result<()> {
             .collect();
         values.insert(id.to_string(), v);
     }
-    let prov = book::read_headlines(dir)?.provenance;
-    Headlines::from_values(values).write(dir, &book::paper("superblocks")?, prov)?;
+    let prov = claims::read_headlines(dir)?.provenance;
+    Headlines::from_values(values).write(dir, &claims::paper("superblocks")?, prov)?;
     Ok(())
 }
 
@@ -712,7 +713,7 @@ fn fig14c(a: &ReproduceArgs, m: &mut Manifest, h: &mut Headlines) -> Result<serd
                 *w = if w.is_nan() { *r } else { w.max(*r) };
             }
         }
-        let st = book::stat(&ratios);
+        let st = claims::stat(&ratios);
         let mut row = vec![
             name.to_string(),
             rw.to_string(),
@@ -827,8 +828,8 @@ fn fig15b(
                 format!("{:.1}", iops(wi, 0, 0)),
                 format!("{:.1}", iops(wi, pi, 0)),
             ];
-            row.extend(book::ci_cells(&book::stat(&perf), 4));
-            row.extend(book::ci_cells(&book::stat(&metric), 4));
+            row.extend(book::ci_cells(&claims::stat(&perf), 4));
+            row.extend(book::ci_cells(&claims::stat(&metric), 4));
             rows.push(row);
             json_rows.push(
                 json!({"workload": t.name, "class": class, "read_percent": t.read_pct,
@@ -1060,7 +1061,7 @@ fn fig15<'a>(
                     p.moved.to_string(),
                     format!("{:.1}", iops(c, pi, 0)),
                 ];
-                row.extend(book::ci_cells(&book::stat(&v), 4));
+                row.extend(book::ci_cells(&claims::stat(&v), 4));
                 rows.push(row);
             }
             json_pts.push(json!({"drive": name, "workload": rw, "rbt_pick": p.pick,

@@ -11,6 +11,7 @@
 //! 4x16 array) run on every seed; the other runs on the first.
 
 use super::book::{Fig, FigKind, Headlines, Manifest, Y};
+use super::claims;
 use super::ReproduceArgs;
 use super::{ci_csv_file, csv_file, finite, seed_means, seeded_table, trace_files, write_json};
 use crate::batch::{self, Job, Record, RunKey};
@@ -369,7 +370,7 @@ impl Outputs<'_> {
         let push_means =
             |rows: &mut Vec<[String; 8]>, ssd: &str, replay: &str, kind: &str, m: &PerSeed| {
                 for (d, v) in m {
-                    let st = super::book::stat(&v.iter().map(|x| x.1).collect::<Vec<_>>());
+                    let st = claims::stat(&v.iter().map(|x| x.1).collect::<Vec<_>>());
                     let c = super::book::ci_cells(&st, 4);
                     rows.push([
                         ssd.into(),
@@ -579,7 +580,7 @@ impl Outputs<'_> {
                     h.add(&format!("conflict_free_{d}"), seed, 1.0 - x / 100.0);
                 }
             }
-            let st = super::book::stat(&v.iter().map(|x| 1.0 - x.1 / 100.0).collect::<Vec<_>>());
+            let st = claims::stat(&v.iter().map(|x| 1.0 - x.1 / 100.0).collect::<Vec<_>>());
             first_try.insert(d.clone(), json!(st.mean));
         }
         m.fig(bars(
@@ -737,7 +738,7 @@ impl Outputs<'_> {
                 )?;
                 for d in &sens_designs {
                     let v: Vec<f64> = avg[d].iter().map(|x| x.1).collect();
-                    let c = super::book::ci_cells(&super::book::stat(&v), 6);
+                    let c = super::book::ci_cells(&claims::stat(&v), 6);
                     f.write_record([mesh, d, &c[0], &c[1], &c[2], &c[3]])?;
                 }
                 if mesh == SENSITIVITY_HEADLINE {
