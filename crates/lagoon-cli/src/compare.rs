@@ -183,7 +183,7 @@ pub fn compare(a: CompareArgs) -> Result<()> {
         a.json.as_deref() == Some("-") || a.csv.as_deref().is_some_and(lagoon_lab::out::is_stdout);
     let quiet = a.quiet || stdout_taken;
     let per_job = batch::check_memory(&jobs)?;
-    let threads = batch::jobs_for_memory(per_job, a.jobs.unwrap_or_else(batch::default_threads));
+    let threads = batch::jobs_for_memory(per_job, a.jobs);
     let recs = batch::run_all(jobs, threads, quiet)?;
     if let Some(t) = &a.json {
         crate::write_out(t, &serde_json::to_string_pretty(&recs)?)?;

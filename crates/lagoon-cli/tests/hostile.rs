@@ -225,14 +225,15 @@ fn negative_numbers_as_flag_values_are_named() {
 }
 
 /// The flows a run holds count in the memory budget: with the limit set low, 200 `--workload`
-/// flags are refused naming the flows and what to change.
+/// flags of more requests than a flow keeps as values (each then holds histograms) are
+/// refused naming the flows and what to change.
 #[test]
 fn flows_count_in_the_memory_budget() {
     let mut args = vec!["run".to_string()];
     for _ in 0..200 {
         args.extend([
             "--workload".into(),
-            "syn:read=100,size=4k,count=1".to_string(),
+            "syn:read=100,size=4k,count=100000".to_string(),
         ]);
     }
     let a: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -379,22 +380,10 @@ fn net_points_obey_conservation_and_saturate_by_definition() {
 #[cfg(unix)]
 #[test]
 fn ctrl_c_stops_within_a_second_and_leaves_nothing_half_written() {
-    use std::os::unix::process::CommandExt;
     let d = tempfile::tempdir().unwrap();
     let sigint = |c: &mut Command, wait: Duration| {
-        // The signal as a terminal sends it; its default action restored for the child (a
-        // test harness may run with SIGINT ignored).
-        unsafe {
-            c.pre_exec(|| {
-                libc::signal(libc::SIGINT, libc::SIG_DFL);
-                let mut set: libc::sigset_t = std::mem::zeroed();
-                libc::sigemptyset(&mut set);
-                libc::sigaddset(&mut set, libc::SIGINT);
-                libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
-                Ok(())
-            });
-        }
-        let child = c
+        // The signal as a terminal sends it (the harness may run with SIGINT ignored).
+        let mut child = common::with_sigint(c)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -404,8 +393,24 @@ fn ctrl_c_stops_within_a_second_and_leaves_nothing_half_written() {
         unsafe {
             libc::kill(child.id() as i32, libc::SIGINT);
         }
-        let out = child.wait_with_output().unwrap();
-        (out, t.elapsed())
+        let status = common::wait_at_most(&mut child, Duration::from_secs(20));
+        let took = t.elapsed();
+        let mut err = Vec::new();
+        std::io::Read::read_to_end(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        let status = status.unwrap_or_else(|| {
+            panic!(
+                "still running 20 s after SIGINT: {}",
+                String::from_utf8_lossy(&err)
+            )
+        });
+        (
+            std::process::Output {
+                status,
+                stdout: Vec::new(),
+                stderr: err,
+            },
+            took,
+        )
     };
     let json = d.path().join("r.json");
     let (out, took) = sigint(
@@ -452,4 +457,183 @@ fn ctrl_c_stops_within_a_second_and_leaves_nothing_half_written() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert!(left.iter().all(|n| !n.contains("partial")), "{left:?}");
+}
+
+/// Ctrl-C at the earliest moments of a command: right after the spawn and a few
+/// milliseconds in (argument parsing, building the drive, the steady preconditioning's
+/// warm-up, the first events), on `run` and on `reproduce`. Each ends within two seconds
+/// of its signal, stopped by it: status 130, or killed by SIGINT itself when the signal came
+/// before `main` installed its handler (what a shell reports as 130 too).
+#[cfg(unix)]
+#[test]
+fn ctrl_c_at_the_earliest_moments_ends_the_command() {
+    use std::os::unix::process::ExitStatusExt;
+    let steady = tmp(
+        "steady.toml",
+        "base = \"perf-optimized\"\n[precondition]\nmode = \"steady\"\nwarmup_overwrites = 100.0\n",
+    );
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("venice");
+    let commands: [Vec<&str>; 3] = [
+        vec!["run", "--workload", LONG, "--quiet"],
+        vec!["run", "--ssd", &steady, "--workload", LONG, "--quiet"],
+        vec![
+            "reproduce",
+            "venice",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    ];
+    for args in &commands {
+        for delay_ms in [0, 0, 1, 2, 5, 10, 20, 50, 100, 300] {
+            let mut child = common::with_sigint(
+                Command::new(env!("CARGO_BIN_EXE_lagoon"))
+                    .args(args)
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped()),
+            )
+            .spawn()
+            .unwrap();
+            std::thread::sleep(Duration::from_millis(delay_ms));
+            let t = Instant::now();
+            unsafe {
+                libc::kill(child.id() as i32, libc::SIGINT);
+            }
+            let status = common::wait_at_most(&mut child, Duration::from_secs(20));
+            let took = t.elapsed();
+            let mut err = String::new();
+            std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+            let status = status.unwrap_or_else(|| {
+                panic!("{args:?} after {delay_ms} ms: still running 20 s after SIGINT; {err}")
+            });
+            assert!(
+                status.code() == Some(130) || status.signal() == Some(libc::SIGINT),
+                "{args:?}, SIGINT after {delay_ms} ms: {status:?}: {err}"
+            );
+            assert!(
+                took < Duration::from_secs(2),
+                "{args:?}, SIGINT after {delay_ms} ms: exit {took:?} after it"
+            );
+            assert!(
+                !out.exists(),
+                "an interrupted reproduction left {}",
+                out.display()
+            );
+        }
+    }
+}
+
+/// A `lagoon` whose parent started it with SIGINT ignored (a background job of a shell
+/// script) keeps ignoring it, as POSIX expects: the terminal's Ctrl-C is for the foreground.
+#[cfg(unix)]
+#[test]
+fn a_sigint_ignored_by_the_parent_stays_ignored() {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_lagoon"));
+    cmd.args(["run", "--workload", LONG, "--quiet"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: one async-signal-safe call between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let status = common::wait_at_most(&mut child, Duration::from_millis(800));
+    assert!(status.is_none(), "ended by an ignored SIGINT: {status:?}");
+}
+
+/// `lagoon args` under an address-space limit of `bytes` (`ulimit -v`): exit code, stdout,
+/// stderr.
+#[cfg(unix)]
+fn lagoon_under_rlimit_as(args: &[String], bytes: u64) -> (Option<i32>, String, String) {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_lagoon"));
+    // From the project root, where reproductions find ../shared/traces.
+    cmd.args(args)
+        .env_remove("LAGOON_MAX_STATE_GB")
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    // SAFETY: one async-signal-safe call between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let r = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &r) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+/// Issue 43: 3,000 one-request flows took 1.37 GB and died under `ulimit -v 1048576` with
+/// "memory allocation of ... bytes failed". Each flow now holds what its requests need: they
+/// run in that limit. 3,000 flows of 5,000 requests each (their histograms about 1.7 GB) are
+/// refused before the run, naming the limit, instead of aborting.
+#[cfg(unix)]
+#[test]
+fn thousands_of_flows_run_or_are_refused_within_the_address_space_limit() {
+    let flows = |spec: &str| -> Vec<String> {
+        let mut a = vec!["run".to_string(), "--quiet".into()];
+        for _ in 0..3000 {
+            a.extend(["--workload".to_string(), spec.to_string()]);
+        }
+        a
+    };
+    let (code, out, err) = lagoon_under_rlimit_as(&flows("syn:read=100,size=4k,count=1"), 1 << 30);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("requests     3000 "), "{out}");
+    let (code, _, err) = lagoon_under_rlimit_as(&flows("syn:read=100,size=4k,count=5000"), 1 << 30);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("3000 flows (--workload")
+            && err.contains("the address-space limit (RLIMIT_AS, ulimit -v)")
+            && !err.contains("memory allocation"),
+        "{err}"
+    );
+}
+
+/// An explicit `--jobs` follows the memory rule the default does: under an address-space
+/// limit that holds a few runs (each thread's stack and malloc arena count against it), a
+/// reproduction asked for 1,000 at once runs fewer, saying so in one line, and completes.
+#[cfg(unix)]
+#[test]
+fn an_explicit_jobs_is_capped_by_the_memory_limits() {
+    let d = tempfile::tempdir().unwrap();
+    let args: Vec<String> = [
+        "reproduce",
+        "piq",
+        "--quick",
+        "--quiet",
+        "--jobs",
+        "1000",
+        "--out",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([d.path().join("piq").to_string_lossy().into_owned()])
+    .collect();
+    let (code, _, err) = lagoon_under_rlimit_as(&args, 3 << 30);
+    assert_eq!(code, Some(0), "{err}");
+    let notes: Vec<&str> = err.lines().filter(|l| l.contains("--jobs 1000:")).collect();
+    assert!(!notes.is_empty(), "{err}");
+    assert!(
+        notes[0].contains("runs at once fit in memory") && notes[0].contains("RLIMIT_AS"),
+        "{err}"
+    );
 }

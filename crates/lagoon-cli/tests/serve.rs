@@ -4,6 +4,7 @@
 //! never finished, a signal at the worst moment, bad options), and by fio, qemu-io and
 //! qemu-img when they are installed.
 
+mod common;
 mod nbd;
 
 use nbd::*;
@@ -506,7 +507,8 @@ fn sigint_between_the_flag_check_and_the_wait_ends_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let sock = dir.path().join("s.sock");
     let json = dir.path().join("r.json");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lagoon"))
+    // SIGINT's default restored for the child: the harness may run with it ignored.
+    let mut child = common::with_sigint(&mut Command::new(env!("CARGO_BIN_EXE_lagoon")))
         .args(["serve", "--quiet", "--linger", "never", "--socket"])
         .arg(&sock)
         .arg("--json")
@@ -811,6 +813,8 @@ fn the_readme_serve_example_keeps_its_server_and_replays_its_log() {
     );
     let sh = |c: &str| {
         let mut cmd = Command::new("sh");
+        // The server is stopped with SIGINT: its default restored (the harness may ignore it).
+        common::with_sigint(&mut cmd);
         cmd.arg("-c")
             .arg(c)
             .current_dir(dir.path())
@@ -848,7 +852,9 @@ fn the_readme_serve_example_keeps_its_server_and_replays_its_log() {
         "the server ended between the example's lines"
     );
     server.signal(libc::SIGINT);
-    let status = server.child.take().unwrap().wait().unwrap();
+    let status = common::wait_at_most(server.child.as_mut().unwrap(), Duration::from_secs(30))
+        .expect("the server still ran 30 s after SIGINT");
+    server.child = None;
     assert!(status.success(), "{status:?}");
     let report: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("serve.json")).unwrap()).unwrap();

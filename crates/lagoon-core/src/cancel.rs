@@ -5,6 +5,7 @@
 //! Two requests: `abort` (stop, the result is lost) and `finish` (stop taking new work and
 //! report what was done, for long-lived commands that end on a signal).
 
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
@@ -61,6 +62,31 @@ impl Cancel {
     }
 }
 
+thread_local! {
+    static SCOPED: RefCell<Option<Cancel>> = const { RefCell::new(None) };
+}
+
+/// Run `f` with `c` as this thread's flag for work that is handed none: a drive's
+/// construction, whose steady-state preconditioning (a functional warm-up of seconds to
+/// minutes) looks at it through [`scoped_is_set`]. Work cut short by it is incomplete: the
+/// caller looks at `c` after `f` and discards what `f` built.
+pub fn within<T>(c: Option<&Cancel>, f: impl FnOnce() -> T) -> T {
+    struct Restore(Option<Cancel>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let prev = self.0.take();
+            SCOPED.with(|s| *s.borrow_mut() = prev);
+        }
+    }
+    let _restore = Restore(SCOPED.with(|s| s.replace(c.cloned())));
+    f()
+}
+
+/// Whether the flag of the enclosing [`within`] asks to stop (false outside one).
+pub fn scoped_is_set() -> bool {
+    SCOPED.with(|s| s.borrow().as_ref().is_some_and(Cancel::is_set))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,5 +102,17 @@ mod tests {
         c.finish();
         assert_eq!(c.request(), Request::Abort);
         assert!(c.is_set());
+    }
+
+    #[test]
+    fn a_scoped_flag_is_seen_inside_its_scope_only() {
+        let c = Cancel::new();
+        c.finish();
+        assert!(!scoped_is_set());
+        assert!(within(Some(&c), scoped_is_set));
+        assert!(!within(None, scoped_is_set));
+        assert!(within(Some(&c), || within(None, || !scoped_is_set())
+            && scoped_is_set()));
+        assert!(!scoped_is_set());
     }
 }

@@ -158,7 +158,14 @@ impl Scenario {
         self.ssd.validate()?;
         let (flows, skipped) = self.flows()?;
         let start = Instant::now();
-        let mut sim = Simulator::new(&self.ssd, self.arch, flows, self.seed);
+        // Building the drive can take long (steady preconditioning): it looks at the flag,
+        // and a drive built while a stop was asked is not run (it may be incomplete).
+        let mut sim = crate::cancel::within(self.cancel.as_ref(), || {
+            Simulator::new(&self.ssd, self.arch, flows, self.seed)
+        });
+        if self.cancel.as_ref().is_some_and(|c| c.is_set()) {
+            return Err(crate::sim::SimError::Cancelled { time_ns: 0.0 }.into());
+        }
         if let Some((scheme, len)) = self.host_scheduler {
             sim.set_host_scheduler(scheme, len)
                 .map_err(ScenarioError::Invalid)?;
@@ -176,10 +183,12 @@ impl Scenario {
         }
         let outcome = sim.run(progress)?;
         if outcome.flows.iter().all(|f| f.completed == 0) {
+            // Stopped before any request completed: nothing to report, a cancelled run.
             if self.cancel.as_ref().is_some_and(|c| c.is_set()) {
-                return Err(ScenarioError::Invalid(
-                    "stopped (Ctrl-C) before any request completed: nothing to report".into(),
-                ));
+                return Err(crate::sim::SimError::Cancelled {
+                    time_ns: crate::time::to_ns_f64(outcome.sim_time),
+                }
+                .into());
             }
             return Err(ScenarioError::Invalid(format!(
                 "no request to simulate: {} gave none (e.g. count=0)",

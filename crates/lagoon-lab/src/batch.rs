@@ -208,20 +208,46 @@ impl Record {
     }
 }
 
-/// Memory a simulation's flows take besides the drive's model state: host queues, request
-/// slabs and latency histograms per flow, about 560 KB each (measured: 2,000 one-request
-/// `--workload` flows peak at 1.11 GB RSS against 11.6 MB for one; docs/ROBUSTNESS.md).
+/// Memory a flow takes besides the drive's model state, by what it records: its host queue,
+/// source and report entries, about 2.3 KB, and 73 bytes a request while its latency records
+/// keep values ([`lagoon_core::stats::FEW`] requests or fewer); a flow of more requests holds
+/// histograms, about 560 KB. Measured (peak RSS, `lagoon run --quiet`, docs/ROBUSTNESS.md):
+/// 3,000 one-request flows 19.9 MB against 13.3 MB for one; 300 flows of 1,000 reads 35.3 MB;
+/// 300 flows of 5,000 reads 165 MB.
+pub const FLOW_BASE_BYTES: u64 = 2_300;
+/// See [`FLOW_BASE_BYTES`].
+pub const KEPT_REQUEST_BYTES: u64 = 73;
+/// See [`FLOW_BASE_BYTES`].
 pub const FLOW_STATE_BYTES: u64 = 560 * 1024;
+
+/// The state of a flow of `requests` requests (None: not known before the run, a trace).
+pub fn flow_state_bytes(requests: Option<u64>) -> u64 {
+    match requests {
+        Some(n) if n <= lagoon_core::stats::FEW as u64 => FLOW_BASE_BYTES + n * KEPT_REQUEST_BYTES,
+        _ => FLOW_STATE_BYTES,
+    }
+}
+
+/// Flows a scenario's workloads make (a `syn:mixN` preset is several), and their state
+/// ([`flow_state_bytes`]; a synthetic flow's requests are its count times `--repeat`).
+pub fn flows_and_state(sc: &Scenario) -> Result<(u64, u64)> {
+    let (mut n, mut bytes) = (0u64, 0u64);
+    for w in &sc.workloads {
+        for f in lagoon_workload::expand_workload(w).map_err(|e| anyhow!("{e}"))? {
+            let requests = lagoon_workload::SyntheticSpec::is_synthetic(&f)
+                .then(|| lagoon_workload::SyntheticSpec::parse(&f).ok())
+                .flatten()
+                .and_then(|s| s.count.checked_mul(sc.repeat.max(1) as u64));
+            n += 1;
+            bytes = bytes.saturating_add(flow_state_bytes(requests));
+        }
+    }
+    Ok((n, bytes))
+}
 
 /// Flows a scenario's workloads make (a `syn:mixN` preset is several).
 pub fn flows(sc: &Scenario) -> Result<u64> {
-    let mut n = 0u64;
-    for w in &sc.workloads {
-        n += lagoon_workload::expand_workload(w)
-            .map_err(|e| anyhow!("{e}"))?
-            .len() as u64;
-    }
-    Ok(n)
+    Ok(flows_and_state(sc)?.0)
 }
 
 /// What a simulation holds from its start: the drive's up-front model state and its flows.
@@ -229,48 +255,227 @@ pub fn run_state_bytes(sc: &Scenario) -> Result<u64> {
     Ok(sc
         .ssd
         .preallocated_state_bytes()
-        .saturating_add(flows(sc)?.saturating_mul(FLOW_STATE_BYTES)))
+        .saturating_add(flows_and_state(sc)?.1))
 }
 
 /// Refuse a simulation whose flows and drive state pass the model-state limit
-/// (`LAGOON_MAX_STATE_GB`), saying what to change.
+/// (`LAGOON_MAX_STATE_GB`) or what is left under this process's own memory limits
+/// ([`memory_limits`]: RLIMIT_AS, the cgroup's, the system's), saying what to change.
 pub fn check_run_budget(sc: &Scenario) -> Result<()> {
     let limit = lagoon_core::config::schema::model_state_limit()?;
-    let n = flows(sc)?;
-    let need = run_state_bytes(sc)?;
+    let (n, flow_bytes) = flows_and_state(sc)?;
+    let drive = sc.ssd.preallocated_state_bytes();
+    let need = drive.saturating_add(flow_bytes);
+    let what = || {
+        format!(
+            "{n} flows (--workload, a syn:mix counting its flows) take about {:.2} GB ({:.3} MB each) beside {:.2} GB of drive state: {:.2} GB",
+            flow_bytes as f64 / 1e9,
+            flow_bytes as f64 / n.max(1) as f64 / 1e6,
+            drive as f64 / 1e9,
+            need as f64 / 1e9,
+        )
+    };
     if need > limit {
         return Err(anyhow!(
-            "{n} flows (--workload, a syn:mix counting its flows) take about {:.2} GB ({:.2} MB each) beside {:.2} GB of drive state: {:.2} GB, more than the model-state limit of {:.2} GB; give fewer --workload flows, or raise LAGOON_MAX_STATE_GB on a machine with the memory",
-            (n * FLOW_STATE_BYTES) as f64 / 1e9,
-            FLOW_STATE_BYTES as f64 / 1e6,
-            sc.ssd.preallocated_state_bytes() as f64 / 1e9,
-            need as f64 / 1e9,
+            "{}, more than the model-state limit of {:.2} GB; give fewer --workload flows, or raise LAGOON_MAX_STATE_GB on a machine with the memory",
+            what(),
             limit as f64 / 1e9
         ));
+    }
+    if let Some(l) = memory_limits().into_iter().min_by_key(|l| l.left) {
+        if need > l.left {
+            return Err(anyhow!(
+                "{}, more than the {:.2} GB this process has left under {}; give fewer --workload flows or fewer requests a flow, or run with more memory",
+                what(),
+                l.left as f64 / 1e9,
+                l.what
+            ));
+        }
     }
     Ok(())
 }
 
-/// Memory the system can give without swapping (Linux `MemAvailable`), bytes.
-pub fn available_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+/// One limit on the memory this process may still take: what it is (for messages), the
+/// bytes left under it, and what each extra thread costs against it besides its data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemoryLimit {
+    pub what: String,
+    pub left: u64,
+    pub per_thread: u64,
+}
+
+/// Address space a worker thread takes besides its data: its stack (2 MiB, Rust's default)
+/// and the malloc arena glibc reserves for a thread that allocates while another does
+/// (64 MiB, `HEAP_MAX_SIZE` on 64-bit). Only an address-space limit (RLIMIT_AS) counts it:
+/// the reservation is not resident memory.
+pub const THREAD_ADDRESS_SPACE: u64 = 66 << 20;
+
+/// The limits on this process's memory, each with what is left under it: the system's
+/// `MemAvailable`; its cgroup's `memory.max` less `memory.current` (v2; at its own level
+/// and every level above) or `memory.limit_in_bytes` less `memory.usage_in_bytes` (v1);
+/// its address-space limit (RLIMIT_AS, `ulimit -v`) less its `VmSize`, and its data limit
+/// (RLIMIT_DATA, `ulimit -d`) less its `VmData`.
+pub fn memory_limits() -> Vec<MemoryLimit> {
+    let mut out = Vec::new();
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    if let Some(b) = kb_field(&meminfo, "MemAvailable:") {
+        out.push(MemoryLimit {
+            what: "the system's available memory (MemAvailable)".into(),
+            left: b,
+            per_thread: 0,
+        });
+    }
+    out.extend(cgroup_limit());
+    #[cfg(unix)]
+    {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        for (res, name, field, per_thread) in [
+            (
+                libc::RLIMIT_AS,
+                "the address-space limit (RLIMIT_AS, ulimit -v)",
+                "VmSize:",
+                THREAD_ADDRESS_SPACE,
+            ),
+            (
+                libc::RLIMIT_DATA,
+                "the data limit (RLIMIT_DATA, ulimit -d)",
+                "VmData:",
+                2 << 20, // the stack; an arena's reservation is not writable data
+            ),
+        ] {
+            let mut r = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            // SAFETY: getrlimit writes the struct it is given.
+            if unsafe { libc::getrlimit(res, &mut r) } != 0 || r.rlim_cur == libc::RLIM_INFINITY {
+                continue;
+            }
+            let used = kb_field(&status, field).unwrap_or(0);
+            out.push(MemoryLimit {
+                what: format!("{name} of {:.2} GB", r.rlim_cur as f64 / 1e9),
+                left: (r.rlim_cur as u64).saturating_sub(used),
+                per_thread,
+            });
+        }
+    }
+    out
+}
+
+/// A `NAME:  N kB` line of a /proc file, in bytes.
+fn kb_field(text: &str, name: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with(name))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     kb.checked_mul(1024)
 }
 
-/// Simulations to run at once: `wanted`, but no more than three quarters of the available
-/// memory holds at `per_job` bytes each (at least one).
-pub fn jobs_for_memory(per_job: u64, wanted: usize) -> usize {
-    match available_memory() {
-        Some(avail) if per_job > 0 => {
-            let fit = (avail / 4 * 3 / per_job).max(1);
-            wanted
-                .min(usize::try_from(fit).unwrap_or(usize::MAX))
-                .max(1)
+/// The tightest limit of this process's memory cgroup, if it has one (`/proc/self/cgroup`:
+/// v2 `0::/path`, v1 `N:memory:/path`).
+fn cgroup_limit() -> Option<MemoryLimit> {
+    let text = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let num = |p: &std::path::Path| -> Option<u64> {
+        std::fs::read_to_string(p).ok()?.trim().parse().ok()
+    };
+    let mut best: Option<MemoryLimit> = None;
+    let mut consider = |max: Option<u64>, used: Option<u64>, file: String| {
+        // v1 writes "no limit" as a number near 2^63.
+        if let Some(max) = max.filter(|&m| m < 1 << 60) {
+            let left = max.saturating_sub(used.unwrap_or(0));
+            if best.as_ref().is_none_or(|b| left < b.left) {
+                best = Some(MemoryLimit {
+                    what: format!(
+                        "the cgroup's memory limit ({file}: {:.2} GB)",
+                        max as f64 / 1e9
+                    ),
+                    left,
+                    per_thread: 0,
+                });
+            }
         }
-        _ => wanted.max(1),
+    };
+    for line in text.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        let path = path.trim_start_matches('/');
+        if controllers.is_empty() {
+            // v2: this cgroup and every one above it (under /sys/fs/cgroup/unified on a
+            // hybrid v1/v2 system).
+            let root = ["/sys/fs/cgroup/unified", "/sys/fs/cgroup"]
+                .into_iter()
+                .map(std::path::PathBuf::from)
+                .find(|r| r.join("cgroup.controllers").exists())
+                .unwrap_or_else(|| "/sys/fs/cgroup".into());
+            let mut dir = root.join(path);
+            loop {
+                let max = dir.join("memory.max");
+                consider(
+                    num(&max),
+                    num(&dir.join("memory.current")),
+                    max.display().to_string(),
+                );
+                if dir == root || !dir.pop() {
+                    break;
+                }
+            }
+        } else if controllers.split(',').any(|c| c == "memory") {
+            let dir = std::path::PathBuf::from("/sys/fs/cgroup/memory").join(path);
+            let max = dir.join("memory.limit_in_bytes");
+            consider(
+                num(&max),
+                num(&dir.join("memory.usage_in_bytes")),
+                max.display().to_string(),
+            );
+        }
     }
+    best
+}
+
+/// Memory this process can still take, bytes: the least left under any of
+/// [`memory_limits`].
+pub fn available_memory() -> Option<u64> {
+    memory_limits().iter().map(|l| l.left).min()
+}
+
+/// Simulations to run at once: `wanted` (`--jobs`, else [`default_threads`]), but no more
+/// than three quarters of what is left under each of [`memory_limits`] holds at `per_job`
+/// bytes each (and, under an address-space limit, each thread's stack and arena); at least
+/// one. An explicit `--jobs` follows the same rule as the default: when the memory caps it,
+/// a one-line note says so.
+pub fn jobs_for_memory(per_job: u64, wanted: Option<usize>) -> usize {
+    let want = wanted.unwrap_or_else(default_threads).max(1);
+    let limits = memory_limits();
+    let Some((fit, by)) = fit_jobs(per_job, &limits) else {
+        return want;
+    };
+    if let Some(asked) = wanted.filter(|&w| w > fit) {
+        static NOTED: AtomicUsize = AtomicUsize::new(0);
+        if NOTED.swap(fit, Ordering::Relaxed) != fit {
+            eprintln!(
+                "note: --jobs {asked}: {fit} runs at once fit in memory (about {:.1} MB each, \
+                 three quarters of the {:.2} GB left under {}); running {fit}",
+                per_job as f64 / 1e6,
+                by.left as f64 / 1e9,
+                by.what
+            );
+        }
+    }
+    want.min(fit)
+}
+
+/// Runs of `per_job` bytes that fit in three quarters of what each limit leaves, and the
+/// limit that allows fewest (None when no limit is known or `per_job` is 0).
+pub fn fit_jobs(per_job: u64, limits: &[MemoryLimit]) -> Option<(usize, MemoryLimit)> {
+    if per_job == 0 {
+        return None;
+    }
+    limits
+        .iter()
+        .map(|l| {
+            let each = per_job.saturating_add(l.per_thread);
+            let fit = (l.left / 4 * 3 / each).max(1);
+            (usize::try_from(fit).unwrap_or(usize::MAX), l.clone())
+        })
+        .min_by_key(|(fit, _)| *fit)
 }
 
 /// Every job within the model-state budget (checked before the first runs), and the largest
@@ -510,20 +715,35 @@ mod tests {
 
     #[test]
     fn jobs_are_capped_by_memory() {
-        assert_eq!(jobs_for_memory(0, 8), 8);
-        assert_eq!(jobs_for_memory(1, 3), 3);
+        assert_eq!(jobs_for_memory(0, Some(8)), 8);
+        assert_eq!(jobs_for_memory(1, Some(3)), 3);
         if let Some(avail) = available_memory() {
             // Runs that each need all the memory there is: one at a time.
-            assert_eq!(jobs_for_memory(avail, 8), 1);
-            assert_eq!(jobs_for_memory(avail / 3, 8), 2);
+            assert_eq!(jobs_for_memory(avail, Some(8)), 1);
         }
+        let gb = 1u64 << 30;
+        let limit = |left, per_thread| MemoryLimit {
+            what: "x".into(),
+            left,
+            per_thread,
+        };
+        // Three quarters of 4 GiB hold three runs of 1 GiB; the tightest limit decides.
+        let fit = |per_job, limits: &[MemoryLimit]| fit_jobs(per_job, limits).unwrap().0;
+        assert_eq!(fit(gb, &[limit(4 * gb, 0)]), 3);
+        assert_eq!(fit(gb, &[limit(40 * gb, 0), limit(2 * gb, 0)]), 1);
+        // An address-space limit counts each thread's stack and arena: three quarters of
+        // 1 GiB hold 768 runs of 1 MiB, but 11 (768 / 67) at 66 MiB more each.
+        assert_eq!(fit(1 << 20, &[limit(gb, 0)]), 768);
+        assert_eq!(fit(1 << 20, &[limit(gb, THREAD_ADDRESS_SPACE)]), 11);
+        assert_eq!(fit_jobs(0, &[limit(gb, 0)]), None);
+        assert_eq!(fit_jobs(gb, &[]), None);
         // A flow counts in a run's state.
         let cfg = SsdConfig::load("perf-optimized").unwrap();
         let one = Scenario::new(
             "p",
             cfg.clone(),
             lagoon_core::interconnect::Arch::Baseline,
-            vec!["syn:count=1".into()],
+            vec!["syn:count=100000".into()],
         );
         let mix = Scenario::new(
             "p",
@@ -534,6 +754,27 @@ mod tests {
         assert_eq!(
             run_state_bytes(&mix).unwrap() - run_state_bytes(&one).unwrap(),
             (flows(&mix).unwrap() - 1) * FLOW_STATE_BYTES
+        );
+        // A flow is counted by its requests while its latencies are kept as values.
+        assert_eq!(
+            flow_state_bytes(Some(1)),
+            FLOW_BASE_BYTES + KEPT_REQUEST_BYTES
+        );
+        assert_eq!(
+            flow_state_bytes(Some(lagoon_core::stats::FEW as u64 + 1)),
+            FLOW_STATE_BYTES
+        );
+        assert_eq!(flow_state_bytes(None), FLOW_STATE_BYTES);
+        let mut few = Scenario::new(
+            "p",
+            SsdConfig::load("perf-optimized").unwrap(),
+            lagoon_core::interconnect::Arch::Baseline,
+            vec!["syn:count=3".into(); 10],
+        );
+        few.repeat = 2;
+        assert_eq!(
+            flows_and_state(&few).unwrap(),
+            (10, 10 * (FLOW_BASE_BYTES + 6 * KEPT_REQUEST_BYTES))
         );
         assert!(flows(&mix).unwrap() > 1);
     }

@@ -59,26 +59,50 @@ extern "C" fn on_sigint(_: libc::c_int) {
 }
 
 /// Catch SIGINT for the process (the `lagoon` binary; not under Python, whose own handler
-/// the package polls).
-pub fn install() {
+/// the package polls), first thing in `main`, before any work.
+///
+/// A SIGINT its parent set to be ignored stays ignored, as POSIX shells expect of a
+/// background job (`lagoon run ... &` in a script: the terminal's Ctrl-C is for the
+/// foreground, so the shell starts background jobs with SIGINT ignored); SIGTERM still ends
+/// it. Returns whether SIGINT is caught.
+pub fn install() -> bool {
     let _ = cancel();
     #[cfg(unix)]
     unsafe {
+        // Query the inherited disposition without changing it (a signal() to look would
+        // open a window with no handler).
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(libc::SIGINT, std::ptr::null(), &mut old);
+        if old.sa_sigaction == libc::SIG_IGN {
+            return false;
+        }
+        let mut sa: libc::sigaction = std::mem::zeroed();
         let handler: extern "C" fn(libc::c_int) = on_sigint;
-        libc::signal(libc::SIGINT, handler as libc::sighandler_t);
+        sa.sa_sigaction = handler as libc::sighandler_t;
+        // SA_RESTART: a read or write the signal lands in goes on; every loop looks at the
+        // flag on its own.
+        sa.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGINT, &sa, std::ptr::null_mut());
         // A parent may hand down SIGINT blocked (the mask survives exec): unblock it.
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
         libc::sigaddset(&mut set, libc::SIGINT);
         libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
     }
+    true
 }
 
 /// Whether `e` is a run stopped by the flag (a cancelled simulation or lifetime).
 pub fn is_cancellation(e: &anyhow::Error) -> bool {
+    use lagoon_core::scenario::ScenarioError;
+    use lagoon_core::sim::SimError;
+    let cancelled = |s: &SimError| matches!(s, SimError::Cancelled { .. });
     e.chain().any(|c| {
-        c.downcast_ref::<lagoon_core::sim::SimError>()
-            .is_some_and(|s| matches!(s, lagoon_core::sim::SimError::Cancelled { .. }))
+        // A scenario's error is transparent: its SimError is not a separate link.
+        c.downcast_ref::<SimError>().is_some_and(cancelled)
+            || c.downcast_ref::<ScenarioError>()
+                .is_some_and(|s| matches!(s, ScenarioError::Sim(s) if cancelled(s)))
             || c.to_string().ends_with(lagoon_core::lifetime::CANCELLED)
     }) || aborted()
 }

@@ -2,6 +2,7 @@
 script, Ctrl-C that stops at once (a run, a local sweep, a sweep on Dask with its pending
 futures cancelled), latency against load in numeric order."""
 
+import faulthandler
 import os
 import shutil
 import signal
@@ -69,20 +70,35 @@ def test_the_lagoon_command_is_on_path_after_pip_install():
 STOP_WITHIN_S = 3.0
 
 
-def _interrupt_after(seconds):
-    """Send SIGINT after `seconds`; returns a function giving the seconds since it was sent."""
-    sent = []
+@pytest.fixture
+def interrupt_after():
+    """`interrupt_after(s)`: SIGINT to this process `s` seconds later, as a terminal's Ctrl-C;
+    returns a function giving the seconds since it was sent.
 
-    def go():
-        time.sleep(seconds)
-        sent.append(time.perf_counter())
-        os.kill(os.getpid(), signal.SIGINT)
-    threading.Thread(target=go, daemon=True).start()
-    return lambda: time.perf_counter() - sent[0]
+    A harness started in a background job (`bash -c 'scripts/test &'`) runs with SIGINT
+    ignored, and Python then installs no KeyboardInterrupt handler: the fixture restores it.
+    A test whose signal does not land ends the whole session after 120 s (a traceback of
+    every thread, exit 1) instead of running its hours-long workload."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    faulthandler.dump_traceback_later(120, exit=True)
+
+    def after(seconds):
+        sent = []
+
+        def go():
+            time.sleep(seconds)
+            sent.append(time.perf_counter())
+            os.kill(os.getpid(), signal.SIGINT)
+        threading.Thread(target=go, daemon=True).start()
+        return lambda: time.perf_counter() - sent[0]
+
+    yield after
+    faulthandler.cancel_dump_traceback_later()
+    signal.signal(signal.SIGINT, previous)
 
 
-def test_ctrl_c_stops_a_run_within_a_second():
-    since_signal = _interrupt_after(0.5)
+def test_ctrl_c_stops_a_run_within_a_second(interrupt_after):
+    since_signal = interrupt_after(0.5)
     with pytest.raises(KeyboardInterrupt):
         lagoon.run(LONG)
     assert since_signal() < STOP_WITHIN_S
@@ -90,25 +106,25 @@ def test_ctrl_c_stops_a_run_within_a_second():
     assert lagoon.run("syn:count=100").report["requests"] == 100
 
 
-def test_ctrl_c_stops_a_local_sweep_and_its_threads():
-    since_signal = _interrupt_after(0.5)
+def test_ctrl_c_stops_a_local_sweep_and_its_threads(interrupt_after):
+    since_signal = interrupt_after(0.5)
     with pytest.raises(KeyboardInterrupt):
         lagoon.sweep({"workload": [LONG] * 4, "seed": [1, 2]}, progress=False)
     # The worker threads' runs stopped too: the call returned at once.
     assert since_signal() < STOP_WITHIN_S
 
 
-def test_ctrl_c_stops_a_reproduction_and_leaves_out_as_it_was(tmp_path):
+def test_ctrl_c_stops_a_reproduction_and_leaves_out_as_it_was(tmp_path, interrupt_after):
     out = tmp_path / "venice"
-    since_signal = _interrupt_after(0.5)
+    since_signal = interrupt_after(0.5)
     with pytest.raises(KeyboardInterrupt):
         lagoon.reproduce("venice", out=out, progress=False)
     assert since_signal() < STOP_WITHIN_S
     assert not out.exists() and not any("partial" in p.name for p in tmp_path.iterdir())
 
 
-def test_ctrl_c_cancels_a_dask_sweeps_pending_futures(client):
-    since_signal = _interrupt_after(1.0)
+def test_ctrl_c_cancels_a_dask_sweeps_pending_futures(client, interrupt_after):
+    since_signal = interrupt_after(1.0)
     with pytest.raises(KeyboardInterrupt):
         lagoon.sweep({"workload": [LONG], "seed": list(range(20))}, client=client, progress=False)
     assert since_signal() < STOP_WITHIN_S

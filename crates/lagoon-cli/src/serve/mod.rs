@@ -332,7 +332,13 @@ pub fn serve(a: ServeArgs) -> Result<()> {
             replay: Replay::Live,
         })
         .collect();
-    let mut sim = Simulator::new(&ssd, a.arch, flows, a.seed);
+    // Building the drive can take long (steady preconditioning): Ctrl-C stops it there.
+    let stop = crate::interrupt::cancel();
+    let mut sim =
+        lagoon_core::cancel::within(Some(&stop), || Simulator::new(&ssd, a.arch, flows, a.seed));
+    if stop.is_set() {
+        return Err(lagoon_core::sim::SimError::Cancelled { time_ns: 0.0 }.into());
+    }
     sim.share_namespace();
     let capacity = sim.ftl().logical_pages * sim.ftl().geo.page_bytes as u64;
     let page = sim.ftl().geo.page_bytes;

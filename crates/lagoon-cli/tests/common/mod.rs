@@ -62,3 +62,45 @@ pub fn tmp(name: &str, text: &str) -> Tmp {
     let path = p.to_str().unwrap().to_string();
     Tmp { _dir: dir, path }
 }
+
+/// Start `c` with SIGINT's default action and SIGINT unblocked, whatever this test process
+/// inherited: a harness started in a background job (`bash -c 'scripts/test &'`) runs with
+/// SIGINT ignored, which its children inherit, and `lagoon` then keeps ignoring it as POSIX
+/// expects of a background job; a test that sends SIGINT wants the terminal's Ctrl-C.
+#[cfg(unix)]
+#[allow(dead_code)]
+pub fn with_sigint(c: &mut Command) -> &mut Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        c.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGINT);
+            libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+            Ok(())
+        })
+    }
+}
+
+/// Wait for `child` at most `limit`; killed (and the test told so by `None`) past it, so that
+/// no test runs on for hours.
+#[allow(dead_code)]
+pub fn wait_at_most(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+) -> Option<std::process::ExitStatus> {
+    let t = std::time::Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            return Some(s);
+        }
+        if t.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}

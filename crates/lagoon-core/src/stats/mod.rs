@@ -20,18 +20,32 @@ pub struct LatencySummary {
 
 /// A latency histogram in nanoseconds. Count, mean, min and max are exact; percentiles
 /// come from the histogram (within 0.1 %).
+///
+/// The histogram is made at the [`FEW`]+1-th value; until then the values themselves are
+/// kept and a histogram is built from them when asked. A histogram's counts array spans
+/// every bucket up to the largest value (16 KB empty, about 64 KB once it holds a 100 us
+/// latency), which thousands of one-request flows paid six times each; the counts, and so
+/// every summary and CDF, are the same either way (a value's bucket does not depend on when
+/// the histogram was made or how far it has grown).
 #[derive(Clone)]
 pub struct Latency {
-    h: Histogram<u64>,
+    h: Option<Box<Histogram<u64>>>,
+    /// The values recorded while `h` is None (at most [`FEW`]), each at least 1.
+    few: Vec<u64>,
     sum: u128,
     min: u64,
     max: u64,
 }
 
+/// Values kept as they are before a [`Latency`] makes its histogram: 8 KB at most, an eighth
+/// of a histogram holding 100 us latencies.
+pub const FEW: usize = 1024;
+
 impl Default for Latency {
     fn default() -> Self {
         Self {
-            h: Histogram::new(3).expect("3 significant digits is valid"),
+            h: None,
+            few: Vec::new(),
             sum: 0,
             min: u64::MAX,
             max: 0,
@@ -39,23 +53,66 @@ impl Default for Latency {
     }
 }
 
+/// A histogram of `values` (3 significant digits, resizing itself as values come).
+fn histogram_of(values: &[u64]) -> Histogram<u64> {
+    let mut h = Histogram::new(3).expect("3 significant digits is valid");
+    for &v in values {
+        h.record(v)
+            .expect("auto-resizing histogram records any value");
+    }
+    h
+}
+
 impl Latency {
     #[inline]
     pub fn record(&mut self, ns: u64) {
-        // The histogram auto-resizes, so recording any u64 value succeeds.
-        self.h
-            .record(ns.max(1))
-            .expect("auto-resizing histogram records any value");
+        let v = ns.max(1);
+        match &mut self.h {
+            // The histogram auto-resizes, so recording any u64 value succeeds.
+            Some(h) => h
+                .record(v)
+                .expect("auto-resizing histogram records any value"),
+            None => self.record_few(v),
+        }
         self.sum += ns as u128;
         self.min = self.min.min(ns);
         self.max = self.max.max(ns);
     }
 
+    #[cold]
+    fn record_few(&mut self, v: u64) {
+        if self.few.len() < FEW {
+            self.few.push(v);
+        } else {
+            let mut h = histogram_of(&self.few);
+            h.record(v)
+                .expect("auto-resizing histogram records any value");
+            self.h = Some(Box::new(h));
+            self.few = Vec::new();
+        }
+    }
+
+    /// The histogram of every value recorded (made from the kept values if there is none).
+    fn histogram(&self) -> std::borrow::Cow<'_, Histogram<u64>> {
+        match &self.h {
+            Some(h) => std::borrow::Cow::Borrowed(&**h),
+            None => std::borrow::Cow::Owned(histogram_of(&self.few)),
+        }
+    }
+
+    /// Values recorded.
+    pub fn count(&self) -> u64 {
+        match &self.h {
+            Some(h) => h.len(),
+            None => self.few.len() as u64,
+        }
+    }
+
     pub fn summary(&self) -> LatencySummary {
-        let h = &self.h;
-        if h.is_empty() {
+        if self.count() == 0 {
             return LatencySummary::default();
         }
+        let h = self.histogram();
         // The histogram answers with the top of a bucket, which can lie past the largest
         // value recorded (or below the smallest): clamp into the exact [min, max].
         let q = |p: f64| h.value_at_quantile(p).clamp(self.min, self.max);
@@ -75,15 +132,14 @@ impl Latency {
     /// Cumulative distribution: (latency_ns, fraction of requests at or below it), one point
     /// per distinct recorded bucket.
     pub fn cdf(&self) -> Vec<(u64, f64)> {
-        let n = self.h.len() as f64;
+        let h = self.histogram();
+        let n = h.len() as f64;
         let mut acc = 0u64;
-        self.h
-            .iter_recorded()
+        h.iter_recorded()
             .map(|v| {
                 acc += v.count_at_value();
                 (
-                    self.h
-                        .highest_equivalent(v.value_iterated_to())
+                    h.highest_equivalent(v.value_iterated_to())
                         .clamp(self.min, self.max),
                     acc as f64 / n,
                 )
@@ -92,9 +148,21 @@ impl Latency {
     }
 
     pub fn merge(&mut self, other: &Latency) {
-        self.h
-            .add(&other.h)
-            .expect("auto-resizing histograms always merge");
+        if self.h.is_none() && other.h.is_none() && self.few.len() + other.few.len() <= FEW {
+            self.few.extend_from_slice(&other.few);
+        } else {
+            let few = std::mem::take(&mut self.few);
+            let h = self.h.get_or_insert_with(|| Box::new(histogram_of(&few)));
+            match &other.h {
+                Some(o) => h.add(&**o).expect("auto-resizing histograms always merge"),
+                None => {
+                    for &v in &other.few {
+                        h.record(v)
+                            .expect("auto-resizing histogram records any value");
+                    }
+                }
+            }
+        }
         self.sum += other.sum;
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
@@ -177,6 +245,41 @@ mod tests {
         assert_eq!(s.max, 158_903);
         assert_eq!(s.p9999, 158_903);
         assert!(l.cdf().iter().all(|&(v, _)| v <= 158_903));
+    }
+
+    /// The values kept before the histogram is made, the histogram, and any merge of the
+    /// two give the same summary and CDF as one histogram of every value.
+    #[test]
+    fn kept_values_and_the_histogram_agree() {
+        let values: Vec<u64> = (0..3 * FEW as u64).map(|i| (i * 7919) % 200_000).collect();
+        let reference = |vs: &[u64]| {
+            let h = histogram_of(&vs.iter().map(|&v| v.max(1)).collect::<Vec<_>>());
+            let n = h.len() as f64;
+            let (lo, hi) = (*vs.iter().min().unwrap(), *vs.iter().max().unwrap());
+            let p50 = h.value_at_quantile(0.5).clamp(lo, hi);
+            let p9999 = h.value_at_quantile(0.9999).clamp(lo, hi);
+            (h.len(), p50, p9999, h.iter_recorded().count(), n)
+        };
+        for n in [1, 2, FEW - 1, FEW, FEW + 1, 3 * FEW] {
+            let mut l = Latency::default();
+            for &v in &values[..n] {
+                l.record(v);
+            }
+            assert_eq!(l.h.is_some(), n > FEW, "{n}");
+            let (count, p50, p9999, buckets, _) = reference(&values[..n]);
+            let s = l.summary();
+            assert_eq!((s.count, s.p50, s.p9999), (count, p50, p9999), "{n}");
+            assert_eq!(l.cdf().len(), buckets, "{n}");
+            // Split in two at every kind of boundary and merged: the same as recorded at once.
+            for cut in [0, 1, n / 2, n.saturating_sub(1)] {
+                let (mut a, mut b) = (Latency::default(), Latency::default());
+                values[..cut].iter().for_each(|&v| a.record(v));
+                values[cut..n].iter().for_each(|&v| b.record(v));
+                a.merge(&b);
+                assert_eq!(a.summary(), s, "{n} cut at {cut}");
+                assert_eq!(a.cdf(), l.cdf(), "{n} cut at {cut}");
+            }
+        }
     }
 
     proptest::proptest! {

@@ -349,22 +349,31 @@ fn eager_static_wear_levelling_ends_with_the_host() {
     assert!(r.ftl.static_wl_runs > 0, "it levels while the host runs");
 }
 
-/// Ctrl-C's mechanism: an abort asked before a long run ends it at the first look (65,536
-/// events) with `Cancelled`; a finish ends it there too, with a report of what was done.
+/// Ctrl-C's mechanism: a stop asked before the run starts ends it before its first event
+/// (`Cancelled` at time 0; nothing to report for a finish either); one asked at a look (65,536
+/// events; here from the progress callback, called at a look just before the flag is) ends
+/// it there: an abort with `Cancelled`, a finish with a report of what was done.
 #[test]
 fn a_cancelled_run_stops_at_the_next_look() {
     use lagoon_core::cancel::Cancel;
+    use lagoon_core::scenario::ScenarioError;
     let cfg = lagoon_core::config::SsdConfig::load("perf-optimized").unwrap();
     let w = "syn:read=100,size=4k,arrival=qd:32,count=1000000";
     let mut s =
         lagoon_core::scenario::Scenario::new("perf-optimized", cfg, Arch::Baseline, vec![w.into()]);
+    for before in [Cancel::abort, Cancel::finish] {
+        let c = Cancel::new();
+        s.cancel = Some(c.clone());
+        before(&c);
+        assert!(matches!(
+            s.run(|_| {}),
+            Err(ScenarioError::Sim(SimError::Cancelled { time_ns })) if time_ns == 0.0
+        ));
+    }
     let c = Cancel::new();
     s.cancel = Some(c.clone());
-    c.abort();
-    match s.run(|_| {}) {
-        Err(lagoon_core::scenario::ScenarioError::Sim(SimError::Cancelled { time_ns })) => {
-            assert!(time_ns > 0.0)
-        }
+    match s.run(|_| c.abort()) {
+        Err(ScenarioError::Sim(SimError::Cancelled { time_ns })) => assert!(time_ns > 0.0),
         other => panic!(
             "expected a cancelled run, got {:?}",
             other.map(|r| r.requests)
@@ -372,14 +381,52 @@ fn a_cancelled_run_stops_at_the_next_look() {
     }
     let c = Cancel::new();
     s.cancel = Some(c.clone());
-    c.finish();
-    let r = s.run(|_| {}).unwrap();
+    let r = s.run(|_| c.finish()).unwrap();
     assert!(r.requests > 0 && r.requests < 1_000_000, "{}", r.requests);
 }
 
+/// Steady preconditioning (a functional warm-up before the first event, 20 s here without
+/// a stop) looks at the flag: a stop asked during it ends the run within a second, cancelled.
+#[test]
+fn a_stop_during_steady_preconditioning_ends_it() {
+    use lagoon_core::cancel::Cancel;
+    let mut cfg = lagoon_core::config::SsdConfig::load("perf-optimized").unwrap();
+    cfg.precondition.mode = lagoon_core::config::PreconditionMode::Steady;
+    cfg.precondition.warmup_overwrites = 100.0;
+    let mut s = lagoon_core::scenario::Scenario::new(
+        "steady",
+        cfg,
+        Arch::Baseline,
+        vec!["syn:count=1000".into()],
+    );
+    let c = Cancel::new();
+    s.cancel = Some(c.clone());
+    let stopper = {
+        let c = c.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            c.finish();
+            std::time::Instant::now()
+        })
+    };
+    let r = s.run(|_| {});
+    let took = stopper.join().unwrap().elapsed();
+    assert!(
+        matches!(
+            r,
+            Err(lagoon_core::scenario::ScenarioError::Sim(
+                SimError::Cancelled { .. }
+            ))
+        ),
+        "{:?}",
+        r.map(|r| r.requests)
+    );
+    assert!(took < std::time::Duration::from_secs(1), "{took:?}");
+}
+
 /// A network of 1-byte flits and 1-flit packets runs millions of its own events per engine
-/// event: a stop request is looked at between them (every 65,536), so a finish asked before
-/// the run ends it long before its 300 requests (it used to run them all, 90 s of CPU).
+/// event: a stop request is looked at between them (every 65,536), so a finish asked at the
+/// first look ends it long before its 300 requests (it used to run them all, 90 s of CPU).
 #[test]
 fn a_network_of_tiny_flits_answers_a_stop_between_its_own_events() {
     use lagoon_core::cancel::Cancel;
@@ -391,20 +438,20 @@ fn a_network_of_tiny_flits_answers_a_stop_between_its_own_events() {
     let mut s = lagoon_core::scenario::Scenario::new("tiny-flits", cfg, Arch::Net, vec![w.into()]);
     let c = Cancel::new();
     s.cancel = Some(c.clone());
-    c.finish();
-    match s.run(|_| {}) {
+    match s.run(|_| c.finish()) {
         Ok(r) => assert!(r.requests < 300, "{}", r.requests),
         Err(e) => assert!(
-            e.to_string()
-                .contains("stopped (Ctrl-C) before any request completed"),
+            matches!(
+                e,
+                lagoon_core::scenario::ScenarioError::Sim(SimError::Cancelled { .. })
+            ),
             "{e}"
         ),
     }
     let c = Cancel::new();
     s.cancel = Some(c.clone());
-    c.abort();
     assert!(matches!(
-        s.run(|_| {}),
+        s.run(|_| c.abort()),
         Err(lagoon_core::scenario::ScenarioError::Sim(
             SimError::Cancelled { .. }
         ))

@@ -491,8 +491,7 @@ impl ReproduceArgs {
     /// threads are capped by what memory holds ([`crate::batch::jobs_for_memory`]).
     pub fn executor_for(&self, per_job: u64) -> std::sync::Arc<dyn Executor> {
         self.executor.clone().unwrap_or_else(|| {
-            let wanted = self.jobs.unwrap_or_else(crate::batch::default_threads);
-            std::sync::Arc::new(Threads(crate::batch::jobs_for_memory(per_job, wanted)))
+            std::sync::Arc::new(Threads(crate::batch::jobs_for_memory(per_job, self.jobs)))
         })
     }
 

@@ -45,10 +45,15 @@ fn collect(ftl: &mut Ftl, moves: &mut Vec<(u32, u32)>) -> bool {
     true
 }
 
-/// Overwrite `n` random written pages of the warm-up plane, collecting as GC would.
+/// Overwrite `n` random written pages of the warm-up plane, collecting as GC would. Stops
+/// early when the scoped cancellation flag is set (looked at every 16,384 writes, about a
+/// millisecond; [`crate::cancel::within`]): the layout is then incomplete and discarded.
 fn overwrite(ftl: &mut Ftl, rng: &mut Xoshiro256PlusPlus, data: u64, n: u64) {
     let mut moves = Vec::with_capacity(ftl.geo.pages_per_block as usize);
-    for _ in 0..n {
+    for i in 0..n {
+        if i % 16_384 == 0 && crate::cancel::scoped_is_set() {
+            return;
+        }
         while !ftl.can_allocate(0, Stream::User) {
             assert!(collect(ftl, &mut moves), "warm-up plane without a victim");
         }
