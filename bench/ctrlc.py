@@ -14,7 +14,10 @@ ending on KeyboardInterrupt), and the machine's load average.
     run        lagoon run --workload syn:read=50,size=4k,arrival=qd:32,count=50000000 --quiet
     reproduce  lagoon reproduce piq --quick --quiet --out TMP/piq (run from the project root)
     python     PYTHON -c 'import lagoon; lagoon.run("syn:...count=50000000")', PYTHON from
-               $LAGOON_PYTHON (an interpreter with the package installed)
+               $LAGOON_PYTHON (an interpreter with the package installed); the delay starts
+               once `import lagoon` is done (the child says so on stdout): a SIGINT during
+               the interpreter's own start-up is CPython's, which can swallow it (a
+               KeyboardInterrupt inside an import-lock callback is printed and ignored)
     serve      lagoon serve --ssd SSD --socket TMP/s.sock --linger never --json TMP/r.json
                --quiet; times split by whether the socket was there (the idle server)
 
@@ -49,7 +52,7 @@ def command(what, d, ssd):
     if what == "reproduce":
         return [LAGOON, "reproduce", "piq", "--quick", "--quiet", "--out", os.path.join(d, "piq")]
     if what == "python":
-        return [PYTHON, "-c", f"import lagoon; lagoon.run({LONG!r})"]
+        return [PYTHON, "-c", f"import lagoon; print('ready', flush=True); lagoon.run({LONG!r})"]
     if what == "serve":
         return [LAGOON, "serve", "--ssd", ssd, "--socket", os.path.join(d, "s.sock"),
                 "--linger", "never", "--json", os.path.join(d, "r.json"), "--quiet"]
@@ -73,9 +76,12 @@ def main():
                 if os.path.exists(f):
                     os.remove(f)
             p = subprocess.Popen(
-                cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                cmd, stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE if what == "python" else subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+            if what == "python":
+                p.stdout.readline()  # `import lagoon` done
             time.sleep(rng.uniform(0, max_delay))
             listening = what != "serve" or os.path.exists(sock)
             t = time.perf_counter()

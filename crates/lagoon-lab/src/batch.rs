@@ -354,7 +354,7 @@ pub fn memory_limits() -> Vec<MemoryLimit> {
             let used = kb_field(&status, field).unwrap_or(0);
             out.push(MemoryLimit {
                 what: format!("{name} of {:.2} GB", r.rlim_cur as f64 / 1e9),
-                left: (r.rlim_cur as u64).saturating_sub(used),
+                left: r.rlim_cur.saturating_sub(used),
                 per_thread,
             });
         }
