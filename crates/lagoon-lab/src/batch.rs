@@ -262,6 +262,13 @@ pub fn run_state_bytes(sc: &Scenario) -> Result<u64> {
 /// (`LAGOON_MAX_STATE_GB`) or what is left under this process's own memory limits
 /// ([`memory_limits`]: RLIMIT_AS, the cgroup's, the system's), saying what to change.
 pub fn check_run_budget(sc: &Scenario) -> Result<()> {
+    check_budget_within(sc, &memory_limits()).map(|_| ())
+}
+
+/// [`check_run_budget`] against limits read once (a study checks hundreds of runs: each
+/// reading of /proc and the cgroup files costs milliseconds on a loaded machine); the bytes
+/// the run takes from its start ([`run_state_bytes`]).
+fn check_budget_within(sc: &Scenario, limits: &[MemoryLimit]) -> Result<u64> {
     let limit = lagoon_core::config::schema::model_state_limit()?;
     let (n, flow_bytes) = flows_and_state(sc)?;
     let drive = sc.ssd.preallocated_state_bytes();
@@ -282,7 +289,7 @@ pub fn check_run_budget(sc: &Scenario) -> Result<()> {
             limit as f64 / 1e9
         ));
     }
-    if let Some(l) = memory_limits().into_iter().min_by_key(|l| l.left) {
+    if let Some(l) = limits.iter().min_by_key(|l| l.left) {
         if need > l.left {
             return Err(anyhow!(
                 "{}, more than the {:.2} GB this process has left under {}; give fewer --workload flows or fewer requests a flow, or run with more memory",
@@ -292,7 +299,7 @@ pub fn check_run_budget(sc: &Scenario) -> Result<()> {
             ));
         }
     }
-    Ok(())
+    Ok(need)
 }
 
 /// One limit on the memory this process may still take: what it is (for messages), the
@@ -481,9 +488,11 @@ pub fn fit_jobs(per_job: u64, limits: &[MemoryLimit]) -> Option<(usize, MemoryLi
 /// Every job within the model-state budget (checked before the first runs), and the largest
 /// start-up state of one, bytes.
 pub fn check_memory(jobs: &[Job]) -> Result<u64> {
+    let limits = memory_limits();
     let mut most = 0;
     for j in jobs {
-        check_run_budget(&j.scenario).map_err(|e| {
+        crate::interrupt::check()?;
+        let need = check_budget_within(&j.scenario, &limits).map_err(|e| {
             let k = &j.key;
             anyhow!(
                 "run {} / {} / {} / {}: {e}",
@@ -493,7 +502,7 @@ pub fn check_memory(jobs: &[Job]) -> Result<u64> {
                 k.design
             )
         })?;
-        most = most.max(run_state_bytes(&j.scenario)?);
+        most = most.max(need);
     }
     Ok(most)
 }

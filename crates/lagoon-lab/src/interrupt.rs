@@ -33,6 +33,16 @@ pub fn aborted() -> bool {
     CANCEL.get().is_some_and(|c| c.request() == Request::Abort)
 }
 
+/// An error ([`is_cancellation`]) once an abort was asked, for work done before the first
+/// simulation starts (building and checking a study's runs), which no simulation's own look
+/// at the flag covers.
+pub fn check() -> anyhow::Result<()> {
+    if aborted() {
+        anyhow::bail!("stopped by Ctrl-C before the first run");
+    }
+    Ok(())
+}
+
 /// The exit status of a command stopped by Ctrl-C.
 pub const EXIT_INTERRUPTED: i32 = 130;
 

@@ -21,6 +21,7 @@ use lagoon_core::host::Replay;
 use lagoon_core::interconnect::Arch;
 use lagoon_core::scenario::Scenario;
 use serde_json::{json, Map, Value};
+use std::collections::hash_map::{Entry, HashMap};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -72,6 +73,9 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
     let seeds = a.seeds();
     let base = seeds[..1].to_vec();
     let mut jobs = Vec::new();
+    // Each drive (and mesh) is parsed and checked once, not once per job: parsing a preset's
+    // TOML per job took the job building to seconds under load, with no stop-flag poll.
+    let mut drives: HashMap<(String, Option<String>), SsdConfig> = HashMap::new();
     let mut push = |exp: &str,
                     ssd: &str,
                     mesh: Option<&str>,
@@ -80,10 +84,17 @@ pub fn run(a: &ReproduceArgs) -> Result<()> {
                     d: Arch,
                     seeds: &[u64]|
      -> Result<()> {
-        let mut cfg = SsdConfig::load(ssd)?;
-        if let Some(m) = mesh {
-            batch::reshape(&mut cfg, m)?;
-        }
+        crate::interrupt::check()?;
+        let cfg = match drives.entry((ssd.to_string(), mesh.map(str::to_string))) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => {
+                let mut cfg = SsdConfig::load(ssd)?;
+                if let Some(m) = mesh {
+                    batch::reshape(&mut cfg, m)?;
+                }
+                e.insert(cfg)
+            }
+        };
         let (r, c) = cfg.mesh_dims();
         for &seed in seeds {
             let mut sc = Scenario::new(ssd, cfg.clone(), d, vec![w.1.clone()]);
